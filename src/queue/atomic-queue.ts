@@ -1,0 +1,242 @@
+import type { ScriptDef, ScriptReply } from '../store/script.js';
+import {
+  atomicAck,
+  atomicExtendLease,
+  atomicFindStale,
+  atomicPeek,
+  atomicPop,
+  atomicPopById,
+  atomicPush,
+  atomicRemove,
+  atomicRequeueExpired,
+  atomicReschedule,
+  findByPayloadPattern,
+} from '../store/scripts/index.js';
+import { storedMessageJson } from '../store/scripts/stored-message.js';
+import { BaseQueue } from './base-queue.js';
+import type { ShardSize } from './dyno-queue.js';
+import { DurabilityError, InvalidArgumentError } from './errors.js';
+import type { Message, MessageInput, PoppedMessage } from './message.js';
+import { parseStoredMessage, validateId, validateMessageInput } from './message.js';
+
+const FIND_STALE_LIMIT = 1_000;
+
+/**
+ * The default mode: every state change is one script on one slot; due messages come out by
+ * (priority, push order); pops hand out lease tokens that ack / setUnackTimeout honour; the reaper
+ * re-checks expiry inside its script; a re-queued message keeps its priority.
+ */
+export class AtomicQueue extends BaseQueue {
+  readonly mode = 'atomic' as const;
+
+  private run(script: ScriptDef, keys: readonly string[], args: readonly string[]): Promise<ScriptReply> {
+    return this.quorum.runScript(script, keys, args);
+  }
+
+  /** ARGV[1..2] of every time-dependent script: the client's now and the server-time flag. */
+  private timeArgs(): [string, string] {
+    return this.options.serverTime ? ['0', '1'] : [String(this.options.clock.now()), '0'];
+  }
+
+  private get headKeys(): string[] {
+    return [this.keys.message, this.keys.meta, this.keys.leases, this.keys.counters];
+  }
+
+  private allShardSets(): string[] {
+    return this.allShards.flatMap((s) => [this.keys.queue(s), this.keys.ready(s), this.keys.unack(s)]);
+  }
+
+  private localShardKeys(): string[] {
+    const s = this.localShard;
+    return [...this.headKeys, this.keys.queue(s), this.keys.ready(s), this.keys.unack(s)];
+  }
+
+  private async confirmDurable(operation: string, ids: readonly string[]): Promise<void> {
+    const durable = this.options.durable;
+    if (!durable || ids.length === 0) return;
+    const confirmed = await this.quorum.wait(durable.replicas, durable.timeoutMs);
+    if (confirmed < durable.replicas) throw new DurabilityError(operation, ids, durable.replicas, confirmed);
+  }
+
+  private async write(messages: readonly MessageInput[], onlyIfAbsent: boolean): Promise<number> {
+    const valid = messages.map((m) => validateMessageInput(m, this.options));
+    if (valid.length === 0) return 0;
+    const args = [...this.timeArgs(), onlyIfAbsent ? '1' : '0'];
+    for (const m of valid) {
+      const shard = this.sharding.nextShard(this.allShards, m);
+      const index = this.allShards.indexOf(shard) + 1;
+      if (index === 0) throw new InvalidArgumentError('sharding', `strategy returned unknown shard ${shard}`);
+      args.push(String(index), m.id, String(m.priority), String(m.timeout), storedMessageJson({ ...m, shard }));
+    }
+    const written = Number(await this.run(atomicPush, [...this.headKeys, ...this.allShardSets()], args));
+    await this.confirmDurable('push', valid.map((m) => m.id));
+    return written;
+  }
+
+  async push(messages: readonly MessageInput[]): Promise<string[]> {
+    this.checkOpen();
+    const ids = messages.map((m) => validateMessageInput(m, this.options).id);
+    await this.write(messages, false);
+    return ids;
+  }
+
+  async ensure(message: MessageInput): Promise<boolean> {
+    this.checkOpen();
+    return (await this.write([message], true)) > 0;
+  }
+
+  protected async popOnce(count: number): Promise<PoppedMessage[]> {
+    const reply = await this.run(atomicPop, this.localShardKeys(), [
+      ...this.timeArgs(),
+      String(count),
+      String(this.options.unackTimeout),
+    ]);
+    return leasedMessages(reply);
+  }
+
+  async popWithMsgId(id: string): Promise<PoppedMessage | null> {
+    this.checkOpen();
+    const reply = await this.run(atomicPopById, this.localShardKeys(), [
+      ...this.timeArgs(),
+      validateId(id),
+      String(this.options.unackTimeout),
+    ]);
+    return leasedMessages(reply)[0] ?? null;
+  }
+
+  async peek(count: number): Promise<Message[]> {
+    this.checkOpen();
+    this.checkCount(count);
+    const s = this.localShard;
+    const flat = (await this.run(atomicPeek, [this.keys.message, this.keys.meta, this.keys.queue(s), this.keys.ready(s)], [
+      ...this.timeArgs(),
+      String(count),
+    ])) as string[];
+    const out: Message[] = [];
+    for (let i = 0; i < flat.length; i += 2) {
+      const m = parseStoredMessage(flat[i + 1] ?? null);
+      if (m) out.push(m);
+    }
+    return out;
+  }
+
+  async ack(id: string, token?: string): Promise<boolean> {
+    this.checkOpen();
+    validateId(id);
+    const unacks = this.allShards.map((s) => this.keys.unack(s));
+    const acked =
+      (await this.run(atomicAck, [this.keys.message, this.keys.meta, this.keys.leases, ...unacks], [id, token ?? ''])) === 1;
+    if (acked) await this.confirmDurable('ack', [id]);
+    return acked;
+  }
+
+  async setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean> {
+    this.checkOpen();
+    validateId(id);
+    this.checkTimeout(timeoutMs);
+    const unacks = this.allShards.map((s) => this.keys.unack(s));
+    const reply = await this.run(atomicExtendLease, [this.keys.leases, ...unacks], [
+      ...this.timeArgs(),
+      id,
+      token ?? '',
+      String(timeoutMs),
+    ]);
+    return reply === 1;
+  }
+
+  /** Reschedules a queued message; the stored `timeout` field keeps the delay given at push. */
+  async setTimeout(id: string, timeoutMs: number): Promise<boolean> {
+    this.checkOpen();
+    validateId(id);
+    this.checkTimeout(timeoutMs);
+    const sets = this.allShards.flatMap((s) => [this.keys.queue(s), this.keys.ready(s)]);
+    return (await this.run(atomicReschedule, sets, [...this.timeArgs(), id, String(timeoutMs)])) === 1;
+  }
+
+  async remove(id: string): Promise<boolean> {
+    this.checkOpen();
+    validateId(id);
+    return (await this.run(atomicRemove, [this.keys.message, this.keys.meta, this.keys.leases, ...this.allShardSets()], [id])) === 1;
+  }
+
+  private async findIdByPattern(pattern: string, localShardOnly: boolean): Promise<string | null> {
+    this.checkOpen();
+    const s = this.localShard;
+    const keys = [this.keys.message];
+    if (localShardOnly) keys.push(this.keys.queue(s), this.keys.ready(s));
+    const reply = await this.run(findByPayloadPattern, keys, [this.checkPattern(pattern)]);
+    return typeof reply === 'string' ? reply : null;
+  }
+
+  async containsPredicate(pattern: string, localShardOnly = false): Promise<boolean> {
+    return (await this.findIdByPattern(pattern, localShardOnly)) !== null;
+  }
+
+  async getMsgWithPredicate(pattern: string, localShardOnly = false): Promise<Message | null> {
+    const id = await this.findIdByPattern(pattern, localShardOnly);
+    return id === null ? null : this.get(id);
+  }
+
+  async popMsgWithPredicate(pattern: string, localShardOnly = false): Promise<PoppedMessage | null> {
+    const id = await this.findIdByPattern(pattern, localShardOnly);
+    return id === null ? null : this.popWithMsgId(id);
+  }
+
+  async size(): Promise<number> {
+    const sizes = await this.shardSizes();
+    return Object.values(sizes).reduce((sum, s) => sum + s.size, 0);
+  }
+
+  async shardSizes(): Promise<Record<string, ShardSize>> {
+    this.checkOpen();
+    const out: Record<string, ShardSize> = {};
+    for (const shard of this.allShards) {
+      const queued = await this.nonQuorum.zcard(this.keys.queue(shard));
+      const ready = await this.nonQuorum.zcard(this.keys.ready(shard));
+      out[shard] = { size: queued + ready, uacked: await this.nonQuorum.zcard(this.keys.unack(shard)) };
+    }
+    return out;
+  }
+
+  async clear(): Promise<void> {
+    this.checkOpen();
+    await this.quorum.del([...this.allShardSets(), ...this.headKeys]);
+  }
+
+  async processUnacks(): Promise<number> {
+    this.checkOpen();
+    const s = this.localShard;
+    const reply = await this.run(
+      atomicRequeueExpired,
+      [this.keys.message, this.keys.meta, this.keys.leases, this.keys.ready(s), this.keys.unack(s)],
+      [...this.timeArgs(), String(this.options.reaperBatch)],
+    );
+    return Number(reply ?? 0);
+  }
+
+  /** In atomic mode processUnacks is already one script. */
+  atomicProcessUnacks(): Promise<number> {
+    return this.processUnacks();
+  }
+
+  async findStaleMessages(): Promise<string[]> {
+    this.checkOpen();
+    const reply = await this.run(atomicFindStale, [this.keys.message, ...this.allShardSets()], [String(FIND_STALE_LIMIT)]);
+    return (reply as string[] | null) ?? [];
+  }
+
+  protected reap(): Promise<number> {
+    return this.processUnacks();
+  }
+}
+
+/** Flat [id, payload, token, deadline]* replies to messages. */
+function leasedMessages(reply: ScriptReply): PoppedMessage[] {
+  const flat = (reply as ScriptReply[] | null) ?? [];
+  const out: PoppedMessage[] = [];
+  for (let i = 0; i + 3 < flat.length; i += 4) {
+    const m = parseStoredMessage(flat[i + 1] as string);
+    if (m) out.push({ ...m, token: String(flat[i + 2]), leaseDeadline: Number(flat[i + 3]) });
+  }
+  return out;
+}

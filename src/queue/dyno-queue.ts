@@ -1,0 +1,54 @@
+import type { Message, MessageInput, PoppedMessage } from './message.js';
+
+export type QueueMode = 'atomic' | 'legacy';
+
+export interface PopOptions {
+  /** Long-poll up to this many ms for `count` messages (default 0: one attempt). */
+  readonly wait?: number;
+  /** Stops waiting; messages already leased are still returned, never dropped. */
+  readonly signal?: AbortSignal;
+}
+
+export interface ConsumeOptions extends PopOptions {
+  /** Messages per pop (default 1). */
+  readonly batch?: number;
+}
+
+export interface ShardSize {
+  /** Queued (delayed or due). */
+  readonly size: number;
+  /** Popped and not acked. */
+  readonly uacked: number;
+}
+
+/** Dyno-queues' DynoQueue API, asynchronous. */
+export interface DynoQueue {
+  readonly name: string;
+  readonly mode: QueueMode;
+  push(messages: readonly MessageInput[]): Promise<string[]>;
+  pop(count: number, options?: PopOptions): Promise<PoppedMessage[]>;
+  bulkPop(count: number, options?: PopOptions): Promise<PoppedMessage[]>;
+  popWithMsgId(id: string): Promise<PoppedMessage | null>;
+  peek(count: number): Promise<Message[]>;
+  /** With a token (atomic mode), acks only while that lease is current. */
+  ack(id: string, token?: string): Promise<boolean>;
+  setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean>;
+  setTimeout(id: string, timeoutMs: number): Promise<boolean>;
+  remove(id: string): Promise<boolean>;
+  ensure(message: MessageInput): Promise<boolean>;
+  containsPredicate(luaPattern: string, localShardOnly?: boolean): Promise<boolean>;
+  getMsgWithPredicate(luaPattern: string, localShardOnly?: boolean): Promise<Message | null>;
+  popMsgWithPredicate(luaPattern: string, localShardOnly?: boolean): Promise<PoppedMessage | null>;
+  get(id: string): Promise<Message | null>;
+  localGet(id: string): Promise<Message | null>;
+  size(): Promise<number>;
+  shardSizes(): Promise<Record<string, ShardSize>>;
+  clear(): Promise<void>;
+  /** Re-queues expired leases of this instance's shard; returns how many went back. */
+  processUnacks(): Promise<number>;
+  atomicProcessUnacks(): Promise<number>;
+  /** Ids whose queue entries and payload disagree. */
+  findStaleMessages(): Promise<string[]>;
+  consume(options?: ConsumeOptions): AsyncIterableIterator<PoppedMessage>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,54 @@
+/** Every error the queue raises on purpose carries a stable `code`. */
+export abstract class DynoqError extends Error {
+  abstract readonly code: string;
+}
+
+/** A message field that is not acceptable; nothing was written. */
+export class InvalidMessageError extends DynoqError {
+  readonly code = 'INVALID_MESSAGE';
+  constructor(
+    readonly field: string,
+    readonly reason: string,
+    readonly messageId?: string,
+  ) {
+    super(`invalid message${messageId ? ` ${JSON.stringify(messageId)}` : ''}: ${field} ${reason}`);
+    this.name = 'InvalidMessageError';
+  }
+}
+
+/** An argument or option that is not acceptable; nothing was written. */
+export class InvalidArgumentError extends DynoqError {
+  readonly code = 'INVALID_ARGUMENT';
+  constructor(
+    readonly argument: string,
+    readonly reason: string,
+  ) {
+    super(`invalid ${argument}: ${reason}`);
+    this.name = 'InvalidArgumentError';
+  }
+}
+
+export class QueueClosedError extends DynoqError {
+  readonly code = 'QUEUE_CLOSED';
+  constructor(readonly queue: string) {
+    super(`queue ${queue} is closed`);
+    this.name = 'QueueClosedError';
+  }
+}
+
+/**
+ * Durable writes: the write was applied on the primary but fewer replicas than asked confirmed it
+ * within the timeout, so a failover may still lose it. Treat the operation as not acknowledged.
+ */
+export class DurabilityError extends DynoqError {
+  readonly code = 'NOT_DURABLE';
+  constructor(
+    readonly operation: string,
+    readonly ids: readonly string[],
+    readonly wanted: number,
+    readonly confirmed: number,
+  ) {
+    super(`${operation} of ${ids.length} message(s) confirmed by ${confirmed} of ${wanted} replicas`);
+    this.name = 'DurabilityError';
+  }
+}

@@ -1,0 +1,11 @@
+export { createQueue } from './create-queue.js';
+export type { BaseQueue } from './base-queue.js';
+export { AtomicQueue } from './atomic-queue.js';
+export { LegacyQueue } from './legacy-queue.js';
+export * from './dyno-queue.js';
+export * from './errors.js';
+export * from './message.js';
+export type { QueueOptions, QueueOptionsInput } from './options.js';
+export * from './sharding.js';
+export * from './time.js';
+export { QueueKeys } from './keys.js';

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import type { Store } from '../store/store.js';
+import { InvalidArgumentError } from './errors.js';
+import { DEFAULT_MAX_PAYLOAD_BYTES } from './message.js';
+import type { ShardSupplier, ShardingStrategy } from './sharding.js';
+import type { Clock, Timers } from './time.js';
+
+/** Names end up inside key names: no dots (the key separator), no braces (hash tags), no spaces. */
+const NAME = /^[A-Za-z0-9_\-:]+$/;
+const name = (what: string) =>
+  z.string().min(1, `${what} must not be empty`).max(128).regex(NAME, `${what} may only contain letters, digits, _ - :`);
+
+const isStore = (v: unknown): v is Store =>
+  typeof v === 'object' && v !== null && typeof (v as Store).runScript === 'function';
+const isClock = (v: unknown): v is Clock => typeof v === 'object' && v !== null && typeof (v as Clock).now === 'function';
+const isTimers = (v: unknown): v is Timers =>
+  typeof v === 'object' && v !== null && typeof (v as Timers).setTimeout === 'function';
+const isStrategy = (v: unknown): v is ShardingStrategy =>
+  typeof v === 'object' && v !== null && typeof (v as ShardingStrategy).nextShard === 'function';
+
+const ms = z.number().int().nonnegative().max(2 ** 40);
+
+const schema = z
+  .object({
+    name: name('queue name'),
+    prefix: name('prefix').default('dynoq'),
+    mode: z.enum(['atomic', 'legacy']).default('atomic'),
+    quorum: z.custom<Store>(isStore, 'quorum must be a Store'),
+    nonQuorum: z.custom<Store>(isStore, 'nonQuorum must be a Store').optional(),
+    shards: z
+      .object({
+        allShards: z.array(name('shard name')).min(1, 'at least one shard'),
+        currentShard: name('shard name'),
+      })
+      .refine((s) => s.allShards.includes(s.currentShard), 'currentShard must be one of allShards')
+      .refine((s) => new Set(s.allShards).size === s.allShards.length, 'shard names must be unique')
+      .default({ allShards: ['a'], currentShard: 'a' }),
+    sharding: z.union([z.enum(['round-robin', 'hash']), z.custom<ShardingStrategy>(isStrategy)]).default('round-robin'),
+    /** Lease length: how long a popped message stays un-acked before the reaper may re-queue it. */
+    unackTimeout: ms.default(60_000),
+    /** Reaper period; 0 turns the background reaper off (call processUnacks yourself). */
+    unackInterval: ms.default(1_000),
+    reaperBatch: z.number().int().positive().max(100_000).default(1_000),
+    /** Legacy only: use atomicProcessUnacks in the reaper (Dyno's singleRingTopology). */
+    singleRingTopology: z.boolean().default(false),
+    /** Long-poll step while pop waits for messages. */
+    pollInterval: ms.min(1).default(10),
+    maxPayloadBytes: z.number().int().positive().max(512 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),
+    /** Atomic only: deadlines and due times from the Redis server's clock. */
+    serverTime: z.boolean().default(false),
+    /** Atomic only: WAIT for this many replicas after push and ack. */
+    durable: z.object({ replicas: z.number().int().positive(), timeoutMs: ms.min(1) }).optional(),
+    /** Wrap the queue name in a hash tag (needed on Redis Cluster). */
+    hashTag: z.boolean().default(false),
+    clock: z.custom<Clock>(isClock, 'clock must have now()'),
+    timers: z.custom<Timers>(isTimers, 'timers must have setTimeout/clearTimeout'),
+    /** Called with errors the background reaper swallowed (it keeps running). */
+    onReaperError: z.custom<(err: unknown) => void>((v) => typeof v === 'function').optional(),
+  })
+  .strict()
+  .refine((o) => o.mode === 'atomic' || (!o.serverTime && !o.durable), {
+    message: 'serverTime and durable are atomic-mode options',
+    path: ['mode'],
+  });
+
+export type QueueOptionsInput = z.input<typeof schema>;
+export type QueueOptions = z.output<typeof schema> & { readonly shards: ShardSupplier };
+
+export function parseQueueOptions(input: QueueOptionsInput): QueueOptions {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = issue.path.join('.') || 'options';
+    throw new InvalidArgumentError(`option ${path}`, issue.message);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,5 @@
+export * from './store.js';
+export * from './script.js';
+export * from './errors.js';
+export { IoredisStore } from './ioredis-store.js';
+export type { IoredisFlavor, IoredisStoreOptions } from './ioredis-store.js';

@@ -1,0 +1,96 @@
+import type { LuaRedis, LuaValue } from '../script.js';
+import { luaTruthy } from '../script.js';
+
+/**
+ * Pieces shared by the atomic-mode scripts, each as Lua text and as its JS twin, so that every
+ * script spells them the same way.
+ *
+ * Atomic layout per queue: MESSAGE hash (id → JSON), META hash (id → rank), LEASE hash
+ * (id → current lease token), COUNTERS hash (seq, lease); per shard QUEUE (id → due ms, delayed),
+ * READY (id → rank, due) and UNACK (id → lease deadline ms). rank = priority·10^13 + push seq, so
+ * READY pops by (priority, push order) over every due message.
+ */
+
+/** ARGV[1] is the client's now (ms); ARGV[2] = '1' asks for the server's clock instead. */
+export const NOW_LUA = `local now = tonumber(ARGV[1])
+if ARGV[2] == '1' then
+  local t = redis.call('TIME')
+  now = t[1] * 1000 + math.floor(t[2] / 1000)
+end`;
+
+export function scriptNow(redis: LuaRedis, argv: readonly string[]): number {
+  if (argv[1] === '1') {
+    const [sec, micros] = redis.call('TIME') as [string, string];
+    return Number(sec) * 1000 + Math.floor(Number(micros) / 1000);
+  }
+  return Number(argv[0]);
+}
+
+const PROMOTE_BATCH = 1000;
+
+/** Moves every due id from QUEUE to READY with its rank; ids without a rank are stale and dropped. */
+export const PROMOTE_LUA = `local function promote(queue, ready, meta, now)
+  while true do
+    local due = redis.call('zrangebyscore', queue, '-inf', now, 'LIMIT', 0, ${PROMOTE_BATCH})
+    for i=1,#due do
+      local rank = redis.call('hget', meta, due[i])
+      if rank then redis.call('zadd', ready, rank, due[i]) end
+      redis.call('zrem', queue, due[i])
+    end
+    if #due < ${PROMOTE_BATCH} then return end
+  end
+end`;
+
+export function promote(redis: LuaRedis, queue: string, ready: string, meta: string, now: number): void {
+  for (;;) {
+    const due = redis.call('zrangebyscore', queue, '-inf', String(now), 'LIMIT', '0', String(PROMOTE_BATCH)) as string[];
+    for (const id of due) {
+      const rank = redis.call('hget', meta, id);
+      if (luaTruthy(rank)) redis.call('zadd', ready, rank as string, id);
+      redis.call('zrem', queue, id);
+    }
+    if (due.length < PROMOTE_BATCH) return;
+  }
+}
+
+/** Leases one id popped from READY: returns {id, payload, token, deadline} or nil when it is stale. */
+export const LEASE_LUA = `local function lease(id, msg, meta, leases, counters, unack, deadline)
+  local payload = redis.call('hget', msg, id)
+  if not payload then
+    redis.call('hdel', meta, id)
+    return nil
+  end
+  local token = string.format('%d', redis.call('hincrby', counters, 'lease', 1))
+  redis.call('zadd', unack, deadline, id)
+  redis.call('hset', leases, id, token)
+  return {id, payload, token, deadline}
+end`;
+
+export interface LeaseKeys {
+  readonly msg: string;
+  readonly meta: string;
+  readonly leases: string;
+  readonly counters: string;
+  readonly unack: string;
+}
+
+export function lease(redis: LuaRedis, id: string, k: LeaseKeys, deadline: number): LuaValue[] | null {
+  const payload = redis.call('hget', k.msg, id);
+  if (!luaTruthy(payload)) {
+    redis.call('hdel', k.meta, id);
+    return null;
+  }
+  const token = String(redis.call('hincrby', k.counters, 'lease', '1'));
+  redis.call('zadd', k.unack, String(deadline), id);
+  redis.call('hset', k.leases, id, token);
+  return [id, payload, token, deadline];
+}
+
+/** True when a token was given and is not the id's current lease. */
+export const STALE_TOKEN_LUA = `local function stale_token(leases, id, token)
+  return token ~= '' and redis.call('hget', leases, id) ~= token
+end`;
+
+export function staleToken(redis: LuaRedis, leases: string, id: string, token: string): boolean {
+  return token !== '' && redis.call('hget', leases, id) !== token;
+}

@@ -1,0 +1,41 @@
+import type { ScriptDef } from '../script.js';
+import { luaTruthy } from '../script.js';
+import { NOW_LUA, STALE_TOKEN_LUA, scriptNow, staleToken } from './atomic-common.js';
+
+/**
+ * Atomic setUnackTimeout: moves the lease deadline of an un-acked id to now + timeout, only while
+ * the id is still in UNACK (never re-adds an acked one) and, given a token, only for the lease
+ * holder. Returns 1 when extended.
+ * KEYS: leases, then one UNACK per shard. ARGV: now, server_time, id, token, timeout ms.
+ */
+const lua = `${NOW_LUA}
+${STALE_TOKEN_LUA}
+local leases = KEYS[1]
+local id, token = ARGV[3], ARGV[4]
+if stale_token(leases, id, token) then return 0 end
+for i = 2, #KEYS do
+  if redis.call('zscore', KEYS[i], id) then
+    redis.call('zadd', KEYS[i], 'XX', now + tonumber(ARGV[5]), id)
+    return 1
+  end
+end
+return 0`;
+
+export const atomicExtendLease: ScriptDef = {
+  name: 'atomicExtendLease',
+  keyCount: 'variable',
+  lua,
+  run(redis, keys, argv) {
+    const now = scriptNow(redis, argv);
+    const leases = keys[0]!;
+    const id = argv[2]!;
+    if (staleToken(redis, leases, id, argv[3]!)) return 0;
+    for (const unack of keys.slice(1)) {
+      if (luaTruthy(redis.call('zscore', unack, id))) {
+        redis.call('zadd', unack, 'XX', String(now + Number(argv[4])), id);
+        return 1;
+      }
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,40 @@
+import type { LuaValue, ScriptDef } from '../script.js';
+import { NOW_LUA, PROMOTE_LUA, promote, scriptNow } from './atomic-common.js';
+
+/**
+ * Atomic peek on one shard: promotes due ids (invisible to users) and returns the next `count`
+ * ids with their payloads, in the order a pop would take them. Nothing is leased.
+ * KEYS: msg, meta, queue, ready. ARGV: now, server_time, count.
+ */
+const lua = `${NOW_LUA}
+${PROMOTE_LUA}
+local msg, meta, queue, ready = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+promote(queue, ready, meta, now)
+local out = {}
+local ids = redis.call('zrange', ready, 0, tonumber(ARGV[3]) - 1)
+for i = 1, #ids do
+  local payload = redis.call('hget', msg, ids[i])
+  if payload then
+    out[#out + 1] = ids[i]
+    out[#out + 1] = payload
+  end
+end
+return out`;
+
+export const atomicPeek: ScriptDef = {
+  name: 'atomicPeek',
+  keyCount: 4,
+  lua,
+  run(redis, keys, argv) {
+    const now = scriptNow(redis, argv);
+    const [msg, meta, queue, ready] = keys as [string, string, string, string];
+    promote(redis, queue, ready, meta, now);
+    const out: LuaValue[] = [];
+    const ids = redis.call('zrange', ready, '0', String(Number(argv[2]) - 1)) as string[];
+    for (const id of ids) {
+      const payload = redis.call('hget', msg, id);
+      if (payload !== false) out.push(id, payload);
+    }
+    return out;
+  },
+};

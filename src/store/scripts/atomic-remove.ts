@@ -1,0 +1,28 @@
+import type { ScriptDef } from '../script.js';
+
+/**
+ * Atomic remove: takes the id out of every shard's QUEUE, READY and UNACK and deletes its payload,
+ * rank and lease. Returns 1 when the id was queued or leased anywhere.
+ * KEYS: msg, meta, leases, then queue, ready, unack per shard. ARGV: id.
+ */
+const lua = `local id = ARGV[1]
+local removed = 0
+for i = 4, #KEYS do removed = removed + redis.call('zrem', KEYS[i], id) end
+redis.call('hdel', KEYS[1], id)
+redis.call('hdel', KEYS[2], id)
+redis.call('hdel', KEYS[3], id)
+if removed > 0 then return 1 end
+return 0`;
+
+export const atomicRemove: ScriptDef = {
+  name: 'atomicRemove',
+  keyCount: 'variable',
+  lua,
+  run(redis, keys, argv) {
+    const id = argv[0]!;
+    let removed = 0;
+    for (const key of keys.slice(3)) removed += redis.call('zrem', key, id) as number;
+    for (const key of keys.slice(0, 3)) redis.call('hdel', key, id);
+    return removed > 0 ? 1 : 0;
+  },
+};

@@ -1,0 +1,50 @@
+import type { ScriptDef } from '../script.js';
+import { atomicAck } from './atomic-ack.js';
+import { atomicExtendLease } from './atomic-extend-lease.js';
+import { atomicFindStale } from './atomic-find-stale.js';
+import { atomicPeek } from './atomic-peek.js';
+import { atomicPop } from './atomic-pop.js';
+import { atomicPopById } from './atomic-pop-by-id.js';
+import { atomicPush } from './atomic-push.js';
+import { atomicRemove } from './atomic-remove.js';
+import { atomicRequeueExpired } from './atomic-requeue-expired.js';
+import { atomicReschedule } from './atomic-reschedule.js';
+import { findByPayloadPattern } from './find-by-payload-pattern.js';
+import { legacyBulkPopLocal } from './legacy-bulk-pop-local.js';
+import { legacyFindStale } from './legacy-find-stale.js';
+import { legacyProcessUnacks } from './legacy-process-unacks.js';
+
+export {
+  atomicAck,
+  atomicExtendLease,
+  atomicFindStale,
+  atomicPeek,
+  atomicPop,
+  atomicPopById,
+  atomicPush,
+  atomicRemove,
+  atomicRequeueExpired,
+  atomicReschedule,
+  findByPayloadPattern,
+  legacyBulkPopLocal,
+  legacyFindStale,
+  legacyProcessUnacks,
+};
+
+/** Every script, for conformance tests and for a store that preloads them. */
+export const ALL_SCRIPTS: readonly ScriptDef[] = [
+  atomicAck,
+  atomicExtendLease,
+  atomicFindStale,
+  atomicPeek,
+  atomicPop,
+  atomicPopById,
+  atomicPush,
+  atomicRemove,
+  atomicRequeueExpired,
+  atomicReschedule,
+  findByPayloadPattern,
+  legacyBulkPopLocal,
+  legacyFindStale,
+  legacyProcessUnacks,
+];

@@ -1,0 +1,53 @@
+import type { ScriptDef } from '../script.js';
+import { luaTruthy } from '../script.js';
+
+/**
+ * Dyno-queues' `atomicProcessUnacks`: the same steps as `processUnacks` in one script. The seeds do
+ * not print its Lua, so this follows processUnacks step for step: expired un-ack entries go back to
+ * the queue shard with their un-ack score (their priority fraction is lost, as in the original), and
+ * entries whose payload is gone are dropped. Returns how many were moved back.
+ * KEYS: message hash, queue shard, un-ack shard. ARGV: now, batch size.
+ */
+const lua = `local hkey=KEYS[1]
+local queue_shard=KEYS[2]
+local unack_shard=KEYS[3]
+local now=ARGV[1]
+local batch=ARGV[2]
+local unacks=redis.call('zrangebyscore', unack_shard, 0, now, 'WITHSCORES', 'LIMIT', 0, batch)
+local moved=0
+for i=1,#unacks,2 do
+  local member=unacks[i]
+  local score=unacks[i+1]
+  local payload=redis.call('hget', hkey, member)
+  if (payload) then
+    redis.call('zadd', queue_shard, score, member)
+    redis.call('zrem', unack_shard, member)
+    moved=moved+1
+  else
+    redis.call('zrem', unack_shard, member)
+  end
+end
+return moved`;
+
+export const legacyProcessUnacks: ScriptDef = {
+  name: 'legacyProcessUnacks',
+  keyCount: 3,
+  lua,
+  run(redis, keys, argv) {
+    const [hkey, queueShard, unackShard] = keys as [string, string, string];
+    const unacks = redis.call('zrangebyscore', unackShard, '0', argv[0]!, 'WITHSCORES', 'LIMIT', '0', argv[1]!) as string[];
+    let moved = 0;
+    for (let i = 0; i < unacks.length; i += 2) {
+      const member = unacks[i]!;
+      const score = unacks[i + 1]!;
+      if (luaTruthy(redis.call('hget', hkey, member))) {
+        redis.call('zadd', queueShard, score, member);
+        redis.call('zrem', unackShard, member);
+        moved++;
+      } else {
+        redis.call('zrem', unackShard, member);
+      }
+    }
+    return moved;
+  },
+};

@@ -1,0 +1,69 @@
+import type { ScriptDef, ScriptReply } from './script.js';
+
+/**
+ * A score bound for ZRANGEBYSCORE. Numbers are inclusive; `{ exclusive: n }` is Redis's `(n`.
+ */
+export type ScoreBound = number | '-inf' | '+inf' | { readonly exclusive: number };
+
+export interface ZAddOptions {
+  /** Only add new members (never update). */
+  readonly nx?: boolean;
+  /** Only update existing members (never add). */
+  readonly xx?: boolean;
+  /** Return the number of changed members instead of added ones. */
+  readonly ch?: boolean;
+}
+
+export interface RangeLimit {
+  readonly offset: number;
+  readonly count: number;
+}
+
+export interface ScoredMember {
+  readonly member: string;
+  readonly score: number;
+}
+
+/**
+ * The store seam: the Redis command subset the queue uses plus atomic scripts.
+ * Replies are normalised: numbers are numbers and a missing value is `null`, whatever the backend.
+ */
+export interface Store {
+  zadd(key: string, entries: readonly ScoredMember[], options?: ZAddOptions): Promise<number>;
+  zrem(key: string, members: readonly string[]): Promise<number>;
+  zscore(key: string, member: string): Promise<number | null>;
+  zrank(key: string, member: string): Promise<number | null>;
+  zcard(key: string): Promise<number>;
+  zrangeByScore(key: string, min: ScoreBound, max: ScoreBound, limit?: RangeLimit): Promise<string[]>;
+  zrangeByScoreWithScores(
+    key: string,
+    min: ScoreBound,
+    max: ScoreBound,
+    limit?: RangeLimit,
+  ): Promise<ScoredMember[]>;
+  hset(key: string, field: string, value: string): Promise<number>;
+  hget(key: string, field: string): Promise<string | null>;
+  hdel(key: string, fields: readonly string[]): Promise<number>;
+  hlen(key: string): Promise<number>;
+  hgetall(key: string): Promise<Record<string, string>>;
+  del(keys: readonly string[]): Promise<number>;
+  /** The server's clock in milliseconds (Redis TIME). */
+  time(): Promise<number>;
+  /** Redis WAIT: blocks until `replicas` replicas acknowledged earlier writes or `timeoutMs` passed. */
+  wait(replicas: number, timeoutMs: number): Promise<number>;
+  runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Promise<ScriptReply>;
+}
+
+/** Redis's textual form of a score bound. */
+export function formatBound(bound: ScoreBound): string {
+  if (typeof bound === 'number') return formatScoreArg(bound);
+  if (bound === '-inf' || bound === '+inf') return bound;
+  return `(${formatScoreArg(bound.exclusive)}`;
+}
+
+/** A number as an argument Redis parses back to the same double. */
+export function formatScoreArg(n: number): string {
+  if (n === Infinity) return '+inf';
+  if (n === -Infinity) return '-inf';
+  return String(n);
+}

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { UnsupportedStoreFeatureError } from './errors.js';
+import { runScriptOnMockData } from './mock-script-runner.js';
 import type { ScriptDef, ScriptReply } from './script.js';
 import type { RangeLimit, ScoreBound, ScoredMember, Store, ZAddOptions } from './store.js';
 import { formatBound } from './store.js';
@@ -34,13 +35,18 @@ function normaliseReply(v: unknown): ScriptReply {
   if (typeof v === 'string') return v;
   if (Buffer.isBuffer(v)) return v.toString();
   if (Array.isArray(v)) return v.map(normaliseReply);
-  return String(v);
+  // ioredis-mock hands back an empty Lua table as an opaque proxy object rather than [].
+  return [];
 }
 
 function boundValue(bound: ScoreBound): number {
   if (bound === '-inf') return -Infinity;
   if (bound === '+inf') return Infinity;
   return typeof bound === 'number' ? bound : bound.exclusive;
+}
+
+function hasFraction(min: ScoreBound, max: ScoreBound): boolean {
+  return [boundValue(min), boundValue(max)].some((v) => Number.isFinite(v) && !Number.isInteger(v));
 }
 
 function withinBounds(score: number, min: ScoreBound, max: ScoreBound): boolean {
@@ -74,7 +80,7 @@ export class IoredisStore implements Store {
     if (options.xx) args.push('XX');
     if (options.ch) args.push('CH');
     for (const e of entries) args.push(String(e.score), e.member);
-    return Number(await this.client.call('zadd', key, ...args));
+    return Number(await this.client.zadd(key, ...(args as [string])));
   }
 
   async zrem(key: string, members: readonly string[]): Promise<number> {
@@ -95,9 +101,11 @@ export class IoredisStore implements Store {
   }
 
   async zrangeByScore(key: string, min: ScoreBound, max: ScoreBound, limit?: RangeLimit): Promise<string[]> {
-    if (this.flavor === 'mock') return (await this.mockRange(key, min, max, limit)).map((e) => e.member);
+    if (this.flavor === 'mock' && hasFraction(min, max)) {
+      return (await this.mockRange(key, min, max, limit)).map((e) => e.member);
+    }
     const args = limit ? ['LIMIT', limit.offset, limit.count] : [];
-    return (await this.client.call('zrangebyscore', key, formatBound(min), formatBound(max), ...args)) as string[];
+    return (await this.client.zrangebyscore(key, formatBound(min), formatBound(max), ...(args as []))) as string[];
   }
 
   async zrangeByScoreWithScores(
@@ -106,15 +114,14 @@ export class IoredisStore implements Store {
     max: ScoreBound,
     limit?: RangeLimit,
   ): Promise<ScoredMember[]> {
-    if (this.flavor === 'mock') return this.mockRange(key, min, max, limit);
+    if (this.flavor === 'mock' && hasFraction(min, max)) return this.mockRange(key, min, max, limit);
     const args = limit ? ['LIMIT', limit.offset, limit.count] : [];
-    const flat = (await this.client.call(
-      'zrangebyscore',
+    const flat = (await this.client.zrangebyscore(
       key,
       formatBound(min),
       formatBound(max),
       'WITHSCORES',
-      ...args,
+      ...(args as []),
     )) as string[];
     return pairs(flat);
   }
@@ -167,18 +174,19 @@ export class IoredisStore implements Store {
   }
 
   async time(): Promise<number> {
-    const [sec, micros] = (await this.client.call('time')) as [string, string];
+    const [sec, micros] = (await this.client.time()) as [string | number, string | number];
     return Number(sec) * 1000 + Math.floor(Number(micros) / 1000);
   }
 
   async wait(replicas: number, timeoutMs: number): Promise<number> {
     if (this.flavor === 'mock') throw new UnsupportedStoreFeatureError('WAIT (durable writes)', 'ioredis-mock');
-    return Number(await this.client.call('wait', replicas, timeoutMs));
+    return Number(await this.client.wait(replicas, timeoutMs));
   }
 
   async runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Promise<ScriptReply> {
     if (this.flavor === 'mock') {
-      return normaliseReply(await this.client.eval(script.lua, keys.length, ...keys, ...args));
+      const data = (this.client as unknown as { data: Parameters<typeof runScriptOnMockData>[0] }).data;
+      return runScriptOnMockData(data, script, keys, args, () => Date.now());
     }
     const sha = this.sha(script);
     try {

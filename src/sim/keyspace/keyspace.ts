@@ -1,0 +1,290 @@
+import type { ScriptDef, ScriptReply } from '../../store/script.js';
+import { luaToReply } from '../../store/script.js';
+import { formatRedisDouble } from '../../store/number-format.js';
+import { MIN_MAX_NOT_FLOAT, NOT_FLOAT, NOT_INTEGER, RedisError, SYNTAX, WRONGTYPE } from './redis-error.js';
+import { SortedSet } from './sorted-set.js';
+import { replyToLua } from './lua-bridge.js';
+
+export type Value = SortedSet | Map<string, string>;
+export type Reply = ScriptReply;
+
+function parseScore(s: string | undefined, error = NOT_FLOAT): number {
+  if (s === undefined) throw new RedisError(SYNTAX);
+  const t = s.toLowerCase();
+  if (t === 'inf' || t === '+inf') return Infinity;
+  if (t === '-inf') return -Infinity;
+  if (s.trim() !== s || s === '') throw new RedisError(error);
+  const n = Number(s);
+  if (Number.isNaN(n)) throw new RedisError(error);
+  return n;
+}
+
+function parseInteger(s: string | undefined): number {
+  if (s === undefined || !/^-?\d+$/.test(s)) throw new RedisError(NOT_INTEGER);
+  const n = Number(s);
+  if (!Number.isSafeInteger(n)) throw new RedisError(NOT_INTEGER);
+  return n;
+}
+
+interface Bound {
+  readonly value: number;
+  readonly exclusive: boolean;
+}
+
+function parseBound(s: string): Bound {
+  const exclusive = s.startsWith('(');
+  return { value: parseScore(exclusive ? s.slice(1) : s, MIN_MAX_NOT_FLOAT), exclusive };
+}
+
+/**
+ * An in-memory Redis 7 keyspace for the command subset dynoq uses, with Redis's replies (bulk
+ * strings, integers, nil as null) and Redis's errors. Scripts run through their JS twins,
+ * atomically: nothing else runs between a script's first and last call.
+ */
+export class Keyspace {
+  private readonly data = new Map<string, Value>();
+
+  /** `nowMs` is this node's clock, for TIME. */
+  constructor(private readonly nowMs: () => number = () => 0) {}
+
+  get keyCount(): number {
+    return this.data.size;
+  }
+
+  keys(): string[] {
+    return [...this.data.keys()].sort();
+  }
+
+  /** Direct access for snapshots and replica resync. */
+  raw(key: string): Value | undefined {
+    return this.data.get(key);
+  }
+
+  setRaw(key: string, value: Value | undefined): void {
+    if (value === undefined || value.size === 0) this.data.delete(key);
+    else this.data.set(key, value);
+  }
+
+  /** A deep copy (a replica's full resync, a crash that keeps its data). */
+  clone(nowMs: () => number = this.nowMs): Keyspace {
+    const copy = new Keyspace(nowMs);
+    for (const [key, value] of this.data) {
+      if (value instanceof SortedSet) {
+        const z = new SortedSet();
+        for (const e of value.entries()) z.set(e.member, e.score);
+        copy.data.set(key, z);
+      } else {
+        copy.data.set(key, new Map(value));
+      }
+    }
+    return copy;
+  }
+
+  /** A canonical dump of the whole keyspace, for comparing two keyspaces. */
+  dump(): Record<string, [string, string][] | Record<string, string>> {
+    const out: Record<string, [string, string][] | Record<string, string>> = {};
+    for (const key of this.keys()) {
+      const v = this.data.get(key)!;
+      out[key] =
+        v instanceof SortedSet
+          ? [...v.entries()].map((e) => [e.member, formatRedisDouble(e.score)] as [string, string])
+          : Object.fromEntries([...v.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    }
+    return out;
+  }
+
+  runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Reply {
+    return luaToReply(script.run({ call: (cmd, ...a) => replyToLua(this.exec(cmd, a)) }, keys, args));
+  }
+
+  private zset(key: string, create: boolean): SortedSet | undefined {
+    const v = this.data.get(key);
+    if (v === undefined) {
+      if (!create) return undefined;
+      const z = new SortedSet();
+      this.data.set(key, z);
+      return z;
+    }
+    if (!(v instanceof SortedSet)) throw new RedisError(WRONGTYPE);
+    return v;
+  }
+
+  private hash(key: string, create: boolean): Map<string, string> | undefined {
+    const v = this.data.get(key);
+    if (v === undefined) {
+      if (!create) return undefined;
+      const h = new Map<string, string>();
+      this.data.set(key, h);
+      return h;
+    }
+    if (v instanceof SortedSet) throw new RedisError(WRONGTYPE);
+    return v;
+  }
+
+  private dropIfEmpty(key: string): void {
+    if (this.data.get(key)?.size === 0) this.data.delete(key);
+  }
+
+  exec(command: string, args: readonly string[]): Reply {
+    const cmd = command.toLowerCase();
+    const key = args[0] ?? '';
+    switch (cmd) {
+      case 'zadd':
+        return this.zadd(key, args.slice(1));
+      case 'zrem': {
+        const z = this.zset(key, false);
+        let n = 0;
+        for (const m of args.slice(1)) if (z?.delete(m)) n++;
+        this.dropIfEmpty(key);
+        return n;
+      }
+      case 'zscore': {
+        const s = this.zset(key, false)?.score(args[1] ?? '');
+        return s === undefined ? null : formatRedisDouble(s);
+      }
+      case 'zrank':
+        return this.zset(key, false)?.rank(args[1] ?? '') ?? null;
+      case 'zcard':
+        return this.zset(key, false)?.size ?? 0;
+      case 'zrangebyscore':
+        return this.zrangebyscore(key, args.slice(1));
+      case 'zrange':
+        return this.zrange(key, args.slice(1));
+      case 'hset': {
+        if (args.length < 3 || args.length % 2 === 0) throw new RedisError("ERR wrong number of arguments for 'hset' command");
+        const h = this.hash(key, true)!;
+        let added = 0;
+        for (let i = 1; i < args.length; i += 2) {
+          if (!h.has(args[i]!)) added++;
+          h.set(args[i]!, args[i + 1]!);
+        }
+        return added;
+      }
+      case 'hget':
+        return this.hash(key, false)?.get(args[1] ?? '') ?? null;
+      case 'hdel': {
+        const h = this.hash(key, false);
+        let n = 0;
+        for (const f of args.slice(1)) if (h?.delete(f)) n++;
+        this.dropIfEmpty(key);
+        return n;
+      }
+      case 'hlen':
+        return this.hash(key, false)?.size ?? 0;
+      case 'hexists':
+        return this.hash(key, false)?.has(args[1] ?? '') ? 1 : 0;
+      case 'hkeys':
+        return [...(this.hash(key, false)?.keys() ?? [])];
+      case 'hgetall':
+        return [...(this.hash(key, false)?.entries() ?? [])].flat();
+      case 'hscan':
+        // One pass returns everything with cursor 0: a valid (if unhurried) HSCAN reply.
+        if (args[1] !== '0') throw new RedisError('ERR invalid cursor');
+        return ['0', [...(this.hash(key, false)?.entries() ?? [])].flat()];
+      case 'hincrby': {
+        const h = this.hash(key, true)!;
+        const current = h.has(args[1] ?? '') ? parseInteger(h.get(args[1] ?? '')) : 0;
+        const next = current + parseInteger(args[2]);
+        h.set(args[1] ?? '', String(next));
+        return next;
+      }
+      case 'del': {
+        let n = 0;
+        for (const k of args) if (this.data.delete(k)) n++;
+        return n;
+      }
+      case 'exists':
+        return args.filter((k) => this.data.has(k)).length;
+      case 'time': {
+        const ms = this.nowMs();
+        return [String(Math.floor(ms / 1000)), String(Math.floor(ms % 1000) * 1000)];
+      }
+      case 'flushall':
+        this.data.clear();
+        return 'OK';
+      default:
+        throw new RedisError(`ERR unknown command '${command}'`);
+    }
+  }
+
+  private zadd(key: string, args: readonly string[]): Reply {
+    let i = 0;
+    let nx = false;
+    let xx = false;
+    let ch = false;
+    for (; i < args.length; i++) {
+      const flag = args[i]!.toLowerCase();
+      if (flag === 'nx') nx = true;
+      else if (flag === 'xx') xx = true;
+      else if (flag === 'ch') ch = true;
+      else break;
+    }
+    const rest = args.slice(i);
+    if (rest.length === 0 || rest.length % 2 !== 0) throw new RedisError(SYNTAX);
+    if (nx && xx) throw new RedisError('ERR XX and NX options at the same time are not compatible');
+    const pairs: [number, string][] = [];
+    for (let j = 0; j < rest.length; j += 2) {
+      const score = parseScore(rest[j]);
+      pairs.push([score, rest[j + 1]!]);
+    }
+    const z = this.zset(key, !xx);
+    if (!z) return 0;
+    let added = 0;
+    let changed = 0;
+    for (const [score, member] of pairs) {
+      const old = z.score(member);
+      if (old === undefined) {
+        if (xx) continue;
+        z.set(member, score);
+        added++;
+      } else {
+        if (nx) continue;
+        if (old !== score) {
+          z.set(member, score);
+          changed++;
+        }
+      }
+    }
+    this.dropIfEmpty(key);
+    return ch ? added + changed : added;
+  }
+
+  private zrangebyscore(key: string, args: readonly string[]): Reply {
+    const min = parseBound(args[0] ?? '');
+    const max = parseBound(args[1] ?? '');
+    let withScores = false;
+    let offset = 0;
+    let count = -1;
+    for (let i = 2; i < args.length; i++) {
+      const opt = args[i]!.toLowerCase();
+      if (opt === 'withscores') withScores = true;
+      else if (opt === 'limit' && i + 2 < args.length) {
+        offset = parseInteger(args[i + 1]);
+        count = parseInteger(args[i + 2]);
+        i += 2;
+      } else throw new RedisError(SYNTAX);
+    }
+    const z = this.zset(key, false);
+    if (!z || offset < 0) return [];
+    const above = (s: number) => (min.exclusive ? s > min.value : s >= min.value);
+    const below = (s: number) => (max.exclusive ? s < max.value : s <= max.value);
+    const entries = z.byScore(above, below, offset, count);
+    return withScores ? entries.flatMap((e) => [e.member, formatRedisDouble(e.score)]) : entries.map((e) => e.member);
+  }
+
+  private zrange(key: string, args: readonly string[]): Reply {
+    let start = parseInteger(args[0]);
+    let stop = parseInteger(args[1]);
+    const withScores = args[2]?.toLowerCase() === 'withscores';
+    if (args.length > (withScores ? 3 : 2)) throw new RedisError(SYNTAX);
+    const z = this.zset(key, false);
+    if (!z) return [];
+    const n = z.size;
+    if (start < 0) start = Math.max(0, n + start);
+    if (stop < 0) stop = n + stop;
+    if (stop >= n) stop = n - 1;
+    if (start > stop || start >= n) return [];
+    const entries = z.byRank(start, stop);
+    return withScores ? entries.flatMap((e) => [e.member, formatRedisDouble(e.score)]) : entries.map((e) => e.member);
+  }
+}

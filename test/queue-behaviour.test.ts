@@ -1,0 +1,455 @@
+import { describe, expect, it } from 'vitest';
+import type { BaseQueue } from '../src/queue/base-queue.js';
+import { createQueue } from '../src/queue/create-queue.js';
+import { InvalidArgumentError, InvalidMessageError, QueueClosedError } from '../src/queue/errors.js';
+import type { QueueMode } from '../src/queue/dyno-queue.js';
+import type { QueueOptionsInput } from '../src/queue/options.js';
+import type { Store } from '../src/store/store.js';
+import { backendNames, useBackend } from './support/backends.js';
+import { FakeTime } from './support/fake-time.js';
+
+const MODES: QueueMode[] = ['legacy', 'atomic'];
+
+describe.each(backendNames())('queue on %s', (backendName) => {
+  const backend = useBackend(backendName);
+
+  describe.each(MODES)('%s mode', (mode) => {
+    let counter = 0;
+    const make = (over: Partial<QueueOptionsInput> = {}, store?: Store) => {
+      const time = new FakeTime();
+      const queue = createQueue({
+        name: `q${++counter}`,
+        mode,
+        quorum: store ?? backend.store(),
+        clock: time,
+        timers: time,
+        unackInterval: 0,
+        unackTimeout: 1_000,
+        ...over,
+      });
+      return { queue, time };
+    };
+    const msgs = (n: number, prefix = 'm') =>
+      Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, payload: `payload ${i}` }));
+
+    it('push, peek, pop and ack; a second ack is refused', async () => {
+      const { queue } = make();
+      expect(await queue.push(msgs(5))).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+      expect(await queue.size()).toBe(5);
+      const peeked = await queue.peek(5);
+      expect(peeked.map((m) => m.id).sort()).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+      expect(await queue.size()).toBe(5);
+      const popped = await queue.pop(5);
+      expect(popped.map((m) => m.id).sort()).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+      expect(popped[0]!.payload).toMatch(/^payload \d$/);
+      expect(await queue.size()).toBe(0);
+      expect((await queue.shardSizes()).a).toEqual({ size: 0, uacked: 5 });
+      for (const m of popped) expect(await queue.ack(m.id, m.token)).toBe(true);
+      expect(await queue.ack('m0')).toBe(false);
+      expect((await queue.shardSizes()).a).toEqual({ size: 0, uacked: 0 });
+      expect(await queue.get('m0')).toBeNull();
+      await queue.close();
+    });
+
+    it('pops nothing from an empty queue and keeps a popped message from a second pop', async () => {
+      const { queue } = make();
+      expect(await queue.pop(3)).toEqual([]);
+      await queue.push(msgs(1));
+      expect(await queue.pop(1)).toHaveLength(1);
+      expect(await queue.pop(1)).toEqual([]);
+    });
+
+    it('remove takes a message out, queued or popped', async () => {
+      const { queue } = make();
+      await queue.push(msgs(2));
+      expect(await queue.remove('m0')).toBe(true);
+      expect(await queue.remove('m0')).toBe(false);
+      expect(await queue.get('m0')).toBeNull();
+      expect(await queue.size()).toBe(1);
+      const [only] = await queue.pop(5);
+      expect(only!.id).toBe('m1');
+    });
+
+    it('get and localGet return the stored message', async () => {
+      const { queue } = make();
+      await queue.push([{ id: 'g1', payload: 'hello', timeout: 0, priority: 7 }]);
+      const got = await queue.get('g1');
+      expect(got).toMatchObject({ id: 'g1', payload: 'hello', priority: 7, timeout: 0, shard: 'a' });
+      expect(await queue.localGet('g1')).toEqual(got);
+      expect(await queue.get('nope')).toBeNull();
+    });
+
+    it('a delayed message is not delivered before its delay passes', async () => {
+      const { queue, time } = make();
+      await queue.push([{ id: 'd1', payload: 'later', timeout: 5_000 }]);
+      expect(await queue.pop(1)).toEqual([]);
+      await time.advance(4_000);
+      expect(await queue.pop(1)).toEqual([]);
+      await time.advance(1_001);
+      expect((await queue.pop(1)).map((m) => m.id)).toEqual(['d1']);
+    });
+
+    it('setTimeout reschedules a queued message', async () => {
+      const { queue, time } = make();
+      await queue.push([{ id: 't1', payload: 'x' }]);
+      expect(await queue.setTimeout('t1', 10_000)).toBe(true);
+      expect(await queue.pop(1)).toEqual([]);
+      await time.advance(10_001);
+      expect((await queue.pop(1)).map((m) => m.id)).toEqual(['t1']);
+      expect(await queue.setTimeout('missing', 10)).toBe(false);
+    });
+
+    it('processUnacks re-queues a message whose lease expired, and only then', async () => {
+      const { queue, time } = make();
+      await queue.push(msgs(1));
+      const [first] = await queue.pop(1);
+      expect(first).toBeDefined();
+      await time.advance(500);
+      expect(await queue.processUnacks()).toBe(0);
+      await time.advance(600);
+      expect(await queue.processUnacks()).toBe(1);
+      await time.advance(1);
+      const again = await queue.pop(1);
+      expect(again.map((m) => m.id)).toEqual(['m0']);
+      expect(await queue.ack('m0', again[0]!.token)).toBe(true);
+    });
+
+    it('atomicProcessUnacks re-queues expired leases too', async () => {
+      const { queue, time } = make();
+      await queue.push(msgs(2));
+      await queue.pop(2);
+      await time.advance(1_001);
+      expect(await queue.atomicProcessUnacks()).toBe(2);
+      await time.advance(1);
+      expect(await queue.pop(2)).toHaveLength(2);
+    });
+
+    it('setUnackTimeout extends a lease past the reaper', async () => {
+      const { queue, time } = make();
+      await queue.push(msgs(1));
+      const [m] = await queue.pop(1);
+      expect(await queue.setUnackTimeout('m0', 10_000, m!.token)).toBe(true);
+      await time.advance(5_000);
+      expect(await queue.processUnacks()).toBe(0);
+      await time.advance(5_001);
+      expect(await queue.processUnacks()).toBe(1);
+      expect(await queue.setUnackTimeout('missing', 10)).toBe(false);
+    });
+
+    it('clear empties every shard and the payloads', async () => {
+      const { queue } = make({ shards: { allShards: ['a', 'b'], currentShard: 'a' } });
+      await queue.push(msgs(6));
+      await queue.pop(1);
+      await queue.clear();
+      expect(await queue.size()).toBe(0);
+      expect(await queue.get('m1')).toBeNull();
+      expect(await queue.shardSizes()).toEqual({ a: { size: 0, uacked: 0 }, b: { size: 0, uacked: 0 } });
+    });
+
+    it('the same message pushed three times: round-robin vs hash sharding', async () => {
+      const shards = { allShards: ['a', 'b', 'c'], currentShard: 'a' };
+      const rr = make({ shards, sharding: 'round-robin' }).queue;
+      const hash = make({ shards, sharding: 'hash' }).queue;
+      for (let i = 0; i < 3; i++) {
+        await rr.push([{ id: 'same', payload: 'p' }]);
+        await hash.push([{ id: 'same', payload: 'p' }]);
+      }
+      // Legacy (Dyno v1) leaves one copy per shard it landed in; atomic push is an upsert.
+      expect(await rr.size()).toBe(mode === 'legacy' ? 3 : 1);
+      expect(await hash.size()).toBe(1);
+    });
+
+    it('popWithMsgId, ensure and findStaleMessages', async () => {
+      const { queue } = make();
+      await queue.push(msgs(3));
+      const got = await queue.popWithMsgId('m2');
+      expect(got?.id).toBe('m2');
+      expect(await queue.popWithMsgId('m2')).toBeNull();
+      expect(await queue.ensure({ id: 'm0', payload: 'again' })).toBe(false);
+      expect(await queue.ensure({ id: 'm2', payload: 'again' })).toBe(false);
+      expect(await queue.ensure({ id: 'new', payload: 'n' })).toBe(true);
+      expect(await queue.findStaleMessages()).toEqual([]);
+    });
+
+    it('bulkPop claims several due messages in one call', async () => {
+      const { queue, time } = make();
+      await queue.push(msgs(4));
+      await time.advance(1);
+      const popped = await queue.bulkPop(3);
+      expect(popped).toHaveLength(3);
+      expect(await queue.size()).toBe(1);
+    });
+
+    it('finds, gets and pops messages by Lua payload pattern', async () => {
+      const { queue } = make();
+      await queue.push([
+        { id: 'p1', payload: 'order 123 shipped' },
+        { id: 'p2', payload: 'invoice 77 paid' },
+      ]);
+      expect(await queue.containsPredicate('invoice %d+')).toBe(true);
+      expect(await queue.containsPredicate('^refund')).toBe(false);
+      expect((await queue.getMsgWithPredicate('order %d+', true))?.id).toBe('p1');
+      expect((await queue.popMsgWithPredicate('invoice'))?.id).toBe('p2');
+      expect(await queue.size()).toBe(1);
+    });
+
+    it('long-polls until a message arrives or the wait ends, and honours an AbortSignal', async () => {
+      const { queue, time } = make({ pollInterval: 10 });
+      const pending = queue.pop(1, { wait: 1_000 });
+      await time.advance(100);
+      await queue.push(msgs(1));
+      await time.advance(20);
+      expect((await pending).map((m) => m.id)).toEqual(['m0']);
+
+      const empty = queue.pop(1, { wait: 50 });
+      await time.advance(100);
+      expect(await empty).toEqual([]);
+
+      const controller = new AbortController();
+      const aborted = queue.pop(1, { wait: 60_000, signal: controller.signal });
+      await time.advance(10);
+      controller.abort();
+      expect(await aborted).toEqual([]);
+    });
+
+    it('consume() yields messages as an async iterator until aborted', async () => {
+      const { queue } = make();
+      await queue.push(msgs(3));
+      const controller = new AbortController();
+      const seen: string[] = [];
+      for await (const m of queue.consume({ batch: 2, wait: 0, signal: controller.signal })) {
+        seen.push(m.id);
+        await queue.ack(m.id, m.token);
+        if (seen.length === 3) controller.abort();
+      }
+      expect(seen.sort()).toEqual(['m0', 'm1', 'm2']);
+    });
+
+    it('the reaper runs on the injected timers, survives store errors and stops on close', async () => {
+      const time = new FakeTime();
+      const real = backend.store();
+      let failures = 0;
+      const errors: unknown[] = [];
+      const flaky: Store = new Proxy(real, {
+        get(target, prop, receiver) {
+          const value = Reflect.get(target, prop, receiver);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            if ((prop === 'runScript' || prop === 'zrangeByScoreWithScores') && failures > 0) {
+              failures--;
+              return Promise.reject(new Error('connection reset'));
+            }
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+      const producer = make({}, real).queue as BaseQueue;
+      const queue = createQueue({
+        name: producer.name,
+        mode,
+        quorum: flaky,
+        clock: time,
+        timers: time,
+        unackTimeout: 100,
+        unackInterval: 50,
+        onReaperError: (e) => errors.push(e),
+      });
+      await producer.push(msgs(1));
+      expect(await queue.pop(1)).toHaveLength(1);
+      expect(time.pendingTimers).toBe(1);
+      failures = 2;
+      for (let i = 0; i < 10 && (await real.zcard(`dynoq.UNACK.${queue.name}.a`)) > 0; i++) {
+        await time.advance(60);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(errors.length).toBeGreaterThan(0);
+      expect(await real.zcard(`dynoq.UNACK.${queue.name}.a`)).toBe(0);
+      await queue.close();
+      expect(time.pendingTimers).toBe(0);
+      await expect(queue.pop(1)).rejects.toBeInstanceOf(QueueClosedError);
+      await producer.close();
+    });
+
+    it('rejects every bad input with a typed error and writes nothing', async () => {
+      const { queue } = make({ maxPayloadBytes: 1_024 });
+      const bad: [unknown, string][] = [
+        [{ id: '', payload: 'x' }, 'id'],
+        [{ id: 'x'.repeat(257), payload: 'x' }, 'id'],
+        [{ id: 'has space', payload: 'x' }, 'id'],
+        [{ id: 'brace{tag}', payload: 'x' }, 'id'],
+        [{ id: 'ok', payload: 'x', timeout: -1 }, 'timeout'],
+        [{ id: 'ok', payload: 'x', timeout: Number.NaN }, 'timeout'],
+        [{ id: 'ok', payload: 'x', timeout: Number.POSITIVE_INFINITY }, 'timeout'],
+        [{ id: 'ok', payload: 'x', timeout: 1.5 }, 'timeout'],
+        [{ id: 'ok', payload: 'x', priority: -1 }, 'priority'],
+        [{ id: 'ok', payload: 'x', priority: 100 }, 'priority'],
+        [{ id: 'ok', payload: 'x', priority: 2.5 }, 'priority'],
+        [{ id: 'ok', payload: 'y'.repeat(1_025) }, 'payload'],
+        [{ id: 'ok', payload: 42 }, 'payload'],
+        [null, 'message'],
+      ];
+      for (const [message, field] of bad) {
+        const attempt = queue.push([{ id: 'good', payload: 'fine' }, message as never]);
+        await expect(attempt).rejects.toBeInstanceOf(InvalidMessageError);
+        await expect(attempt).rejects.toMatchObject({ field });
+      }
+      expect(await queue.size()).toBe(0);
+      expect(await queue.get('good')).toBeNull();
+      await expect(queue.pop(0)).rejects.toBeInstanceOf(InvalidArgumentError);
+      await expect(queue.pop(1.5)).rejects.toBeInstanceOf(InvalidArgumentError);
+      await expect(queue.pop(1, { wait: -1 })).rejects.toBeInstanceOf(InvalidArgumentError);
+      await expect(queue.setUnackTimeout('m', -5)).rejects.toBeInstanceOf(InvalidMessageError);
+      await expect(queue.setTimeout('m', Number.NaN)).rejects.toBeInstanceOf(InvalidMessageError);
+      await expect(queue.ack('bad id')).rejects.toBeInstanceOf(InvalidMessageError);
+      await expect(queue.containsPredicate('')).rejects.toBeInstanceOf(InvalidArgumentError);
+      const store = backend.store();
+      const options = { quorum: store, clock: new FakeTime(), timers: new FakeTime(), mode };
+      expect(() => createQueue({ ...options, name: 'has.dot' })).toThrow(InvalidArgumentError);
+      expect(() => createQueue({ ...options, name: '' })).toThrow(/queue name/);
+      expect(() => createQueue({ ...options, name: 'x', unackTimeout: -1 })).toThrow(/unackTimeout/);
+      expect(() => createQueue({ ...options, name: 'x', shards: { allShards: ['a'], currentShard: 'b' } })).toThrow(
+        /currentShard/,
+      );
+      expect(() => createQueue({ ...options, name: 'x', bogus: 1 } as never)).toThrow(InvalidArgumentError);
+    });
+
+    it(
+      '3 publishers and 2 consumers move 10,000 messages: none lost, none delivered twice while held',
+      async () => {
+        const time = new FakeTime();
+        const shards = ['a', 'b'];
+        const name = `load${++counter}`;
+        const first = backend.store();
+        const base = { name, mode, clock: time, timers: time, unackInterval: 0, unackTimeout: 600_000 } as const;
+        const publishers = [0, 1, 2].map((i) =>
+          createQueue({ ...base, quorum: i === 0 ? first : backend.secondStore(), shards: { allShards: shards, currentShard: 'a' } }),
+        );
+        const consumers = shards.map((s) =>
+          createQueue({ ...base, quorum: backend.secondStore(), shards: { allShards: shards, currentShard: s } }),
+        );
+        // ioredis-mock re-sorts a whole sorted set on every range read, so 10,000 messages take minutes there.
+        const total = backendName === "redis" ? 10_000 : 2_000;
+        const publish = publishers.map(async (q, p) => {
+          for (let i = p; i < total; i += 3 * 50) {
+            const batch = [];
+            for (let j = i; j < Math.min(total, i + 3 * 50); j += 3) batch.push({ id: `id${j}`, payload: `p${j}` });
+            await q.push(batch);
+          }
+        });
+        const delivered = new Map<string, number>();
+        const held = new Set<string>();
+        let doubles = 0;
+        let done = false;
+        const consume = consumers.map(async (q) => {
+          let idle = 0;
+          while (!done || idle < 3) {
+            const got = await q.pop(50);
+            idle = got.length === 0 ? idle + 1 : 0;
+            for (const m of got) {
+              if (held.has(m.id)) doubles++;
+              held.add(m.id);
+              delivered.set(m.id, (delivered.get(m.id) ?? 0) + 1);
+            }
+            for (const m of got) {
+              expect(await q.ack(m.id, m.token)).toBe(true);
+              held.delete(m.id);
+            }
+            if (got.length === 0) await new Promise((r) => setImmediate(r));
+          }
+        });
+        await Promise.all(publish);
+        done = true;
+        await Promise.all(consume);
+        expect(doubles).toBe(0);
+        expect(delivered.size).toBe(total);
+        expect([...delivered.values()].every((n) => n === 1)).toBe(true);
+        expect(await consumers[0]!.size()).toBe(0);
+        for (const q of [...publishers, ...consumers]) await q.close();
+      },
+      120_000,
+    );
+  });
+
+  describe('atomic-mode promises', () => {
+    let counter = 0;
+    const make = (over: Partial<QueueOptionsInput> = {}) => {
+      const time = new FakeTime();
+      const queue = createQueue({
+        name: `atomic${++counter}`,
+        quorum: backend.store(),
+        clock: time,
+        timers: time,
+        unackInterval: 0,
+        unackTimeout: 1_000,
+        ...over,
+      });
+      return { queue, time };
+    };
+
+    it('is the default mode', () => {
+      expect(make().queue.mode).toBe('atomic');
+    });
+
+    it('a stale lease token can neither ack nor extend; the current holder can', async () => {
+      const { queue, time } = make();
+      await queue.push([{ id: 'x', payload: 'p' }]);
+      const [first] = await queue.pop(1);
+      await time.advance(1_001);
+      expect(await queue.processUnacks()).toBe(1);
+      const [second] = await queue.pop(1);
+      expect(second!.token).not.toBe(first!.token);
+      expect(await queue.ack('x', first!.token)).toBe(false);
+      expect(await queue.setUnackTimeout('x', 60_000, first!.token)).toBe(false);
+      expect(await queue.setUnackTimeout('x', 60_000, second!.token)).toBe(true);
+      expect(await queue.ack('x', second!.token)).toBe(true);
+    });
+
+    it('a late ack after re-queue is refused and the message is delivered again', async () => {
+      const { queue, time } = make();
+      await queue.push([{ id: 'late', payload: 'p' }]);
+      const [m] = await queue.pop(1);
+      await time.advance(1_001);
+      await queue.processUnacks();
+      expect(await queue.ack('late', m!.token)).toBe(false);
+      expect((await queue.pop(1)).map((x) => x.id)).toEqual(['late']);
+    });
+
+    it('orders all due messages by priority, then push order, whatever their due times', async () => {
+      const { queue, time } = make();
+      await queue.push([
+        { id: 'low-early', payload: '', priority: 50 },
+        { id: 'low-later', payload: '', priority: 50 },
+      ]);
+      await time.advance(1_000);
+      await queue.push([{ id: 'urgent', payload: '', priority: 0 }]);
+      await queue.push([{ id: 'mid-delayed', payload: '', priority: 10, timeout: 10 }]);
+      await time.advance(20);
+      expect((await queue.peek(4)).map((m) => m.id)).toEqual(['urgent', 'mid-delayed', 'low-early', 'low-later']);
+      expect((await queue.pop(4)).map((m) => m.id)).toEqual(['urgent', 'mid-delayed', 'low-early', 'low-later']);
+    });
+
+    it('a re-queued message keeps its priority', async () => {
+      const { queue, time } = make();
+      await queue.push([{ id: 'vip', payload: '', priority: 1 }]);
+      await queue.pop(1);
+      await queue.push([{ id: 'bulk1', payload: '', priority: 90 }, { id: 'bulk2', payload: '', priority: 90 }]);
+      await time.advance(1_001);
+      expect(await queue.processUnacks()).toBe(1);
+      expect((await queue.pop(1)).map((m) => m.id)).toEqual(['vip']);
+    });
+
+    it('the re-queue script re-checks expiry: an extended lease is not taken back', async () => {
+      const { queue, time } = make();
+      await queue.push([{ id: 'e', payload: '' }]);
+      const [m] = await queue.pop(1);
+      await time.advance(900);
+      expect(await queue.setUnackTimeout('e', 5_000, m!.token)).toBe(true);
+      await time.advance(200);
+      expect(await queue.processUnacks()).toBe(0);
+    });
+
+    it('rejects legacy-only and atomic-only option mixes', () => {
+      expect(() => make({ mode: 'legacy', serverTime: true })).toThrow(/atomic-mode/);
+    });
+  });
+});

@@ -1,0 +1,55 @@
+import type { Clock, TimerHandle, Timers } from '../queue/time.js';
+import type { Kernel } from './kernel.js';
+
+/**
+ * The clock one actor or node reads: true virtual time plus its skew. Skew changes by faults
+ * (a slow drift set as an offset, or a jump); timers measure durations, which skew does not change.
+ */
+export class SkewedClock implements Clock {
+  offset = 0;
+
+  constructor(private readonly kernel: Kernel) {}
+
+  now(): number {
+    return Math.floor(this.kernel.now + this.offset);
+  }
+}
+
+/** An actor's timers on virtual time; a paused actor's callbacks wait until the pause ends. */
+export class ActorTimers implements Timers {
+  private nextId = 0;
+  private readonly live = new Set<number>();
+  pausedUntil = 0;
+  stopped = false;
+
+  constructor(private readonly kernel: Kernel) {}
+
+  setTimeout(callback: () => void, delayMs: number): TimerHandle {
+    const id = ++this.nextId;
+    this.live.add(id);
+    this.kernel.after(delayMs, () => this.fire(id, callback));
+    return id;
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    this.live.delete(handle as number);
+  }
+
+  get pendingTimers(): number {
+    return this.live.size;
+  }
+
+  /** Runs `fn` now, or when this actor's pause ends; never after it stopped. */
+  deliver(fn: () => void): void {
+    if (this.stopped) return;
+    if (this.kernel.now < this.pausedUntil) this.kernel.at(this.pausedUntil, () => this.deliver(fn));
+    else fn();
+  }
+
+  private fire(id: number, callback: () => void): void {
+    this.deliver(() => {
+      if (!this.live.delete(id)) return;
+      callback();
+    });
+  }
+}

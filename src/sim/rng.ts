@@ -1,0 +1,43 @@
+import seedrandom from 'seedrandom';
+
+/**
+ * Seeded randomness. Each component draws from its own stream, derived from the run's seed and
+ * the component's name, so that adding a component never shifts the draws of another.
+ */
+export class Rng {
+  private readonly next: () => number;
+
+  constructor(
+    readonly seed: string,
+    readonly name = 'root',
+  ) {
+    this.next = seedrandom(`${seed}/${name}`);
+  }
+
+  stream(name: string): Rng {
+    return new Rng(this.seed, `${this.name}/${name}`);
+  }
+
+  /** Uniform in [0, 1). */
+  float(): number {
+    return this.next();
+  }
+
+  /** Integer in [lo, hi]. */
+  int(lo: number, hi: number): number {
+    return lo + Math.floor(this.next() * (hi - lo + 1));
+  }
+
+  chance(p: number): boolean {
+    return p > 0 && this.next() < p;
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.next() * items.length)]!;
+  }
+
+  /** Exponential with the given mean. */
+  exponential(mean: number): number {
+    return -Math.log(1 - this.next()) * mean;
+  }
+}

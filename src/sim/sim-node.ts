@@ -1,0 +1,59 @@
+import type { ScriptDef } from '../store/script.js';
+import { SkewedClock } from './actor-time.js';
+import type { Kernel } from './kernel.js';
+import { Keyspace, type Reply } from './keyspace/keyspace.js';
+
+/** One operation a client sends to a node. */
+export type StoreOp =
+  | { readonly kind: 'cmd'; readonly cmd: string; readonly args: readonly string[] }
+  | { readonly kind: 'script'; readonly script: ScriptDef; readonly keys: readonly string[]; readonly args: readonly string[] }
+  | { readonly kind: 'wait'; readonly replicas: number; readonly timeoutMs: number };
+
+const WRITE_COMMANDS = new Set(['zadd', 'zrem', 'hset', 'hdel', 'hincrby', 'del', 'flushall']);
+const READ_ONLY_SCRIPTS = new Set(['findByPayloadPattern', 'legacyFindStale', 'atomicFindStale']);
+
+export function isWrite(op: StoreOp): boolean {
+  if (op.kind === 'cmd') return WRITE_COMMANDS.has(op.cmd);
+  if (op.kind === 'script') return !READ_ONLY_SCRIPTS.has(op.script.name);
+  return false;
+}
+
+/** What a node answers: a value, or a Redis error. */
+export type NodeReply = { readonly ok: true; readonly value: Reply } | { readonly ok: false; readonly error: string };
+
+/** One Redis server: a keyspace, its own (skewable) clock, up or down. */
+export class SimNode {
+  keyspace: Keyspace;
+  readonly clock: SkewedClock;
+  up = true;
+  /** Bumped on crash: replication messages sent before it are ignored when they arrive. */
+  generation = 0;
+
+  constructor(
+    readonly name: string,
+    readonly zone: string,
+    kernel: Kernel,
+  ) {
+    this.clock = new SkewedClock(kernel);
+    this.keyspace = new Keyspace(() => this.clock.now());
+  }
+
+  apply(op: StoreOp): NodeReply {
+    try {
+      if (op.kind === 'cmd') return { ok: true, value: this.keyspace.exec(op.cmd, op.args) };
+      if (op.kind === 'script') return { ok: true, value: this.keyspace.runScript(op.script, op.keys, op.args) };
+      return { ok: false, error: 'ERR WAIT is handled by the topology' };
+    } catch (err) {
+      return { ok: false, error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  /** Replaces this node's data with a copy of another's (a full resync). */
+  resyncFrom(source: SimNode): void {
+    this.keyspace = source.keyspace.clone(() => this.clock.now());
+  }
+
+  wipe(): void {
+    this.keyspace = new Keyspace(() => this.clock.now());
+  }
+}

@@ -1,0 +1,185 @@
+import type { Connection } from '../connection.js';
+import type { Kernel } from '../kernel.js';
+import type { Network } from '../network.js';
+import { isWrite, SimNode, type NodeReply, type StoreOp } from '../sim-node.js';
+import { REFUSED, type Topology } from './topology.js';
+
+interface Waiter {
+  readonly offset: number;
+  readonly replicas: number;
+  readonly done: (count: number) => void;
+}
+
+/**
+ * Redis primary with asynchronous replicas and Sentinel-style failover. Writes go to the primary
+ * and stream to each replica in order (a partitioned replica catches up after the partition heals,
+ * as from the replication backlog). WAIT counts replicas that acknowledged the primary's offset.
+ * When the primary stays down for `failoverDelayMs`, the replica with the most data is promoted:
+ * writes it had not received are lost; the others, and the old primary when it returns, resync
+ * from it. Non-quorum connections read from a replica in their zone when there is one.
+ */
+export class PrimaryReplicaTopology implements Topology {
+  readonly kind = 'primary-replica' as const;
+  readonly nodes: SimNode[];
+  primary: SimNode;
+  private offset = 0;
+  private readonly applied = new Map<SimNode, number>();
+  private readonly acked = new Map<SimNode, number>();
+  private readonly linkClock = new Map<SimNode, number>();
+  private readonly backlog = new Map<SimNode, { offset: number; op: StoreOp }[]>();
+  private waiters: Waiter[] = [];
+  private epoch = 0;
+
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly network: Network,
+    zones: readonly string[],
+    private readonly failoverDelayMs: number,
+  ) {
+    this.nodes = zones.map((z, i) => new SimNode(i === 0 ? `primary-${z}` : `replica-${z}`, z, kernel));
+    this.primary = this.nodes[0]!;
+    for (const n of this.nodes) {
+      this.applied.set(n, 0);
+      this.acked.set(n, 0);
+      this.backlog.set(n, []);
+    }
+  }
+
+  private replicas(): SimNode[] {
+    return this.nodes.filter((n) => n !== this.primary);
+  }
+
+  private target(conn: Connection): SimNode {
+    if (conn.role === 'nonQuorum') {
+      const local = this.replicas().find((n) => n.zone === conn.nodeZone && n.up);
+      if (local) return local;
+    }
+    return this.primary;
+  }
+
+  handle(conn: Connection, op: StoreOp, reply: (r: NodeReply) => void): void {
+    const target = this.target(conn);
+    const back = (r: NodeReply) => this.network.send(target.zone, conn.zone, this.network.latency(), () => reply(r));
+    this.network.send(conn.zone, target.zone, this.network.latency(), () => {
+      if (!target.up) return back(REFUSED);
+      if (op.kind === 'wait') return this.wait(op.replicas, op.timeoutMs, (n) => back({ ok: true, value: n }));
+      if (target !== this.primary && isWrite(op)) {
+        return back({ ok: false, error: "READONLY You can't write against a read only replica." });
+      }
+      const r = target.apply(op);
+      if (target === this.primary && isWrite(op)) this.replicate(op);
+      back(r);
+    });
+  }
+
+  private replicate(op: StoreOp): void {
+    this.offset++;
+    this.applied.set(this.primary, this.offset);
+    for (const replica of this.replicas()) {
+      this.backlog.get(replica)!.push({ offset: this.offset, op });
+      this.pump(replica);
+    }
+  }
+
+  /** Streams the replica's backlog in order while the link is up. */
+  private pump(replica: SimNode): void {
+    const queue = this.backlog.get(replica)!;
+    const epoch = this.epoch;
+    while (queue.length > 0 && this.network.canSend(this.primary.zone, replica.zone) && this.primary.up) {
+      const { offset, op } = queue.shift()!;
+      const arrival = Math.max(this.kernel.now + this.network.replicationLag(), this.linkClock.get(replica) ?? 0);
+      this.linkClock.set(replica, arrival);
+      this.kernel.at(arrival, () => {
+        if (this.epoch !== epoch || !replica.up) return;
+        replica.apply(op);
+        this.applied.set(replica, offset);
+        this.network.send(replica.zone, this.primary.zone, this.network.latency(), () => {
+          if (this.epoch !== epoch) return;
+          this.acked.set(replica, Math.max(this.acked.get(replica)!, offset));
+          this.checkWaiters();
+        });
+      });
+    }
+  }
+
+  private wait(replicas: number, timeoutMs: number, done: (count: number) => void): void {
+    const waiter: Waiter = { offset: this.offset, replicas, done };
+    if (this.count(waiter.offset) >= replicas) return done(this.count(waiter.offset));
+    this.waiters.push(waiter);
+    this.kernel.after(timeoutMs, () => {
+      if (!this.waiters.includes(waiter)) return;
+      this.waiters = this.waiters.filter((w) => w !== waiter);
+      done(this.count(waiter.offset));
+    });
+  }
+
+  private count(offset: number): number {
+    return this.replicas().filter((r) => (this.acked.get(r) ?? 0) >= offset).length;
+  }
+
+  private checkWaiters(): void {
+    for (const w of [...this.waiters]) {
+      if (this.count(w.offset) >= w.replicas) {
+        this.waiters = this.waiters.filter((x) => x !== w);
+        w.done(this.count(w.offset));
+      }
+    }
+  }
+
+  /** Called by the run loop after partitions heal, so that replicas catch up. */
+  resume(): void {
+    for (const r of this.replicas()) this.pump(r);
+  }
+
+  crash(node: SimNode, loseUnreplicated: boolean): void {
+    node.up = false;
+    if (node === this.primary) {
+      if (loseUnreplicated) {
+        // Writes still in the replication stream die with the primary.
+        this.epoch++;
+        for (const r of this.replicas()) this.backlog.set(r, []);
+        node.wipe();
+      }
+      this.kernel.after(this.failoverDelayMs, () => {
+        if (!this.primary.up) this.failover();
+      });
+    } else if (loseUnreplicated) {
+      node.wipe();
+    }
+  }
+
+  /** Sentinel: promote the up replica that applied the most. */
+  failover(): void {
+    const candidates = this.replicas().filter((r) => r.up);
+    if (candidates.length === 0) return;
+    candidates.sort((a, b) => this.applied.get(b)! - this.applied.get(a)! || (a.name < b.name ? -1 : 1));
+    const promoted = candidates[0]!;
+    this.epoch++;
+    this.primary = promoted;
+    this.offset = this.applied.get(promoted)!;
+    for (const n of this.nodes) {
+      this.backlog.set(n, []);
+      this.linkClock.delete(n);
+      if (n !== promoted && n.up) this.resync(n);
+    }
+    // Pending WAITs belonged to the old primary: answer them with what they had.
+    for (const w of this.waiters.splice(0)) w.done(0);
+  }
+
+  private resync(replica: SimNode): void {
+    replica.resyncFrom(this.primary);
+    this.applied.set(replica, this.offset);
+    this.acked.set(replica, this.offset);
+  }
+
+  restart(node: SimNode): void {
+    node.up = true;
+    if (node !== this.primary) this.resync(node);
+    else for (const r of this.replicas()) if (r.up) this.resync(r);
+  }
+
+  recoverAll(): void {
+    for (const n of this.nodes) if (!n.up) this.restart(n);
+    this.resume();
+  }
+}

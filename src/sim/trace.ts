@@ -1,0 +1,46 @@
+import { createHash, type Hash } from 'node:crypto';
+
+export interface TraceEvent {
+  /** True virtual time (ms). */
+  readonly t: number;
+  readonly actor: string;
+  readonly op: string;
+  readonly args?: unknown;
+  readonly result?: unknown;
+}
+
+/**
+ * The run's trace: one JSON line per event, hashed as it is written (SHA-256 over the lines), kept
+ * in memory only when asked, so that long runs can be hashed without holding their trace.
+ */
+export class Trace {
+  private readonly hash: Hash = createHash('sha256');
+  private readonly lines: string[] | null;
+  private count = 0;
+
+  constructor(keepLines: boolean) {
+    this.lines = keepLines ? [] : null;
+  }
+
+  record(event: TraceEvent): void {
+    const line = JSON.stringify(event);
+    this.hash.update(line);
+    this.hash.update('\n');
+    this.lines?.push(line);
+    this.count++;
+  }
+
+  get events(): number {
+    return this.count;
+  }
+
+  /** The lines, when kept. */
+  text(): string | null {
+    return this.lines ? `${this.lines.join('\n')}\n` : null;
+  }
+
+  /** Finishes the hash; call once, at the end of the run. */
+  digest(): string {
+    return this.hash.digest('hex');
+  }
+}

@@ -51,6 +51,10 @@ export class Keyspace {
     return this.data.size;
   }
 
+  exists(key: string): boolean {
+    return this.data.has(key);
+  }
+
   keys(): string[] {
     return [...this.data.keys()].sort();
   }

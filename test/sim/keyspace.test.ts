@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { Keyspace } from '../../src/sim/keyspace/keyspace.js';
+import { RedisError } from '../../src/sim/keyspace/redis-error.js';
+import { formatRedisDouble } from '../../src/store/number-format.js';
+
+describe('simulated keyspace (Redis 7 semantics)', () => {
+  it('orders a sorted set by score, then member bytes', () => {
+    const ks = new Keyspace();
+    ks.exec('zadd', ['z', '2', 'b', '1', 'z', '2', 'a', '1', 'y']);
+    expect(ks.exec('zrange', ['z', '0', '-1'])).toEqual(['y', 'z', 'a', 'b']);
+    expect(ks.exec('zrank', ['z', 'a'])).toBe(2);
+    expect(ks.exec('zrank', ['z', 'nope'])).toBeNull();
+  });
+
+  it('follows ZADD flag rules and return values', () => {
+    const ks = new Keyspace();
+    expect(ks.exec('zadd', ['z', '1', 'a'])).toBe(1);
+    expect(ks.exec('zadd', ['z', '1', 'a'])).toBe(0);
+    expect(ks.exec('zadd', ['z', 'CH', '2', 'a'])).toBe(1);
+    expect(ks.exec('zadd', ['z', 'NX', '5', 'a'])).toBe(0);
+    expect(ks.exec('zscore', ['z', 'a'])).toBe('2');
+    expect(ks.exec('zadd', ['z', 'XX', '7', 'b'])).toBe(0);
+    expect(ks.exec('zscore', ['z', 'b'])).toBeNull();
+    expect(ks.exec('zadd', ['none', 'XX', '7', 'b'])).toBe(0);
+    expect(ks.exists('none')).toBe(false);
+    expect(() => ks.exec('zadd', ['z', 'NX', 'XX', '1', 'a'])).toThrow(/not compatible/);
+    expect(() => ks.exec('zadd', ['z', 'abc', 'a'])).toThrow(/not a valid float/);
+    expect(() => ks.exec('zadd', ['z', 'nan', 'a'])).toThrow(RedisError);
+  });
+
+  it('parses fractional, infinite and exclusive bounds (where ioredis-mock parses integers)', () => {
+    const ks = new Keyspace();
+    ks.exec('zadd', ['z', '1700000000123.05', 'a', '1.5', 'b', '3', 'c', '+inf', 'd', '-inf', 'e']);
+    expect(ks.exec('zrangebyscore', ['z', '0', '1700000000123.5'])).toEqual(['b', 'c', 'a']);
+    expect(ks.exec('zrangebyscore', ['z', '(1.5', '3'])).toEqual(['c']);
+    expect(ks.exec('zrangebyscore', ['z', '-inf', '(3'])).toEqual(['e', 'b']);
+    expect(ks.exec('zrangebyscore', ['z', '-inf', '+inf', 'LIMIT', '1', '2'])).toEqual(['b', 'c']);
+    expect(ks.exec('zrangebyscore', ['z', '-inf', '+inf', 'LIMIT', '3', '-1'])).toEqual(['a', 'd']);
+    expect(ks.exec('zrangebyscore', ['z', '1', '2', 'WITHSCORES'])).toEqual(['b', '1.5']);
+    expect(() => ks.exec('zrangebyscore', ['z', 'x', '2'])).toThrow(/min or max is not a float/);
+  });
+
+  it('prints scores as Redis 7.0 does ("%.17g", integers plainly)', () => {
+    expect(formatRedisDouble(1.1)).toBe('1.1000000000000001');
+    expect(formatRedisDouble(0.1 + 0.2)).toBe('0.30000000000000004');
+    expect(formatRedisDouble(1e300)).toBe('1.0000000000000001e+300');
+    expect(formatRedisDouble(1700000000123.05)).toBe('1700000000123.05');
+    expect(formatRedisDouble(7036874417766400)).toBe('7036874417766400');
+    expect(formatRedisDouble(-0)).toBe('0');
+    expect(formatRedisDouble(Infinity)).toBe('inf');
+  });
+
+  it('keeps hashes, counters and types apart', () => {
+    const ks = new Keyspace(() => 1_700_000_000_123);
+    expect(ks.exec('hset', ['h', 'f', 'v'])).toBe(1);
+    expect(ks.exec('hset', ['h', 'f', 'w'])).toBe(0);
+    expect(ks.exec('hget', ['h', 'f'])).toBe('w');
+    expect(ks.exec('hget', ['h', 'g'])).toBeNull();
+    expect(ks.exec('hincrby', ['h', 'n', '5'])).toBe(5);
+    expect(() => ks.exec('hincrby', ['h', 'f', '1'])).toThrow(/not an integer/);
+    expect(ks.exec('hgetall', ['h'])).toEqual(['f', 'w', 'n', '5']);
+    expect(() => ks.exec('zadd', ['h', '1', 'a'])).toThrow(/WRONGTYPE/);
+    expect(ks.exec('hdel', ['h', 'f', 'n'])).toBe(2);
+    expect(ks.exec('hlen', ['h'])).toBe(0);
+    expect(ks.keyCount).toBe(0);
+    expect(ks.exec('time', [])).toEqual(['1700000000', '123000']);
+  });
+
+  it('handles a large sorted set in order', () => {
+    const ks = new Keyspace();
+    const n = 5_000;
+    for (let i = n - 1; i >= 0; i--) ks.exec('zadd', ['z', String(i % 97), `m${i}`]);
+    const all = ks.exec('zrangebyscore', ['z', '-inf', '+inf', 'WITHSCORES']) as string[];
+    expect(all.length).toBe(2 * n);
+    for (let i = 2; i < all.length; i += 2) {
+      const prev = [Number(all[i - 1]), all[i - 2]!] as const;
+      const cur = [Number(all[i + 1]), all[i]!] as const;
+      expect(prev[0] < cur[0] || (prev[0] === cur[0] && prev[1] < cur[1])).toBe(true);
+    }
+    expect(ks.exec('zrank', ['z', 'm96'])).toBe((ks.exec('zrange', ['z', '0', '-1']) as string[]).indexOf('m96'));
+    for (let i = 0; i < n; i += 2) ks.exec('zrem', ['z', `m${i}`]);
+    expect(ks.exec('zcard', ['z'])).toBe(n / 2);
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * Simulator benchmark (npm run bench:sim), not a test. Prints, from one run on this machine:
+ * - the reference workload (3 zones, 6 consumers, 10,000 messages, replication lag, one node
+ *   failover) on the simulator: kernel events per wall second, simulated seconds per wall second;
+ * - the same queue workload (3 producers, 6 consumers, 10,000 messages, atomic mode) on
+ *   ioredis-mock, and the ratio of the two wall times;
+ * - peak heap with 1,000,000 messages queued in a simulated store (one node; every extra zone
+ *   is another full replica).
+ */
+import { Redis } from 'ioredis';
+import RedisMock from 'ioredis-mock';
+import { createQueue } from '../src/queue/create-queue.js';
+import { ActorTimers, SkewedClock } from '../src/sim/actor-time.js';
+import { parseSimConfig } from '../src/sim/config.js';
+import { Kernel } from '../src/sim/kernel.js';
+import { Network } from '../src/sim/network.js';
+import { Rng } from '../src/sim/rng.js';
+import { runSimulation } from '../src/sim/run.js';
+import { SimStore } from '../src/sim/sim-store.js';
+import { DynomiteTopology } from '../src/sim/topology/dynomite.js';
+import { Trace } from '../src/sim/trace.js';
+import { IoredisStore } from '../src/store/ioredis-store.js';
+
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
+const QUEUED = Number(process.env.BENCH_QUEUED ?? 1_000_000);
+
+async function simReference() {
+  const config = parseSimConfig({
+    seed: 'bench',
+    topology: { kind: 'dynomite', zones: ['a', 'b', 'c'] },
+    queue: { mode: 'atomic', unackTimeoutMs: 10_000, reaperIntervalMs: 1_000 },
+    network: { lagMeanMs: 10, lagSpikeProbability: 0.01, lagSpikeMs: 300 },
+    workload: { messages: MESSAGES, producers: 3, rate: 1_000, batch: 10, consumers: 6, consumerBatch: 20, processingMeanMs: 1 },
+    faults: [
+      { at: 2_000, kind: 'crash-node', zone: 'b', loseUnreplicated: false },
+      { at: 5_000, kind: 'restart-node', zone: 'b' },
+    ],
+    phases: { safetyMs: 10_000, livenessMs: 120_000 },
+  });
+  const start = performance.now();
+  const r = await runSimulation(config);
+  const wallMs = performance.now() - start;
+  return { wallMs, events: r.kernelEvents, simulatedMs: r.simulatedMs - 0, acked: r.report.acked, report: r.report };
+}
+
+async function mockSameWorkload() {
+  const mock = new RedisMock({ host: 'bench', port: 1 });
+  const store = new IoredisStore(mock as unknown as Redis, { flavor: 'mock' });
+  let t = 1_700_000_000_000;
+  const clock = { now: () => t };
+  const timers = { setTimeout: () => 0, clearTimeout: () => undefined };
+  const zones = ['a', 'b', 'c'];
+  const make = (zone: string) =>
+    createQueue({ name: 'bench', quorum: store, shards: { allShards: zones, currentShard: zone }, clock, timers, unackInterval: 0, unackTimeout: 10_000 });
+  const producers = zones.map(make);
+  const consumers = [...zones, ...zones].map(make);
+  const start = performance.now();
+  await Promise.all(
+    producers.map(async (q, p) => {
+      for (let i = p * 10; i < MESSAGES; i += 30) {
+        const batch = [];
+        for (let j = i; j < Math.min(i + 10, MESSAGES); j++) batch.push({ id: `m${j}`, payload: `payload-${j}` });
+        await q.push(batch);
+      }
+    }),
+  );
+  let acked = 0;
+  await Promise.all(
+    consumers.map(async (q) => {
+      for (;;) {
+        const got = await q.pop(20);
+        if (got.length === 0) break;
+        for (const m of got) if (await q.ack(m.id, m.token)) acked++;
+        t += 1;
+      }
+    }),
+  );
+  const wallMs = performance.now() - start;
+  mock.disconnect();
+  return { wallMs, acked };
+}
+
+async function memoryAtQueued() {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const before = process.memoryUsage().heapUsed;
+  const kernel = new Kernel(1_700_000_000_000);
+  const network = new Network(kernel, new Rng('mem'), { baseMs: 0.5, jitterMs: 0 }, { meanMs: 1, spikeProbability: 0, spikeMs: 0 });
+  const topology = new DynomiteTopology(kernel, network, ['a']);
+  const timers = new ActorTimers(kernel);
+  const store = new SimStore(
+    kernel,
+    topology,
+    { actor: 'loader', zone: 'a', role: 'quorum', consistency: 'DC_ONE', timers, nodeZone: 'a' },
+    new Trace(false),
+    { requestTimeoutMs: 60_000, failoverOnRefused: false, zones: ['a'] },
+  );
+  const queue = createQueue({ name: 'mem', quorum: store, clock: new SkewedClock(kernel), timers, unackInterval: 0 });
+  let peak = 0;
+  const loading = (async () => {
+    for (let i = 0; i < QUEUED; i += 1_000) {
+      const batch = [];
+      for (let j = i; j < Math.min(i + 1_000, QUEUED); j++) batch.push({ id: `m${j}`, payload: `p${j}` });
+      await queue.push(batch);
+      if (i % 100_000 === 0) peak = Math.max(peak, process.memoryUsage().heapUsed);
+    }
+  })();
+  let done = false;
+  void loading.then(() => (done = true));
+  await kernel.runUntil(kernel.now + 10 ** 9, () => done);
+  await loading;
+  gc?.();
+  const retained = process.memoryUsage().heapUsed - before;
+  peak = Math.max(peak, process.memoryUsage().heapUsed);
+  const size = await (async () => {
+    const p = queue.size();
+    let v = 0;
+    void p.then((x) => (v = x));
+    await kernel.runUntil(kernel.now + 1_000);
+    return v;
+  })();
+  return { queued: size, peakHeapMb: (peak - before) / 2 ** 20, retainedMb: retained / 2 ** 20, rssMb: process.memoryUsage().rss / 2 ** 20 };
+}
+
+const sim = await simReference();
+const mock = await mockSameWorkload();
+console.log(`reference workload: ${MESSAGES} messages, 3 zones, 6 consumers, lag, one node crash + restart`);
+console.log(`  simulator   : ${sim.wallMs.toFixed(0)} ms wall, ${sim.events} events, ${((sim.events / sim.wallMs) * 1000).toFixed(0)} events/s, acked ${sim.acked}`);
+console.log(`                ${(sim.simulatedMs / 1000).toFixed(1)} simulated s → ${(sim.simulatedMs / sim.wallMs).toFixed(1)} simulated s per wall s`);
+console.log(`  ioredis-mock: ${mock.wallMs.toFixed(0)} ms wall (same queue workload, no network model), acked ${mock.acked}`);
+console.log(`  ratio       : simulator is ${(mock.wallMs / sim.wallMs).toFixed(2)}× the speed of ioredis-mock (target ≥ 10×)`);
+const mem = await memoryAtQueued();
+console.log(`memory: ${mem.queued} messages queued on one simulated node → ${mem.retainedMb.toFixed(0)} MB retained after GC, ${mem.peakHeapMb.toFixed(0)} MB peak heap growth, rss ${mem.rssMb.toFixed(0)} MB (target < 500 MB)`);

@@ -69,6 +69,7 @@ export function checkHistory(history: readonly HistoryEvent[], phases: RunPhases
     let removed = false;
     let deliveredAfterPush = false;
     let everDelivered = 0;
+    const deliveredBy: { t: number; actor: string }[] = [];
     let lastPushAt = -Infinity;
     const deliveries: Delivery[] = [];
 
@@ -86,6 +87,7 @@ export function checkHistory(history: readonly HistoryEvent[], phases: RunPhases
       } else if (e.type === 'deliver') {
         delivered++;
         everDelivered++;
+        deliveredBy.push({ t: e.t, actor: e.actor });
         if (pushes.length === 0) {
           violations.push({ kind: 'unexpected', id, t: e.t, actors: [e.actor], detail: 'delivered but never pushed' });
           continue;
@@ -131,7 +133,13 @@ export function checkHistory(history: readonly HistoryEvent[], phases: RunPhases
     }
 
     if (everDelivered > 1) {
-      violations.push({ kind: 'duplicate', id, t: deliveries[1]!.t, actors: deliveries.map((d) => d.actor), detail: `delivered ${everDelivered} times` });
+      violations.push({
+        kind: 'duplicate',
+        id,
+        t: deliveredBy[1]!.t,
+        actors: deliveredBy.map((d) => d.actor),
+        detail: `delivered ${everDelivered} times`,
+      });
     }
     const needsDelivery = okPushes.length > 0 && !removed && ackedAt === null;
     if (needsDelivery && everDelivered === 0) {

@@ -1,192 +1,28 @@
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { AtomicModel } from '../src/model/atomic-model.js';
-import { LegacyModel } from '../src/model/legacy-model.js';
-import type { ModelMessage, QueueModel } from '../src/model/queue-model.js';
-import type { BaseQueue } from '../src/queue/base-queue.js';
-import { createQueue } from '../src/queue/create-queue.js';
+import { describe, it } from 'vitest';
+import { modelCheck } from '../src/harness/model-check.js';
 import type { QueueMode } from '../src/queue/dyno-queue.js';
-import type { Store } from '../src/store/store.js';
 import { backendNames, useBackend } from '../test/support/backends.js';
-import { FakeTime } from '../test/support/fake-time.js';
 import { world } from '../test/sim/fixtures.js';
 
 const SCALE = Number(process.env.DYNOQ_PROPERTY_SCALE ?? 1);
-const UNACK = 100;
-const IDS = ['a', 'b', 'c'];
-
-/** The system under test: a real queue, the clock it reads, and how to await it on its store. */
-interface Real {
-  readonly queue: BaseQueue;
-  readonly time: FakeTime;
-  readonly run: <T>(p: Promise<T>) => Promise<T>;
-  /** Tokens handed out so far, per id, oldest first. */
-  readonly tokens: Map<string, string[]>;
-}
-
-type TokenChoice = 'none' | 'latest' | 'oldest';
-type Op =
-  | { kind: 'push'; messages: ModelMessage[] }
-  | { kind: 'pop'; count: number }
-  | { kind: 'ack'; id: string; token: TokenChoice }
-  | { kind: 'extend'; id: string; timeoutMs: number; token: TokenChoice }
-  | { kind: 'setTimeout'; id: string; timeoutMs: number }
-  | { kind: 'remove'; id: string }
-  | { kind: 'ensure'; message: ModelMessage }
-  | { kind: 'processUnacks' }
-  | { kind: 'get'; id: string }
-  | { kind: 'peek'; count: number }
-  | { kind: 'size' }
-  | { kind: 'advance'; ms: number };
-
-const id = fc.constantFrom(...IDS);
-const message = fc.record({
-  id,
-  payload: fc.constantFrom('x', 'y', 'hello world'),
-  timeout: fc.constantFrom(0, 0, 5, 50),
-  priority: fc.constantFrom(0, 1, 2, 50),
-});
-const token = fc.constantFrom<TokenChoice>('none', 'latest', 'oldest', 'oldest');
-
-const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.array(message, { minLength: 1, maxLength: 3 }).map((messages) => ({ kind: 'push' as const, messages })) },
-  { weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }).map((count) => ({ kind: 'pop' as const, count })) },
-  { weight: 3, arbitrary: fc.record({ id, token }).map((o) => ({ kind: 'ack' as const, ...o })) },
-  { weight: 1, arbitrary: fc.record({ id, timeoutMs: fc.constantFrom(10, 300), token }).map((o) => ({ kind: 'extend' as const, ...o })) },
-  { weight: 1, arbitrary: fc.record({ id, timeoutMs: fc.constantFrom(0, 20) }).map((o) => ({ kind: 'setTimeout' as const, ...o })) },
-  { weight: 1, arbitrary: id.map((i) => ({ kind: 'remove' as const, id: i })) },
-  { weight: 1, arbitrary: message.map((m) => ({ kind: 'ensure' as const, message: m })) },
-  { weight: 3, arbitrary: fc.constant({ kind: 'processUnacks' as const }) },
-  { weight: 1, arbitrary: id.map((i) => ({ kind: 'get' as const, id: i })) },
-  { weight: 1, arbitrary: fc.integer({ min: 1, max: 4 }).map((count) => ({ kind: 'peek' as const, count })) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'size' as const }) },
-  { weight: 4, arbitrary: fc.constantFrom(1, 10, 60, 200, 200).map((ms) => ({ kind: 'advance' as const, ms })) },
-);
-
-function pickToken(real: Real, op: { id: string; token: TokenChoice }): string | undefined {
-  const seen = real.tokens.get(op.id) ?? [];
-  if (op.token === 'none' || seen.length === 0) return undefined;
-  return op.token === 'latest' ? seen[seen.length - 1] : seen[0];
-}
-
-/** One fast-check command: runs the op on the model and the real queue and compares the replies. */
-class OpCommand implements fc.AsyncCommand<QueueModel, Real> {
-  constructor(readonly op: Op) {}
-  check(): boolean {
-    return true;
-  }
-  async run(model: QueueModel, real: Real): Promise<void> {
-    const op = this.op;
-    const q = real.queue;
-    const r = real.run;
-    switch (op.kind) {
-      case 'push':
-        expect(await r(q.push(op.messages))).toEqual(model.push(op.messages));
-        return;
-      case 'pop': {
-        const got = await r(q.pop(op.count));
-        for (const m of got) if (m.token) real.tokens.set(m.id, [...(real.tokens.get(m.id) ?? []), m.token]);
-        expect(got.map((m) => ({ id: m.id, payload: m.payload, ...(m.token ? { token: m.token } : {}) }))).toEqual(model.pop(op.count));
-        return;
-      }
-      case 'ack': {
-        const t = pickToken(real, op);
-        expect(await r(q.ack(op.id, t))).toBe(model.ack(op.id, t));
-        return;
-      }
-      case 'extend': {
-        const t = pickToken(real, op);
-        expect(await r(q.setUnackTimeout(op.id, op.timeoutMs, t))).toBe(model.setUnackTimeout(op.id, op.timeoutMs, t));
-        return;
-      }
-      case 'setTimeout':
-        expect(await r(q.setTimeout(op.id, op.timeoutMs))).toBe(model.setTimeout(op.id, op.timeoutMs));
-        return;
-      case 'remove':
-        expect(await r(q.remove(op.id))).toBe(model.remove(op.id));
-        return;
-      case 'ensure':
-        expect(await r(q.ensure(op.message))).toBe(model.ensure(op.message));
-        return;
-      case 'processUnacks':
-        expect(await r(q.processUnacks())).toBe(model.processUnacks());
-        return;
-      case 'get': {
-        const got = await r(q.get(op.id));
-        const want = model.get(op.id);
-        expect(got && { id: got.id, payload: got.payload, timeout: got.timeout, priority: got.priority }).toEqual(want);
-        return;
-      }
-      case 'peek':
-        expect((await r(q.peek(op.count))).map((m) => m.id)).toEqual(model.peek(op.count));
-        return;
-      case 'size':
-        expect(await r(q.size())).toBe(model.size());
-        return;
-      case 'advance':
-        model.now += op.ms;
-        await real.time.advance(op.ms);
-        return;
-    }
-  }
-  toString(): string {
-    return JSON.stringify(this.op);
-  }
-}
-
-const commandsArb = fc.commands([opArb.map((op) => new OpCommand(op))], { maxCommands: 40 });
-
-async function finalStateAgrees(model: QueueModel, real: Real): Promise<void> {
-  const sizes = await real.run(real.queue.shardSizes());
-  expect(sizes.a).toEqual({ size: model.size(), uacked: model.unacked() });
-  for (const i of IDS) expect((await real.run(real.queue.get(i)))?.payload ?? null).toBe(model.get(i)?.payload ?? null);
-}
-
-function modelFor(mode: QueueMode, now: number): QueueModel {
-  const m = mode === 'atomic' ? new AtomicModel(UNACK) : new LegacyModel(UNACK);
-  m.now = now;
-  return m;
-}
-
-function makeQueue(mode: QueueMode, store: Store, time: FakeTime, name: string): BaseQueue {
-  return createQueue({ name, mode, quorum: store, clock: time, timers: time, unackInterval: 0, unackTimeout: UNACK });
-}
-
-async function property(mode: QueueMode, setup: (name: string) => { store: Store; run: Real['run'] }, runs: number): Promise<void> {
-  let n = 0;
-  await fc.assert(
-    fc.asyncProperty(commandsArb, async (cmds) => {
-      const time = new FakeTime();
-      const { store, run } = setup(`mb${++n}`);
-      const queue = makeQueue(mode, store, time, `mb${n}`);
-      const real: Real = { queue, time, run, tokens: new Map() };
-      const model = modelFor(mode, time.now());
-      await fc.asyncModelRun(() => ({ model, real }), cmds);
-      await finalStateAgrees(model, real);
-      await queue.close();
-    }),
-    { numRuns: Math.round(runs * SCALE) },
-  );
-}
-
 const MODES: QueueMode[] = ['atomic', 'legacy'];
 
 describe.each(MODES)('model-based: %s mode agrees with the reference model', (mode) => {
   it('on a single simulated node', async () => {
-    await property(
+    await modelCheck({
       mode,
-      () => {
+      runs: Math.round(200 * SCALE),
+      setup: () => {
         const w = world('dynomite', ['a'], 0);
         return { store: w.client('sut', 'a'), run: (p) => w.settle(p) };
       },
-      200,
-    );
+    });
   });
 
   describe.each(backendNames())('on %s', (backendName) => {
     const backend = useBackend(backendName);
     it('every reply and the final state', async () => {
-      await property(mode, () => ({ store: backend.store(), run: (p) => p }), backendName === 'redis' ? 100 : 150);
+      await modelCheck({ mode, runs: Math.round((backendName === 'redis' ? 100 : 150) * SCALE), setup: () => ({ store: backend.store(), run: (p) => p }) });
     }, 300_000);
   });
 });

@@ -1,0 +1,189 @@
+import fc from 'fast-check';
+import { AtomicModel } from '../model/atomic-model.js';
+import { LegacyModel } from '../model/legacy-model.js';
+import type { ModelMessage, QueueModel } from '../model/queue-model.js';
+import type { BaseQueue } from '../queue/base-queue.js';
+import { createQueue } from '../queue/create-queue.js';
+import type { QueueMode } from '../queue/dyno-queue.js';
+import type { Store } from '../store/store.js';
+import { FakeTime } from './manual-time.js';
+
+/**
+ * The model-based check (SPEC §7): fast-check command sequences run against a real queue on some
+ * store and against the reference model; every reply and the final state must agree. Shared by
+ * the property suite and `dynoq check --redis URL`.
+ */
+
+/** Throws when the real reply differs from the model's. */
+function agree(actual: unknown, expected: unknown, what: string): void {
+  const a = JSON.stringify(actual);
+  const e = JSON.stringify(expected);
+  if (a !== e) throw new Error(`${what}: queue replied ${a}, model expects ${e}`);
+}
+
+const UNACK = 100;
+const IDS = ['a', 'b', 'c'];
+
+/** The system under test: a real queue, the clock it reads, and how to await it on its store. */
+export interface Real {
+  readonly queue: BaseQueue;
+  readonly time: FakeTime;
+  readonly run: <T>(p: Promise<T>) => Promise<T>;
+  /** Tokens handed out so far, per id, oldest first. */
+  readonly tokens: Map<string, string[]>;
+}
+
+type TokenChoice = 'none' | 'latest' | 'oldest';
+type Op =
+  | { kind: 'push'; messages: ModelMessage[] }
+  | { kind: 'pop'; count: number }
+  | { kind: 'ack'; id: string; token: TokenChoice }
+  | { kind: 'extend'; id: string; timeoutMs: number; token: TokenChoice }
+  | { kind: 'setTimeout'; id: string; timeoutMs: number }
+  | { kind: 'remove'; id: string }
+  | { kind: 'ensure'; message: ModelMessage }
+  | { kind: 'processUnacks' }
+  | { kind: 'get'; id: string }
+  | { kind: 'peek'; count: number }
+  | { kind: 'size' }
+  | { kind: 'advance'; ms: number };
+
+const id = fc.constantFrom(...IDS);
+const message = fc.record({
+  id,
+  payload: fc.constantFrom('x', 'y', 'hello world'),
+  timeout: fc.constantFrom(0, 0, 5, 50),
+  priority: fc.constantFrom(0, 1, 2, 50),
+});
+const token = fc.constantFrom<TokenChoice>('none', 'latest', 'oldest', 'oldest');
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 4, arbitrary: fc.array(message, { minLength: 1, maxLength: 3 }).map((messages) => ({ kind: 'push' as const, messages })) },
+  { weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }).map((count) => ({ kind: 'pop' as const, count })) },
+  { weight: 3, arbitrary: fc.record({ id, token }).map((o) => ({ kind: 'ack' as const, ...o })) },
+  { weight: 1, arbitrary: fc.record({ id, timeoutMs: fc.constantFrom(10, 300), token }).map((o) => ({ kind: 'extend' as const, ...o })) },
+  { weight: 1, arbitrary: fc.record({ id, timeoutMs: fc.constantFrom(0, 20) }).map((o) => ({ kind: 'setTimeout' as const, ...o })) },
+  { weight: 1, arbitrary: id.map((i) => ({ kind: 'remove' as const, id: i })) },
+  { weight: 1, arbitrary: message.map((m) => ({ kind: 'ensure' as const, message: m })) },
+  { weight: 3, arbitrary: fc.constant({ kind: 'processUnacks' as const }) },
+  { weight: 1, arbitrary: id.map((i) => ({ kind: 'get' as const, id: i })) },
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 4 }).map((count) => ({ kind: 'peek' as const, count })) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'size' as const }) },
+  { weight: 4, arbitrary: fc.constantFrom(1, 10, 60, 200, 200).map((ms) => ({ kind: 'advance' as const, ms })) },
+);
+
+function pickToken(real: Real, op: { id: string; token: TokenChoice }): string | undefined {
+  const seen = real.tokens.get(op.id) ?? [];
+  if (op.token === 'none' || seen.length === 0) return undefined;
+  return op.token === 'latest' ? seen[seen.length - 1] : seen[0];
+}
+
+/** One fast-check command: runs the op on the model and the real queue and compares the replies. */
+class OpCommand implements fc.AsyncCommand<QueueModel, Real> {
+  constructor(readonly op: Op) {}
+  check(): boolean {
+    return true;
+  }
+  async run(model: QueueModel, real: Real): Promise<void> {
+    const op = this.op;
+    const q = real.queue;
+    const r = real.run;
+    switch (op.kind) {
+      case 'push':
+        agree(await r(q.push(op.messages)), model.push(op.messages), 'push');
+        return;
+      case 'pop': {
+        const got = await r(q.pop(op.count));
+        for (const m of got) if (m.token) real.tokens.set(m.id, [...(real.tokens.get(m.id) ?? []), m.token]);
+        agree(got.map((m) => ({ id: m.id, payload: m.payload, ...(m.token ? { token: m.token } : {}) })), model.pop(op.count), 'pop');
+        return;
+      }
+      case 'ack': {
+        const t = pickToken(real, op);
+        agree(await r(q.ack(op.id, t)), model.ack(op.id, t), 'ack');
+        return;
+      }
+      case 'extend': {
+        const t = pickToken(real, op);
+        agree(await r(q.setUnackTimeout(op.id, op.timeoutMs, t)), model.setUnackTimeout(op.id, op.timeoutMs, t), 'setUnackTimeout');
+        return;
+      }
+      case 'setTimeout':
+        agree(await r(q.setTimeout(op.id, op.timeoutMs)), model.setTimeout(op.id, op.timeoutMs), 'setTimeout');
+        return;
+      case 'remove':
+        agree(await r(q.remove(op.id)), model.remove(op.id), 'remove');
+        return;
+      case 'ensure':
+        agree(await r(q.ensure(op.message)), model.ensure(op.message), 'ensure');
+        return;
+      case 'processUnacks':
+        agree(await r(q.processUnacks()), model.processUnacks(), 'processUnacks');
+        return;
+      case 'get': {
+        const got = await r(q.get(op.id));
+        const want = model.get(op.id);
+        agree(got && { id: got.id, payload: got.payload, timeout: got.timeout, priority: got.priority }, want, 'get');
+        return;
+      }
+      case 'peek':
+        agree((await r(q.peek(op.count))).map((m) => m.id), model.peek(op.count), 'peek');
+        return;
+      case 'size':
+        agree(await r(q.size()), model.size(), 'size');
+        return;
+      case 'advance':
+        model.now += op.ms;
+        await real.time.advance(op.ms);
+        return;
+    }
+  }
+  toString(): string {
+    return JSON.stringify(this.op);
+  }
+}
+
+const commandsArb = fc.commands([opArb.map((op) => new OpCommand(op))], { maxCommands: 40 });
+
+async function finalStateAgrees(model: QueueModel, real: Real): Promise<void> {
+  const sizes = await real.run(real.queue.shardSizes());
+  agree(sizes.a, { size: model.size(), uacked: model.unacked() }, 'final shardSizes');
+  for (const i of IDS) agree((await real.run(real.queue.get(i)))?.payload ?? null, model.get(i)?.payload ?? null, `final get(${i})`);
+}
+
+function modelFor(mode: QueueMode, now: number): QueueModel {
+  const m = mode === 'atomic' ? new AtomicModel(UNACK) : new LegacyModel(UNACK);
+  m.now = now;
+  return m;
+}
+
+function makeQueue(mode: QueueMode, store: Store, time: FakeTime, name: string): BaseQueue {
+  return createQueue({ name, mode, quorum: store, clock: time, timers: time, unackInterval: 0, unackTimeout: UNACK });
+}
+
+export interface ModelCheckOptions {
+  readonly mode: QueueMode;
+  /** A fresh store (and how to await calls on it) per generated sequence. */
+  readonly setup: (name: string) => { store: Store; run: Real['run'] };
+  readonly runs: number;
+  readonly seed?: number;
+}
+
+/** Runs the model-based property; throws fast-check's report (seed and replay path) on a mismatch. */
+export async function modelCheck({ mode, setup, runs, seed }: ModelCheckOptions): Promise<void> {
+  let n = 0;
+  await fc.assert(
+    fc.asyncProperty(commandsArb, async (cmds) => {
+      const time = new FakeTime();
+      const { store, run } = setup(`mb${++n}`);
+      const queue = makeQueue(mode, store, time, `mb${n}`);
+      const real: Real = { queue, time, run, tokens: new Map() };
+      const model = modelFor(mode, time.now());
+      await fc.asyncModelRun(() => ({ model, real }), cmds);
+      await finalStateAgrees(model, real);
+      await queue.close();
+    }),
+    { numRuns: runs, ...(seed === undefined ? {} : { seed }) },
+  );
+}
+

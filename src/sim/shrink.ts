@@ -1,0 +1,54 @@
+import type { SimConfig } from './config.js';
+import type { PropertyName } from './guarantees.js';
+import { runSimulation, type SimResult } from './run.js';
+
+export interface ShrinkResult {
+  readonly config: SimConfig;
+  readonly result: SimResult;
+  readonly runs: number;
+}
+
+/** Smaller neighbours of a configuration, most aggressive first. */
+function candidates(c: SimConfig): SimConfig[] {
+  const out: SimConfig[] = [];
+  for (let i = 0; i < c.faults.length; i++) out.push({ ...c, faults: c.faults.filter((_, j) => j !== i) });
+  const w = c.workload;
+  if (w.messages > 1) out.push({ ...c, workload: { ...w, messages: Math.max(1, Math.floor(w.messages / 2)) } });
+  if (w.messages > 1) out.push({ ...c, workload: { ...w, messages: w.messages - 1 } });
+  if (w.consumers > 1) out.push({ ...c, workload: { ...w, consumers: w.consumers - 1 } });
+  if (w.producers > 1) out.push({ ...c, workload: { ...w, producers: w.producers - 1 } });
+  if (w.crashBeforeAckProbability > 0) out.push({ ...c, workload: { ...w, crashBeforeAckProbability: 0 } });
+  if (w.lateAckProbability > 0) out.push({ ...c, workload: { ...w, lateAckProbability: 0 } });
+  const p = c.phases;
+  const lastFault = Math.max(0, ...c.faults.map((f) => f.at + 1));
+  if (p.safetyMs > 500 && Math.floor(p.safetyMs / 2) > lastFault) out.push({ ...c, phases: { ...p, safetyMs: Math.floor(p.safetyMs / 2) } });
+  if (p.livenessMs > 2_000) out.push({ ...c, phases: { ...p, livenessMs: Math.floor(p.livenessMs / 2) } });
+  return out;
+}
+
+/**
+ * Greedy shrinking: keep taking the first smaller neighbour that still violates one of the
+ * properties the original run violated, until none does or the run budget is spent.
+ */
+export async function shrink(config: SimConfig, failing: readonly PropertyName[], maxRuns = 150): Promise<ShrinkResult> {
+  let current = config;
+  let result = await runSimulation(current);
+  let runs = 1;
+  const stillFails = (r: SimResult) => failing.some((p) => !r.report.properties[p]);
+  let improved = true;
+  while (improved && runs < maxRuns) {
+    improved = false;
+    for (const next of candidates(current)) {
+      if (runs >= maxRuns) break;
+      const r = await runSimulation(next);
+      runs++;
+      if (stillFails(r)) {
+        current = next;
+        result = r;
+        improved = true;
+        break;
+      }
+    }
+  }
+  return { config: current, result, runs };
+}

@@ -167,21 +167,28 @@ export interface ModelCheckOptions {
   readonly setup: (name: string) => { store: Store; run: Real['run'] };
   readonly runs: number;
   readonly seed?: number;
+  /** Queue names are `${namePrefix}${n}` (default `mb`); each sequence clears its keys at the end. */
+  readonly namePrefix?: string;
 }
 
 /** Runs the model-based property; throws fast-check's report (seed and replay path) on a mismatch. */
-export async function modelCheck({ mode, setup, runs, seed }: ModelCheckOptions): Promise<void> {
+export async function modelCheck({ mode, setup, runs, seed, namePrefix = 'mb' }: ModelCheckOptions): Promise<void> {
   let n = 0;
   await fc.assert(
     fc.asyncProperty(commandsArb, async (cmds) => {
       const time = new FakeTime();
-      const { store, run } = setup(`mb${++n}`);
-      const queue = makeQueue(mode, store, time, `mb${n}`);
+      const name = `${namePrefix}${++n}`;
+      const { store, run } = setup(name);
+      const queue = makeQueue(mode, store, time, name);
       const real: Real = { queue, time, run, tokens: new Map() };
       const model = modelFor(mode, time.now());
-      await fc.asyncModelRun(() => ({ model, real }), cmds);
-      await finalStateAgrees(model, real);
-      await queue.close();
+      try {
+        await fc.asyncModelRun(() => ({ model, real }), cmds);
+        await finalStateAgrees(model, real);
+      } finally {
+        await run(queue.clear());
+        await queue.close();
+      }
     }),
     { numRuns: runs, ...(seed === undefined ? {} : { seed }) },
   );

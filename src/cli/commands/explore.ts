@@ -1,0 +1,95 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../sim/config.js';
+import { generateFaults } from '../../sim/faults.js';
+import { PROPERTIES, type PropertyName } from '../../sim/guarantees.js';
+import { Rng } from '../../sim/rng.js';
+import { runSimulation } from '../../sim/run.js';
+import { shrink } from '../../sim/shrink.js';
+import { progress } from '../progress.js';
+
+export interface ExploreFlags {
+  time?: number;
+  runs?: number;
+  seed: string;
+  out: string;
+  /** Only these properties count as findings (default: all three). */
+  properties?: PropertyName[];
+}
+
+/** A random configuration and fault schedule for one seed (swarm testing). */
+export function randomConfiguration(seed: string): SimConfig {
+  const rng = new Rng(seed, 'explore');
+  const zones = ['a', 'b', 'c'].slice(0, rng.int(1, 3));
+  const consumers = rng.int(1, 4);
+  const mode = rng.pick(['legacy', 'atomic'] as const);
+  const input: SimConfigInput = {
+    seed,
+    topology: {
+      kind: rng.pick(['dynomite', 'primary-replica'] as const),
+      zones,
+      quorumConsistency: rng.pick(['DC_ONE', 'DC_QUORUM', 'DC_SAFE_QUORUM'] as const),
+      failoverDelayMs: rng.int(500, 3_000),
+    },
+    queue: { mode, unackTimeoutMs: rng.int(300, 3_000), reaperIntervalMs: rng.int(50, 500), serverTime: mode === 'atomic' && rng.chance(0.3) },
+    network: { lagMeanMs: rng.int(0, 100) },
+    workload: {
+      messages: rng.int(10, 80),
+      producers: rng.int(1, 3),
+      rate: rng.int(20, 200),
+      consumers,
+      consumerBatch: rng.int(1, 5),
+      processingMeanMs: rng.int(1, 300),
+      crashBeforeAckProbability: rng.chance(0.3) ? 0.05 : 0,
+      lateAckProbability: rng.chance(0.3) ? 0.1 : 0,
+      lateAckMs: rng.int(0, 3_000),
+    },
+    phases: { safetyMs: 3_000, livenessMs: 30_000 },
+  };
+  input.faults = generateFaults(rng.stream('faults'), {
+    count: rng.int(1, 5),
+    safetyMs: 3_000,
+    zones,
+    consumers: Array.from({ length: consumers }, (_, i) => `consumer-${i}`),
+  });
+  return parseSimConfig(input);
+}
+
+/** Swarm exploration: random seeds until a budget ends; each violation is shrunk and written out. */
+export async function exploreCommand(flags: ExploreFlags): Promise<number> {
+  const watched = flags.properties ?? [...PROPERTIES];
+  const deadline = flags.time !== undefined ? Date.now() + flags.time : Infinity;
+  const maxRuns = flags.runs ?? Infinity;
+  const bar = progress('explore');
+  let found = 0;
+  let i = 0;
+  console.log(`seed ${flags.seed}`);
+  for (; i < maxRuns && Date.now() < deadline; i++) {
+    const seed = `${flags.seed}-${i}`;
+    const config = randomConfiguration(seed);
+    const result = await runSimulation(config);
+    bar.update(i + 1, Number.isFinite(maxRuns) ? maxRuns : i + 1);
+    const failing = watched.filter((p) => !result.report.properties[p]);
+    if (failing.length === 0) continue;
+    found++;
+    const small = await shrink(config, failing);
+    const held = PROPERTIES.filter((p) => small.result.report.properties[p]);
+    const violated = PROPERTIES.filter((p) => !small.result.report.properties[p]);
+    const name = `found-${seed}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
+    const scenario = {
+      name,
+      description: `Found by dynoq explore (seed ${seed}), shrunk in ${small.runs} runs: violates ${violated.join(', ')}. First violation: ${small.result.report.violations.find((v) => v.kind !== 'duplicate')?.detail ?? 'n/a'}`,
+      ...small.config,
+      keepTrace: false,
+      expect: { hold: held, violate: violated, traceHash: small.result.traceHash },
+    };
+    mkdirSync(flags.out, { recursive: true });
+    const file = join(flags.out, `${name}.json`);
+    writeFileSync(file, `${JSON.stringify(scenario, null, 2)}\n`);
+    bar.stop();
+    console.log(`violation at seed ${seed}: ${failing.join(', ')} → shrunk to ${small.config.faults.length} fault(s), ${small.config.workload.messages} message(s) → ${file}`);
+  }
+  bar.stop();
+  console.log(`explored ${i} seed(s), ${found} with a violation`);
+  return 0;
+}

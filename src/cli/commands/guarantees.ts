@@ -1,0 +1,14 @@
+import { writeFileSync } from 'node:fs';
+import { guaranteesMarkdown, measureGuarantees } from '../../sim/guarantees.js';
+import { progress } from '../progress.js';
+
+export async function guaranteesCommand(flags: { seeds: number; out: string }): Promise<number> {
+  const bar = progress('guarantees');
+  const rows = await measureGuarantees({ seeds: flags.seeds, onRun: (d, t) => bar.update(d, t) });
+  bar.stop();
+  const md = guaranteesMarkdown(rows, `dynoq guarantees --seeds ${flags.seeds}`);
+  writeFileSync(flags.out, md);
+  console.log(md);
+  console.log(`written to ${flags.out}`);
+  return 0;
+}

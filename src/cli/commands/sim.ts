@@ -1,0 +1,78 @@
+import { writeFileSync } from 'node:fs';
+import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../sim/config.js';
+import { CONFIGURATIONS, configurationRun } from '../../sim/configurations.js';
+import { runSimulation, type SimResult } from '../../sim/run.js';
+import { loadScenario, scenarioConfig, type Scenario } from '../../sim/scenario.js';
+import { formatSummary } from '../summary.js';
+import { CliError } from '../cli-error.js';
+import { DEFAULT_STORY } from '../default-story.js';
+
+export interface SimFlags {
+  seed?: string;
+  configuration?: string;
+  mode?: 'atomic' | 'legacy';
+  topology?: 'dynomite' | 'primary-replica';
+  messages?: number;
+  trace?: string;
+  checkDeterminism?: boolean;
+  json?: boolean;
+}
+
+/** What to run: a scenario file, a named configuration, or the default story. */
+function configsFor(file: string | undefined, flags: SimFlags): { title: string; config: SimConfig; scenario?: Scenario }[] {
+  const override = (input: SimConfigInput): SimConfigInput => ({
+    ...input,
+    ...(flags.seed ? { seed: flags.seed } : {}),
+    queue: { ...input.queue, ...(flags.mode ? { mode: flags.mode } : {}) },
+    topology: { ...input.topology, ...(flags.topology ? { kind: flags.topology } : {}) },
+    workload: { ...input.workload, ...(flags.messages !== undefined ? { messages: flags.messages } : {}) },
+    keepTrace: Boolean(flags.trace),
+  });
+  if (file) {
+    const scenario = loadScenario(file);
+    return [{ title: `${scenario.name}: ${scenario.description}`, config: parseSimConfig(override(scenarioConfig(scenario))), scenario }];
+  }
+  if (flags.configuration) {
+    const named = CONFIGURATIONS.find((c) => c.name === flags.configuration);
+    if (!named) throw new CliError(`unknown configuration ${flags.configuration}; one of:\n  ${CONFIGURATIONS.map((c) => c.name).join('\n  ')}`);
+    const seed = flags.seed ?? '1';
+    return [{ title: named.name, config: parseSimConfig(override(configurationRun(named, seed))) }];
+  }
+  return DEFAULT_STORY.map((s) => ({ title: s.title, config: parseSimConfig(override(s.config)) }));
+}
+
+/** Exit code: 1 when a property the scenario expects to hold is violated. */
+export async function simCommand(file: string | undefined, flags: SimFlags): Promise<number> {
+  let exit = 0;
+  const results: SimResult[] = [];
+  for (const { title, config, scenario } of configsFor(file, flags)) {
+    console.log(`seed ${config.seed}`);
+    const result = await runSimulation(config);
+    results.push(result);
+    if (flags.checkDeterminism) {
+      const again = await runSimulation(config);
+      if (again.traceHash !== result.traceHash) {
+        console.error(`determinism check FAILED: ${result.traceHash} then ${again.traceHash}`);
+        exit = 1;
+      } else console.log(`determinism check: the same trace hash twice (${result.traceHash.slice(0, 16)}…)`);
+    }
+    if (!flags.json) console.log(formatSummary(result, title));
+    if (scenario) {
+      const broken = scenario.expect.hold.filter((p) => !result.report.properties[p]);
+      if (broken.length > 0) {
+        console.log(`expected to hold but violated: ${broken.join(', ')}`);
+        exit = 1;
+      }
+    }
+    if (flags.trace && result.traceText !== null) {
+      const path = results.length > 1 ? flags.trace.replace(/(\.jsonl?)?$/, `-${results.length}$1`) : flags.trace;
+      writeFileSync(path, result.traceText);
+      console.log(`trace written to ${path}`);
+    }
+    console.log('');
+  }
+  if (flags.json) {
+    console.log(JSON.stringify(results.map((r) => ({ seed: r.config.seed, traceHash: r.traceHash, report: { ...r.report, violations: r.report.violations.slice(0, 50) } })), null, 2));
+  }
+  return exit;
+}

@@ -1,0 +1,107 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ZodError } from 'zod';
+import { ScenarioError } from '../sim/scenario.js';
+import { CliError } from './cli-error.js';
+import { checkCommand } from './commands/check.js';
+import { exploreCommand } from './commands/explore.js';
+import { guaranteesCommand } from './commands/guarantees.js';
+import { replayCommand } from './commands/replay.js';
+import { schemaCommand } from './commands/schema.js';
+import { simCommand } from './commands/sim.js';
+
+function positiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a whole number ≥ 1 (got ${JSON.stringify(value)})`);
+    return n;
+  };
+}
+
+/** "60s", "5m", "1500ms" or a bare number of seconds. */
+export function parseDuration(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  if (!m) throw new InvalidArgumentError(`a duration like 60s, 5m or 1500ms (got ${JSON.stringify(value)})`);
+  const n = Number(m[1]);
+  const unit = m[2] ?? 's';
+  return Math.round(n * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[unit]!);
+}
+
+let exitCode = 0;
+const run = (fn: () => Promise<number> | number) => async () => {
+  exitCode = await fn();
+};
+
+const program = new Command()
+  .name('dynoq')
+  .description('A Dyno-queues port on Redis and a deterministic simulator that measures what it guarantees.')
+  .showHelpAfterError();
+
+program
+  .command('sim')
+  .description('Run one simulation (a scenario file, a named configuration, or the default story) and judge its history')
+  .argument('[scenario]', 'a scenario JSON file (see scenarios/)')
+  .option('--seed <seed>', 'seed of the run (printed first; the same seed replays the same run)')
+  .option('--configuration <name>', 'a configuration of the guarantees table (see docs/GUARANTEES.md)')
+  .addOption(new Option('--mode <mode>', 'queue mode').choices(['atomic', 'legacy']))
+  .addOption(new Option('--topology <kind>', 'simulated topology').choices(['dynomite', 'primary-replica']))
+  .option('--messages <n>', 'messages to push', positiveInt('--messages'))
+  .option('--trace <file>', 'write the trace (one JSON line per event) to this file')
+  .option('--check-determinism', 'run twice and fail if the trace hashes differ')
+  .option('--json', 'print the reports as JSON')
+  .action((scenario: string | undefined, opts) => run(() => simCommand(scenario, opts))());
+
+program
+  .command('replay')
+  .description('Re-run scenario files; exit 1 when an outcome or a recorded trace hash differs')
+  .argument('<files...>', 'scenario JSON files')
+  .action((files: string[]) => run(() => replayCommand(files))());
+
+program
+  .command('explore')
+  .description('Swarm exploration: random configurations and fault schedules; each violation is shrunk and written as a scenario')
+  .option('--time <duration>', 'wall-clock budget, e.g. 60s or 5m', parseDuration)
+  .option('--runs <n>', 'number of seeds to try', positiveInt('--runs'))
+  .option('--seed <seed>', 'base seed; seed i is <seed>-<i>', 'explore')
+  .option('--out <dir>', 'where found scenarios go', 'scenarios/found')
+  .action((opts) =>
+    run(() => {
+      if (opts.time === undefined && opts.runs === undefined) throw new CliError('give --time (e.g. 60s) or --runs N');
+      return exploreCommand(opts);
+    })(),
+  );
+
+program
+  .command('check')
+  .description('Run the model-based suite against a Redis you name (keys under dynoq-check-*, cleared afterwards)')
+  .requiredOption('--redis <url>', 'e.g. redis://127.0.0.1:6379')
+  .option('--runs <n>', 'generated command sequences per mode', positiveInt('--runs'), 100)
+  .option('--seed <n>', 'fast-check seed (to replay a failure)', (v) => Number(v))
+  .action((opts) => run(() => checkCommand(opts))());
+
+program
+  .command('guarantees')
+  .description('Measure every configuration over N seeds and write the guarantees table')
+  .option('--seeds <n>', 'runs per configuration', positiveInt('--seeds'), 30)
+  .option('--out <file>', 'Markdown output', 'docs/GUARANTEES.md')
+  .action((opts) => run(() => guaranteesCommand(opts))());
+
+program
+  .command('schema')
+  .description('Print the JSON Schema of scenario files (for editors)')
+  .option('--out <file>', 'write it to a file instead')
+  .action((opts) => run(() => schemaCommand(opts))());
+
+try {
+  await program.parseAsync(process.argv);
+  process.exitCode = exitCode;
+} catch (err) {
+  if (err instanceof ScenarioError || err instanceof CliError) {
+    console.error(`dynoq: ${err.message}`);
+    process.exitCode = 2;
+  } else if (err instanceof ZodError) {
+    console.error(`dynoq: invalid configuration\n${err.issues.map((i) => `  - ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+    process.exitCode = 2;
+  } else {
+    throw err;
+  }
+}

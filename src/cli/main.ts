@@ -54,7 +54,8 @@ program
   .command('replay')
   .description('Re-run scenario files; exit 1 when an outcome or a recorded trace hash differs')
   .argument('<files...>', 'scenario JSON files')
-  .action((files: string[]) => run(() => replayCommand(files))());
+  .option('--record', "write this run's outcome and trace hash into each file's expect (after a deliberate change)")
+  .action((files: string[], opts) => run(() => replayCommand(files, opts))());
 
 program
   .command('explore')

@@ -8,21 +8,26 @@ export interface ShrinkResult {
   readonly runs: number;
 }
 
-/** Smaller neighbours of a configuration, most aggressive first. */
-function candidates(c: SimConfig): SimConfig[] {
+/**
+ * Smaller neighbours of a configuration, most aggressive first. Two floors keep findings honest:
+ * every zone keeps a consumer (a shard nobody pops is trivially never drained), and the liveness
+ * phase is not shortened while at-least-once is among the violations (a shorter wait is a
+ * weaker check, not a smaller failure).
+ */
+function candidates(c: SimConfig, keepLiveness: boolean): SimConfig[] {
   const out: SimConfig[] = [];
   for (let i = 0; i < c.faults.length; i++) out.push({ ...c, faults: c.faults.filter((_, j) => j !== i) });
   const w = c.workload;
   if (w.messages > 1) out.push({ ...c, workload: { ...w, messages: Math.max(1, Math.floor(w.messages / 2)) } });
   if (w.messages > 1) out.push({ ...c, workload: { ...w, messages: w.messages - 1 } });
-  if (w.consumers > 1) out.push({ ...c, workload: { ...w, consumers: w.consumers - 1 } });
+  if (w.consumers > c.topology.zones.length) out.push({ ...c, workload: { ...w, consumers: w.consumers - 1 } });
   if (w.producers > 1) out.push({ ...c, workload: { ...w, producers: w.producers - 1 } });
   if (w.crashBeforeAckProbability > 0) out.push({ ...c, workload: { ...w, crashBeforeAckProbability: 0 } });
   if (w.lateAckProbability > 0) out.push({ ...c, workload: { ...w, lateAckProbability: 0 } });
   const p = c.phases;
   const lastFault = Math.max(0, ...c.faults.map((f) => f.at + 1));
   if (p.safetyMs > 500 && Math.floor(p.safetyMs / 2) > lastFault) out.push({ ...c, phases: { ...p, safetyMs: Math.floor(p.safetyMs / 2) } });
-  if (p.livenessMs > 2_000) out.push({ ...c, phases: { ...p, livenessMs: Math.floor(p.livenessMs / 2) } });
+  if (!keepLiveness && p.livenessMs > 2_000) out.push({ ...c, phases: { ...p, livenessMs: Math.floor(p.livenessMs / 2) } });
   return out;
 }
 
@@ -38,7 +43,7 @@ export async function shrink(config: SimConfig, failing: readonly PropertyName[]
   let improved = true;
   while (improved && runs < maxRuns) {
     improved = false;
-    for (const next of candidates(current)) {
+    for (const next of candidates(current, failing.includes('atLeastOnce'))) {
       if (runs >= maxRuns) break;
       const r = await runSimulation(next);
       runs++;

@@ -21,7 +21,8 @@ export interface ExploreFlags {
 export function randomConfiguration(seed: string): SimConfig {
   const rng = new Rng(seed, 'explore');
   const zones = ['a', 'b', 'c'].slice(0, rng.int(1, 3));
-  const consumers = rng.int(1, 4);
+  // At least one consumer per zone: a shard nobody pops is never drained, which is no finding.
+  const consumers = rng.int(zones.length, 4);
   const mode = rng.pick(['legacy', 'atomic'] as const);
   const input: SimConfigInput = {
     seed,

@@ -1,9 +1,13 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { runSimulation } from '../../sim/run.js';
 import { PROPERTIES } from '../../sim/guarantees.js';
 import { loadScenario, scenarioConfig } from '../../sim/scenario.js';
 
-/** Re-runs each scenario; exit 1 if an outcome or a recorded trace hash differs. */
-export async function replayCommand(files: readonly string[]): Promise<number> {
+/**
+ * Re-runs each scenario; exit 1 if an outcome or a recorded trace hash differs. With `record`,
+ * writes what this run measured into each file's `expect` instead of comparing.
+ */
+export async function replayCommand(files: readonly string[], flags: { record?: boolean } = {}): Promise<number> {
   let failures = 0;
   for (const file of files) {
     const scenario = loadScenario(file);
@@ -17,6 +21,13 @@ export async function replayCommand(files: readonly string[]): Promise<number> {
       problems.push(`trace hash ${result.traceHash} differs from the recorded ${scenario.expect.traceHash}`);
     }
     const held = PROPERTIES.filter((p) => result.report.properties[p]);
+    if (flags.record) {
+      const json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      json.expect = { hold: held, violate: PROPERTIES.filter((p) => !result.report.properties[p]), traceHash: result.traceHash };
+      writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+      console.log(`recorded ${file}: held [${held.join(', ')}], ${JSON.stringify(result.report.counts)}`);
+      continue;
+    }
     if (problems.length === 0) {
       console.log(`ok   ${file} (${scenario.name}): held [${held.join(', ')}], trace ${result.traceHash.slice(0, 16)}…`);
     } else {

@@ -1,0 +1,47 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runSimulation } from '../src/sim/run.js';
+import { loadScenario, parseScenario, ScenarioError, scenarioConfig } from '../src/sim/scenario.js';
+
+const DIR = join(import.meta.dirname, '..', 'scenarios');
+const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
+
+describe('every scenario file replays as recorded', () => {
+  it('there are scenario files to replay', () => {
+    expect(files.length).toBeGreaterThanOrEqual(8);
+  });
+
+  it.each(files)('%s', async (file) => {
+    const scenario = loadScenario(join(DIR, file));
+    const result = await runSimulation(scenarioConfig(scenario));
+    for (const p of scenario.expect.hold) expect(result.report.properties[p], `${p} should hold`).toBe(true);
+    for (const p of scenario.expect.violate) expect(result.report.properties[p], `${p} should be violated`).toBe(false);
+    expect(scenario.expect.traceHash, 'a recorded trace hash').toBeDefined();
+    expect(result.traceHash).toBe(scenario.expect.traceHash);
+  }, 120_000);
+});
+
+describe('scenario validation names the bad field', () => {
+  const good = { name: 'ok', description: 'd', expect: {} };
+  it('accepts a minimal scenario and fills defaults', () => {
+    expect(parseScenario(good).workload.messages).toBe(200);
+  });
+  it.each([
+    [{ ...good, name: 'Bad Name' }, 'name'],
+    [{ ...good, workload: { messages: -1 } }, 'workload.messages'],
+    [{ ...good, queue: { mode: 'fast' } }, 'queue.mode'],
+    [{ ...good, faults: [{ at: 0, kind: 'meteor' }] }, 'faults.0.kind'],
+    [{ ...good, faults: [{ at: -5, kind: 'crash-client', actor: 'c' }] }, 'faults.0.at'],
+    [{ ...good, expect: { hold: ['fast'] } }, 'expect.hold.0'],
+    [{ ...good, surprise: true }, '(top level)'],
+  ])('%j → %s', (input, field) => {
+    try {
+      parseScenario(input, 'x.json');
+      expect.unreachable('should not parse');
+    } catch (err) {
+      expect(err).toBeInstanceOf(ScenarioError);
+      expect((err as ScenarioError).issues.join('\n')).toContain(field);
+    }
+  });
+});

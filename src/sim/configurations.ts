@@ -1,4 +1,5 @@
 import type { SimConfigInput } from './config.js';
+import type { Fault } from './config.js';
 import { generateFaults } from './faults.js';
 import { Rng } from './rng.js';
 
@@ -6,8 +7,8 @@ import { Rng } from './rng.js';
 export interface NamedConfiguration {
   readonly name: string;
   readonly description: string;
-  /** Seeded fault schedule (swarm) or none. */
-  readonly faults: 'swarm' | 'none';
+  /** Seeded fault schedule: every kind (swarm), client-side kinds only (client), or none. */
+  readonly faults: 'swarm' | 'client' | 'none';
   readonly config: SimConfigInput;
 }
 
@@ -46,6 +47,9 @@ function primaryReplica(mode: 'legacy' | 'atomic', extra: object = {}): SimConfi
   };
 }
 
+/** Faults that strike clients and clocks but leave the store and the network alone. */
+const CLIENT_FAULTS: readonly Fault['kind'][] = ['crash-client', 'pause-client', 'clock-skew', 'clock-jump', 'lag-spike'];
+
 /** The configurations the guarantees table measures. */
 export const CONFIGURATIONS: readonly NamedConfiguration[] = [
   { name: 'dynomite/DC_QUORUM/legacy/no-faults', description: 'Dyno v1 on Dynomite, quorum writes, no faults', faults: 'none', config: dynomite('legacy', 'DC_QUORUM') },
@@ -71,6 +75,21 @@ export const CONFIGURATIONS: readonly NamedConfiguration[] = [
     faults: 'swarm',
     config: primaryReplica('atomic', { serverTime: true, durable: { replicas: 1, timeoutMs: 500 } }),
   },
+  { name: 'primary-replica/legacy/client-faults', description: 'Dyno v1 on a primary; consumer crashes, pauses, clock skew and jumps, lag spikes', faults: 'client', config: primaryReplica('legacy') },
+  { name: 'primary-replica/atomic/client-faults', description: 'atomic (client time) on a primary; client-side faults only', faults: 'client', config: primaryReplica('atomic') },
+  {
+    name: 'primary-replica/atomic+server-time/client-faults',
+    description: 'atomic with server time on a primary; client-side faults only',
+    faults: 'client',
+    config: primaryReplica('atomic', { serverTime: true }),
+  },
+  {
+    name: 'dynomite/DC_QUORUM/atomic+server-time/client-faults',
+    description: 'atomic with server time on Dynomite (quorum writes); client-side faults only',
+    faults: 'client',
+    config: dynomite('atomic', 'DC_QUORUM', { serverTime: true }),
+  },
+  { name: 'dynomite/DC_QUORUM/legacy/client-faults', description: 'Dyno v1 on Dynomite; client-side faults only', faults: 'client', config: dynomite('legacy', 'DC_QUORUM') },
 ];
 
 /** The concrete run of a named configuration for one seed: its fault schedule comes from the seed. */
@@ -83,6 +102,7 @@ export function configurationRun(named: NamedConfiguration, seed: string, faultC
           safetyMs: phases.safetyMs,
           zones: ZONES,
           consumers: CONSUMERS,
+          ...(named.faults === 'client' ? { kinds: CLIENT_FAULTS } : {}),
         });
   return { ...named.config, seed, faults };
 }

@@ -83,7 +83,7 @@ export function guaranteesMarkdown(rows: readonly GuaranteeRow[], command: strin
   for (const r of rows) lines.push(`- \`${r.configuration.name}\`: ${r.configuration.description}.`);
   lines.push(
     '',
-    'Swarm runs draw 3 faults per seed (node crashes with or without data loss and restarts, partitions, client failover, consumer crashes and pauses, clock skew and jumps, lag spikes) during a 3 s safety phase; the liveness phase heals everything and runs up to 30 s. Workload: 60 messages, 3 producers, 3 consumers (one per zone), 3 % of consumers crash before an ack, 5 % ack 1.5 s late, lease 1 s, reaper every 200 ms.',
+    '"client" runs draw their 3 faults from consumer crashes, pauses, clock skew and jumps, and lag spikes only. Swarm runs draw 3 faults per seed (node crashes with or without data loss and restarts, partitions, client failover, consumer crashes and pauses, clock skew and jumps, lag spikes) during a 3 s safety phase; the liveness phase heals everything and runs up to 30 s. Workload: 60 messages, 3 producers, 3 consumers (one per zone), 3 % of consumers crash before an ack, 5 % ack 1.5 s late, lease 1 s, reaper every 200 ms.',
     '',
   );
   return lines.join('\n');

@@ -2,6 +2,7 @@
  * Simulator benchmark (npm run bench:sim), not a test. Prints, from one run on this machine:
  * - the reference workload (3 zones, 6 consumers, 10,000 messages, replication lag, one node
  *   failover) on the simulator: kernel events per wall second, simulated seconds per wall second;
+ * - an hour of sparse traffic on the simulator: simulated seconds per wall second;
  * - the same queue workload (3 producers, 6 consumers, 10,000 messages, atomic mode) on
  *   ioredis-mock, and the ratio of the two wall times;
  * - peak heap with 1,000,000 messages queued in a simulated store (one node; every extra zone
@@ -41,6 +42,21 @@ async function simReference() {
   const r = await runSimulation(config);
   const wallMs = performance.now() - start;
   return { wallMs, events: r.kernelEvents, simulatedMs: r.simulatedMs - 0, acked: r.report.acked, report: r.report };
+}
+
+/** An hour of sparse traffic: one message a second, consumers long-polling once a second. */
+async function simSparseHour() {
+  const config = parseSimConfig({
+    seed: 'bench-hour',
+    topology: { kind: 'dynomite', zones: ['a', 'b', 'c'] },
+    queue: { mode: 'atomic', unackTimeoutMs: 30_000, reaperIntervalMs: 5_000 },
+    workload: { messages: 3_600, producers: 3, rate: 1 / 3, consumers: 6, consumerBatch: 10, pollWaitMs: 1_000, pollIntervalMs: 1_000, processingMeanMs: 50 },
+    phases: { safetyMs: 3_600_000, livenessMs: 60_000 },
+  });
+  const start = performance.now();
+  const r = await runSimulation(config);
+  const wallMs = performance.now() - start;
+  return { wallMs, events: r.kernelEvents, simulatedMs: r.simulatedMs, acked: r.report.acked };
 }
 
 async function mockSameWorkload() {
@@ -122,11 +138,14 @@ async function memoryAtQueued() {
   return { queued: size, peakHeapMb: (peak - before) / 2 ** 20, retainedMb: retained / 2 ** 20, rssMb: process.memoryUsage().rss / 2 ** 20 };
 }
 
+const hour = await simSparseHour();
 const sim = await simReference();
 const mock = await mockSameWorkload();
 console.log(`reference workload: ${MESSAGES} messages, 3 zones, 6 consumers, lag, one node crash + restart`);
 console.log(`  simulator   : ${sim.wallMs.toFixed(0)} ms wall, ${sim.events} events, ${((sim.events / sim.wallMs) * 1000).toFixed(0)} events/s, acked ${sim.acked}`);
 console.log(`                ${(sim.simulatedMs / 1000).toFixed(1)} simulated s → ${(sim.simulatedMs / sim.wallMs).toFixed(1)} simulated s per wall s`);
+console.log(`sparse hour: 3,600 messages at 1/s, 6 consumers polling every second`);
+console.log(`  simulator   : ${hour.wallMs.toFixed(0)} ms wall for ${(hour.simulatedMs / 1000).toFixed(0)} simulated s → ${(hour.simulatedMs / hour.wallMs).toFixed(0)} simulated s per wall s (target ≥ 3,600), acked ${hour.acked}`);
 console.log(`  ioredis-mock: ${mock.wallMs.toFixed(0)} ms wall (same queue workload, no network model), acked ${mock.acked}`);
 console.log(`  ratio       : simulator is ${(mock.wallMs / sim.wallMs).toFixed(2)}× the speed of ioredis-mock (target ≥ 10×)`);
 const mem = await memoryAtQueued();

@@ -77,6 +77,8 @@ export const simConfigSchema = z
         consumers: z.number().int().min(1).default(3),
         consumerBatch: z.number().int().min(1).max(10_000).default(5),
         pollWaitMs: ms.default(100),
+        /** The queue's long-poll step while a pop waits (the queue's pollInterval). */
+        pollIntervalMs: ms.min(1).default(10),
         processingMeanMs: z.number().nonnegative().default(10),
         crashBeforeAckProbability: z.number().min(0).max(1).default(0),
         lateAckProbability: z.number().min(0).max(1).default(0),
@@ -93,6 +95,7 @@ export const simConfigSchema = z
         consumers: 3,
         consumerBatch: 5,
         pollWaitMs: 100,
+        pollIntervalMs: 10,
         processingMeanMs: 10,
         crashBeforeAckProbability: 0,
         lateAckProbability: 0,

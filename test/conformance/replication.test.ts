@@ -1,0 +1,137 @@
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createQueue } from '../../src/queue/create-queue.js';
+import { DurabilityError } from '../../src/queue/errors.js';
+import type { QueueOptionsInput } from '../../src/queue/options.js';
+import { ActorTimers, SkewedClock } from '../../src/sim/actor-time.js';
+import { PrimaryReplicaTopology } from '../../src/sim/topology/primary-replica.js';
+import { IoredisStore } from '../../src/store/ioredis-store.js';
+import type { Store } from '../../src/store/store.js';
+import { FakeTime } from '../support/fake-time.js';
+import { redisRequired, redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { world } from '../sim/fixtures.js';
+
+const available = redisServerBinary() !== null;
+if (!available && redisRequired) throw new Error('REQUIRE_REDIS=1 but redis-server is not installed');
+
+/** What the failover schedule did to three pushes: one before the replica stalled, one during, one durable. */
+interface Outcome {
+  readonly beforeSurvived: boolean;
+  readonly duringAcknowledged: boolean;
+  readonly duringSurvived: boolean;
+  readonly durableAcknowledged: boolean;
+  readonly durableSurvived: boolean;
+}
+
+const options = (quorum: Store, time: FakeTime | { now(): number }, timers: unknown, durable = false): QueueOptionsInput => ({
+  name: 'fo',
+  quorum,
+  clock: time as FakeTime,
+  timers: timers as FakeTime,
+  unackInterval: 0,
+  ...(durable ? { durable: { replicas: 1, timeoutMs: 200 } } : {}),
+});
+
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe.runIf(available)('real replication and failover (primary + replica on loopback)', () => {
+  const servers: RedisServer[] = [];
+  const clients: Redis[] = [];
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.disconnect();
+    for (const s of servers.splice(0)) {
+      s.process.kill('SIGCONT');
+      await s.stop();
+    }
+  });
+
+  async function onRealRedis(): Promise<Outcome> {
+    const primary = await startRedisServer();
+    const replica = await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
+    servers.push(primary, replica);
+    const pc = new Redis({ port: primary.port, host: '127.0.0.1', maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const rc = new Redis({ port: replica.port, host: '127.0.0.1' });
+    pc.on('error', () => undefined);
+    clients.push(pc, rc);
+    await until(async () => (await rc.info('replication')).includes('master_link_status:up'), 'the replica link');
+    const time = new FakeTime();
+    const plain = createQueue(options(new IoredisStore(pc), time, time));
+    const durable = createQueue(options(new IoredisStore(pc), time, time, true));
+
+    await plain.push([{ id: 'before', payload: 'p' }]);
+    expect(await pc.wait(1, 1_000)).toBe(1);
+    // Stall the replica and cut its link: what was already in its socket buffer would still arrive.
+    replica.process.kill('SIGSTOP');
+    await pc.call('client', 'kill', 'type', 'replica');
+    const duringAcknowledged = (await plain.push([{ id: 'during', payload: 'p' }])).length === 1;
+    const durableAcknowledged = await durable.push([{ id: 'durable', payload: 'p' }]).then(
+      () => true,
+      (err: unknown) => {
+        expect(err).toBeInstanceOf(DurabilityError);
+        return false;
+      },
+    );
+    await primary.kill();
+    replica.process.kill('SIGCONT');
+    await rc.replicaof('NO', 'ONE');
+    const promoted = createQueue(options(new IoredisStore(rc), time, time));
+    return {
+      beforeSurvived: (await promoted.get('before')) !== null,
+      duringAcknowledged,
+      duringSurvived: (await promoted.get('during')) !== null,
+      durableAcknowledged,
+      durableSurvived: (await promoted.get('durable')) !== null,
+    };
+  }
+
+  /** The same schedule on the simulator's primary-replica topology: a stalled replica is a cut link. */
+  async function onSimulator(): Promise<Outcome> {
+    const w = world('primary-replica', ['a', 'b'], 5);
+    const pr = w.topology as PrimaryReplicaTopology;
+    const client = w.client('client', 'a', { timeoutMs: 2_000 });
+    const time = new SkewedClock(w.kernel);
+    const timers = new ActorTimers(w.kernel);
+    const plain = createQueue(options(client, time, timers));
+    const durable = createQueue(options(client, time, timers, true));
+    await w.settle(plain.push([{ id: 'before', payload: 'p' }]));
+    expect(await w.settle(client.wait(1, 1_000))).toBe(1);
+    w.network.block('a', 'b');
+    const duringAcknowledged = (await w.settle(plain.push([{ id: 'during', payload: 'p' }]))).length === 1;
+    const durableAcknowledged = await w.settle(durable.push([{ id: 'durable', payload: 'p' }])).then(
+      () => true,
+      (err: unknown) => {
+        expect(err).toBeInstanceOf(DurabilityError);
+        return false;
+      },
+    );
+    pr.crash(pr.primary, true);
+    w.network.healAll();
+    await w.advance(1_100);
+    expect(pr.primary.name).toBe('replica-b');
+    return {
+      beforeSurvived: (await w.settle(plain.get('before'))) !== null,
+      duringAcknowledged,
+      duringSurvived: (await w.settle(plain.get('during'))) !== null,
+      durableAcknowledged,
+      durableSurvived: (await w.settle(plain.get('durable'))) !== null,
+    };
+  }
+
+  it('loses an acknowledged push without durable writes, never acknowledges a lost one with them, and the simulator predicts the same', async () => {
+    const real = await onRealRedis();
+    expect(real).toEqual({
+      beforeSurvived: true,
+      duringAcknowledged: true,
+      duringSurvived: false,
+      durableAcknowledged: false,
+      durableSurvived: false,
+    });
+    expect(await onSimulator()).toEqual(real);
+  }, 60_000);
+});

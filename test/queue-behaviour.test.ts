@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { BaseQueue } from '../src/queue/base-queue.js';
 import { createQueue } from '../src/queue/create-queue.js';
 import { InvalidArgumentError, InvalidMessageError, QueueClosedError } from '../src/queue/errors.js';
+import { QueueKeys } from '../src/queue/keys.js';
 import type { QueueMode } from '../src/queue/dyno-queue.js';
 import type { QueueOptionsInput } from '../src/queue/options.js';
 import type { Store } from '../src/store/store.js';
@@ -10,7 +11,7 @@ import { FakeTime } from './support/fake-time.js';
 
 const MODES: QueueMode[] = ['legacy', 'atomic'];
 
-describe.each(backendNames())('queue on %s', (backendName) => {
+describe.each(backendNames({ cluster: true }))('queue on %s', (backendName) => {
   const backend = useBackend(backendName);
 
   describe.each(MODES)('%s mode', (mode) => {
@@ -25,6 +26,7 @@ describe.each(backendNames())('queue on %s', (backendName) => {
         timers: time,
         unackInterval: 0,
         unackTimeout: 1_000,
+        ...backend.queueDefaults,
         ...over,
       });
       return { queue, time };
@@ -253,17 +255,19 @@ describe.each(backendNames())('queue on %s', (backendName) => {
         unackTimeout: 100,
         unackInterval: 50,
         onReaperError: (e) => errors.push(e),
+        ...backend.queueDefaults,
       });
+      const unackKey = new QueueKeys('dynoq', queue.name, backend.queueDefaults.hashTag).unack('a');
       await producer.push(msgs(1));
       expect(await queue.pop(1)).toHaveLength(1);
       expect(time.pendingTimers).toBe(1);
       failures = 2;
-      for (let i = 0; i < 10 && (await real.zcard(`dynoq.UNACK.${queue.name}.a`)) > 0; i++) {
+      for (let i = 0; i < 10 && (await real.zcard(unackKey)) > 0; i++) {
         await time.advance(60);
         await new Promise((r) => setTimeout(r, 20));
       }
       expect(errors.length).toBeGreaterThan(0);
-      expect(await real.zcard(`dynoq.UNACK.${queue.name}.a`)).toBe(0);
+      expect(await real.zcard(unackKey)).toBe(0);
       await queue.close();
       expect(time.pendingTimers).toBe(0);
       await expect(queue.pop(1)).rejects.toBeInstanceOf(QueueClosedError);
@@ -303,7 +307,7 @@ describe.each(backendNames())('queue on %s', (backendName) => {
       await expect(queue.ack('bad id')).rejects.toBeInstanceOf(InvalidMessageError);
       await expect(queue.containsPredicate('')).rejects.toBeInstanceOf(InvalidArgumentError);
       const store = backend.store();
-      const options = { quorum: store, clock: new FakeTime(), timers: new FakeTime(), mode };
+      const options = { quorum: store, clock: new FakeTime(), timers: new FakeTime(), mode, ...backend.queueDefaults };
       expect(() => createQueue({ ...options, name: 'has.dot' })).toThrow(InvalidArgumentError);
       expect(() => createQueue({ ...options, name: '' })).toThrow(/queue name/);
       expect(() => createQueue({ ...options, name: 'x', unackTimeout: -1 })).toThrow(/unackTimeout/);
@@ -320,7 +324,7 @@ describe.each(backendNames())('queue on %s', (backendName) => {
         const shards = ['a', 'b'];
         const name = `load${++counter}`;
         const first = backend.store();
-        const base = { name, mode, clock: time, timers: time, unackInterval: 0, unackTimeout: 600_000 } as const;
+        const base = { name, mode, clock: time, timers: time, unackInterval: 0, unackTimeout: 600_000, ...backend.queueDefaults } as const;
         const publishers = [0, 1, 2].map((i) =>
           createQueue({ ...base, quorum: i === 0 ? first : backend.secondStore(), shards: { allShards: shards, currentShard: 'a' } }),
         );
@@ -381,6 +385,7 @@ describe.each(backendNames())('queue on %s', (backendName) => {
         timers: time,
         unackInterval: 0,
         unackTimeout: 1_000,
+        ...backend.queueDefaults,
         ...over,
       });
       return { queue, time };

@@ -1,10 +1,11 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import RedisMock from 'ioredis-mock';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
+import { redisCliAvailable, startRedisCluster, type RedisCluster } from './redis-cluster.js';
 import { redisRequired, redisServerBinary, startRedisServer, type RedisServer } from './redis-server.js';
 
-export type BackendName = 'ioredis-mock' | 'redis';
+export type BackendName = 'ioredis-mock' | 'redis' | 'redis-cluster';
 
 export interface Backend {
   readonly name: BackendName;
@@ -12,6 +13,8 @@ export interface Backend {
   store(): IoredisStore;
   /** A second client on the same keyspace (another process, as far as the queue can tell). */
   secondStore(): IoredisStore;
+  /** Queue options this backend needs (Redis Cluster needs the hash tag). */
+  readonly queueDefaults: { readonly hashTag: boolean };
 }
 
 /**
@@ -19,8 +22,13 @@ export interface Backend {
  * a free loopback port. Without redis-server the real backend is left out with a notice, unless
  * REQUIRE_REDIS=1, which makes its absence a failure.
  */
-export function backendNames(): BackendName[] {
-  if (redisServerBinary()) return ['ioredis-mock', 'redis'];
+export function backendNames(options: { cluster?: boolean } = {}): BackendName[] {
+  if (redisServerBinary()) {
+    if (!options.cluster) return ['ioredis-mock', 'redis'];
+    if (redisCliAvailable()) return ['ioredis-mock', 'redis', 'redis-cluster'];
+    if (redisRequired) throw new Error('REQUIRE_REDIS=1 but redis-cli (for the Cluster suite) is not installed');
+    return ['ioredis-mock', 'redis'];
+  }
   if (redisRequired) throw new Error('REQUIRE_REDIS=1 but redis-server is not installed');
   console.warn('redis-server not found: real-Redis variants are not run (set REQUIRE_REDIS=1 to fail instead)');
   return ['ioredis-mock'];
@@ -28,21 +36,29 @@ export function backendNames(): BackendName[] {
 
 export function useBackend(name: BackendName): Backend {
   let server: RedisServer | undefined;
-  const clients: (Redis | InstanceType<typeof RedisMock>)[] = [];
+  let cluster: RedisCluster | undefined;
+  const clients: (Redis | Cluster | InstanceType<typeof RedisMock>)[] = [];
   let mockPort = 0;
 
   beforeAll(async () => {
     if (name === 'redis') server = await startRedisServer();
-  }, 20_000);
+    if (name === 'redis-cluster') cluster = await startRedisCluster(3);
+  }, 60_000);
 
   afterAll(async () => {
     for (const c of clients.splice(0)) c.disconnect();
     await server?.stop();
+    await cluster?.stop();
   });
 
   beforeEach(async () => {
     for (const c of clients.splice(0)) c.disconnect();
     mockPort = 10_000 + Math.floor(Math.random() * 50_000);
+    for (const port of cluster?.ports ?? []) {
+      const c = new Redis({ port, host: '127.0.0.1' });
+      await c.flushall();
+      c.disconnect();
+    }
   });
 
   const connect = (): IoredisStore => {
@@ -52,6 +68,11 @@ export function useBackend(name: BackendName): Backend {
       clients.push(client);
       return new IoredisStore(client as unknown as Redis, { flavor: 'mock' });
     }
+    if (name === 'redis-cluster') {
+      const client = new Cluster(cluster!.ports.map((port) => ({ host: '127.0.0.1', port })));
+      clients.push(client);
+      return new IoredisStore(client, { flavor: 'redis' });
+    }
     const client = new Redis({ host: '127.0.0.1', port: server!.port, maxRetriesPerRequest: 3 });
     clients.push(client);
     return new IoredisStore(client, { flavor: 'redis' });
@@ -59,10 +80,12 @@ export function useBackend(name: BackendName): Backend {
 
   return {
     name,
+    queueDefaults: { hashTag: name === 'redis-cluster' },
     store() {
       const store = connect();
-      // Ordered before every later command on this connection; a client dropped unused may never see the reply.
-      store.client.flushall().catch(() => undefined);
+      // Ordered before every later command on this connection; a client dropped unused may never see
+      // the reply. (The cluster's masters are flushed before each test instead.)
+      if (name !== 'redis-cluster') store.client.flushall().catch(() => undefined);
       return store;
     },
     secondStore: connect,

@@ -1,0 +1,47 @@
+import { Cluster } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createQueue } from '../../src/queue/create-queue.js';
+import { IoredisStore } from '../../src/store/ioredis-store.js';
+import { FakeTime } from '../support/fake-time.js';
+import { redisCliAvailable, startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
+import { redisRequired, redisServerBinary } from '../support/redis-server.js';
+
+const available = redisServerBinary() !== null && redisCliAvailable();
+if (!available && redisRequired) throw new Error('REQUIRE_REDIS=1 but redis-server / redis-cli are not installed');
+
+describe.runIf(available)('Redis Cluster: why the hash tag', () => {
+  let cluster: RedisCluster;
+  let client: Cluster;
+  beforeAll(async () => {
+    cluster = await startRedisCluster(3);
+    client = new Cluster(cluster.ports.map((port) => ({ host: '127.0.0.1', port })));
+  }, 60_000);
+  afterAll(async () => {
+    client?.disconnect();
+    await cluster?.stop();
+  });
+
+  const make = (hashTag: boolean) => {
+    const time = new FakeTime();
+    return createQueue({
+      name: `tagged-${hashTag}`,
+      quorum: new IoredisStore(client),
+      shards: { allShards: ['a', 'b', 'c'], currentShard: 'a' },
+      clock: time,
+      timers: time,
+      unackInterval: 0,
+      hashTag,
+    });
+  };
+
+  it('without a hash tag the multi-key scripts are refused (CROSSSLOT); with it the queue works', async () => {
+    await expect(make(false).push([{ id: 'x', payload: 'p' }])).rejects.toThrow(/CROSSSLOT|same slot/);
+    const tagged = make(true);
+    await tagged.push([{ id: 'x', payload: 'p' }, { id: 'y', payload: 'q' }]);
+    expect(await tagged.size()).toBe(2);
+    const slots = new Set(
+      await Promise.all(['dynoq.QUEUE.{tagged-true}.a', 'dynoq.READY.{tagged-true}.b', 'dynoq.MESSAGE.{tagged-true}'].map((k) => client.cluster('KEYSLOT', k))),
+    );
+    expect(slots.size).toBe(1);
+  });
+});

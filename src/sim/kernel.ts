@@ -51,8 +51,15 @@ function before(a: SimEvent, b: SimEvent): boolean {
   return a.at < b.at || (a.at === b.at && a.seq < b.seq);
 }
 
-/** Lets every pending promise continuation run: Node empties the microtask queue before an immediate. */
-const drainMicrotasks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Lets every pending promise continuation run. Node drains the whole microtask queue before it
+ * turns to the next-tick queue, so a promise resolved from process.nextTick settles after every
+ * continuation already in flight (the simulator has no other source of ticks or I/O).
+ */
+const drainMicrotasks = (): Promise<void> => new Promise((resolve) => process.nextTick(resolve));
+/** Every so many events, a full event-loop turn, so that the process stays responsive (progress, RPC). */
+const breathe = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const BREATHE_EVERY = 2_000;
 
 /**
  * The simulation kernel: virtual time and an event queue. Async code (the real queue library)
@@ -104,6 +111,7 @@ export class Kernel {
       this.executed++;
       next.run();
       await drainMicrotasks();
+      if (this.executed % BREATHE_EVERY === 0) await breathe();
     }
     this.time = Math.max(this.time, until);
   }

@@ -54,6 +54,11 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
   const zones = config.topology.zones;
   const w = config.workload;
   const history: HistoryEvent[] = [];
+  // Every history event goes into the trace too, so that a trace file alone can be judged and drawn.
+  const observe = (e: HistoryEvent) => {
+    history.push(e);
+    trace.record({ t: e.t, actor: e.actor, op: 'history', args: e });
+  };
   const outstanding = new Set<string>();
   let producing = w.producers;
   const actors = new Map<string, SimActor>();
@@ -62,7 +67,7 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
     actors.set(name, actor);
     return actor;
   };
-  trace.record({ t: kernel.now, actor: 'sim', op: 'start', args: { seed: config.seed } });
+  trace.record({ t: kernel.now, actor: 'sim', op: 'start', args: { seed: config.seed, config: { ...config, keepTrace: false } } });
 
   // Producers: message i goes to producer i mod P.
   const producerLoop = async (actor: SimActor, index: number, prng: Rng) => {
@@ -95,7 +100,7 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
       }
       if (actor.crashed) return;
       for (const m of batch) {
-        history.push({ type: 'push', invokedAt, t: kernel.now, actor: actor.name, id: m.id, delayMs: m.timeout, ok });
+        observe({ type: 'push', invokedAt, t: kernel.now, actor: actor.name, id: m.id, delayMs: m.timeout, ok });
         if (ok) outstanding.add(m.id);
       }
     }
@@ -113,7 +118,7 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
         continue;
       }
       if (actor.crashed) return;
-      for (const m of got) history.push({ type: 'deliver', invokedAt, t: kernel.now, actor: actor.name, id: m.id, leaseUntil: invokedAt + lease });
+      for (const m of got) observe({ type: 'deliver', invokedAt, t: kernel.now, actor: actor.name, id: m.id, leaseUntil: invokedAt + lease });
       for (const m of got) {
         await sleep(actor, crng.exponential(w.processingMeanMs));
         if (crng.chance(w.crashBeforeAckProbability) && kernel.now < safetyEnd) {
@@ -130,7 +135,7 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
           ok = false;
         }
         if (actor.crashed) return;
-        history.push({ type: 'ack', invokedAt: ackAt, t: kernel.now, actor: actor.name, id: m.id, ok });
+        observe({ type: 'ack', invokedAt: ackAt, t: kernel.now, actor: actor.name, id: m.id, ok });
         if (ok) outstanding.delete(m.id);
       }
     }
@@ -169,7 +174,7 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
       startConsumer(replacement, zones[i % zones.length]!);
     }
   }
-  trace.record({ t: kernel.now, actor: 'sim', op: 'liveness' });
+  trace.record({ t: kernel.now, actor: 'sim', op: 'liveness', args: { livenessStart } });
   const end = livenessStart + config.phases.livenessMs;
   await kernel.runUntil(end, () => producing <= 0 && outstanding.size === 0);
   finished = true;

@@ -1,0 +1,323 @@
+import type { CheckReport } from '../model/checker.js';
+import type { HistoryEvent } from '../model/history.js';
+import type { Fault, SimConfig } from '../sim/config.js';
+
+export interface ReportInput {
+  readonly title: string;
+  readonly config: SimConfig;
+  readonly history: readonly HistoryEvent[];
+  readonly faults: readonly { readonly t: number; readonly fault: Fault }[];
+  readonly report: CheckReport;
+  readonly start: number;
+  readonly livenessStart: number;
+  readonly end: number;
+  readonly traceHash?: string;
+}
+
+/** A fault drawn as a band: on one lane, or across the whole picture when `lane` is null. */
+interface Band {
+  readonly kind: string;
+  readonly lane: string | null;
+  readonly from: number;
+  readonly to: number;
+  readonly label: string;
+}
+
+function nodeLane(config: SimConfig, zone: string): string {
+  if (config.topology.kind === 'dynomite') return `node-${zone}`;
+  return zone === config.topology.zones[0] ? `primary-${zone}` : `replica-${zone}`;
+}
+
+/** Faults as bands with an extent: a crash lasts until its restart, a pause or partition its duration. */
+export function faultBands(input: Pick<ReportInput, 'faults' | 'config' | 'end' | 'livenessStart'>): Band[] {
+  const bands: Band[] = [];
+  const { config, end, livenessStart } = input;
+  const faults = [...input.faults].sort((a, b) => a.t - b.t);
+  const instant = Math.max(1, (end - (faults[0]?.t ?? end)) / 400);
+  faults.forEach(({ t, fault: f }, i) => {
+    switch (f.kind) {
+      case 'crash-node': {
+        const restart = faults.slice(i + 1).find((x) => x.fault.kind === 'restart-node' && x.fault.zone === f.zone);
+        bands.push({ kind: f.kind, lane: nodeLane(config, f.zone), from: t, to: restart?.t ?? livenessStart, label: `crash ${f.zone}${f.loseUnreplicated ? ' (data lost)' : ''}` });
+        return;
+      }
+      case 'restart-node':
+        return;
+      case 'partition':
+        bands.push({ kind: f.kind, lane: null, from: t, to: t + f.durationMs, label: `partition ${f.from}${f.oneWay ? '→' : '↔'}${f.to}` });
+        return;
+      case 'lag-spike':
+        bands.push({ kind: f.kind, lane: null, from: t, to: t + f.durationMs, label: `lag spike +${f.extraMs} ms` });
+        return;
+      case 'pause-client':
+        bands.push({ kind: f.kind, lane: f.actor, from: t, to: t + f.durationMs, label: `pause ${f.durationMs} ms` });
+        return;
+      case 'crash-client':
+        bands.push({ kind: f.kind, lane: f.actor, from: t, to: livenessStart, label: 'client crash' });
+        return;
+      case 'clock-skew':
+        bands.push({ kind: f.kind, lane: f.target, from: t, to: Math.max(t + instant, livenessStart), label: `clock ${f.offsetMs >= 0 ? '+' : ''}${f.offsetMs} ms` });
+        return;
+      case 'clock-jump':
+        bands.push({ kind: f.kind, lane: f.target, from: t, to: t + instant, label: `clock jump ${f.deltaMs >= 0 ? '+' : ''}${f.deltaMs} ms` });
+        return;
+      case 'client-failover':
+        bands.push({ kind: f.kind, lane: f.actor, from: t, to: t + instant, label: `fails over to ${f.toZone}` });
+        return;
+    }
+  });
+  return bands;
+}
+
+/** Lanes top to bottom: producers, consumers (incl. replacements), then the store's nodes. */
+function lanes(input: ReportInput): string[] {
+  const actors = new Set<string>();
+  for (const e of input.history) actors.add(e.actor);
+  const producers = [...actors].filter((a) => a.startsWith('producer')).sort();
+  const consumers = [...actors].filter((a) => !a.startsWith('producer')).sort();
+  for (const { fault } of input.faults) {
+    if ('actor' in fault && !actors.has(fault.actor)) consumers.push(fault.actor);
+  }
+  const nodes = input.config.topology.zones.map((z) => nodeLane(input.config, z));
+  return [...producers, ...consumers, ...nodes];
+}
+
+/** Escapes text for HTML and for a JSON island inside <script>. */
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+function jsonIsland(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+/**
+ * One self-contained HTML file (no network): a space-time diagram on virtual time — a lane per
+ * producer, consumer and store node; each message's life drawn from push to its deliveries, each
+ * delivery held until ack or lease end; faults as bands; every checker violation listed beside the
+ * picture, highlighted, and focusable by a click. Zoom (wheel, buttons), pan (drag), filter by id.
+ * Drawn on a canvas so that 10,000-message runs stay usable.
+ */
+export function renderHtmlReport(input: ReportInput): string {
+  const data = {
+    title: input.title,
+    start: input.start,
+    livenessStart: input.livenessStart,
+    end: input.end,
+    lanes: lanes(input),
+    bands: faultBands(input),
+    history: input.history,
+    violations: input.report.violations.filter((v) => v.kind !== 'duplicate'),
+    duplicates: input.report.counts.duplicate,
+  };
+  const r = input.report;
+  const verdict = (name: string, held: boolean) => `<span class="verdict ${held ? 'held' : 'broken'}">${name}: ${held ? 'held' : 'VIOLATED'}</span>`;
+  const c = input.config;
+  const summary = `seed ${escapeHtml(c.seed)} · ${c.topology.kind} [${c.topology.zones.join(', ')}] · quorum ${c.topology.quorumConsistency} · mode ${c.queue.mode}${c.queue.serverTime ? ' + server time' : ''} · lease ${c.queue.unackTimeoutMs} ms · ${input.faults.length} fault event(s)`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>dynoq · ${escapeHtml(input.title)}</title>
+<style>
+  body { font: 13px/1.4 system-ui, sans-serif; margin: 0; color: #1d2330; background: #fafbfc; }
+  header { padding: 10px 16px; border-bottom: 1px solid #dde1e7; background: #fff; }
+  h1 { font-size: 16px; margin: 0 0 4px; }
+  .verdict { display: inline-block; margin-right: 10px; padding: 1px 8px; border-radius: 10px; font-weight: 600; }
+  .held { background: #e3f6e8; color: #17622f; } .broken { background: #fde7e7; color: #9b1c1c; }
+  main { display: flex; gap: 0; height: calc(100vh - 96px); }
+  #left { flex: 1; display: flex; flex-direction: column; min-width: 0; }
+  #controls { padding: 6px 16px; display: flex; gap: 8px; align-items: center; border-bottom: 1px solid #eef0f3; }
+  #controls input { width: 200px; padding: 3px 6px; }
+  #timeline { position: relative; flex: 1; overflow-y: auto; overflow-x: hidden; }
+  #labels { position: absolute; left: 0; top: 0; width: 120px; }
+  .lane-label { height: 28px; line-height: 28px; padding-left: 8px; font-size: 12px; white-space: nowrap; overflow: hidden; border-bottom: 1px solid #f0f2f5; }
+  #plot { position: absolute; left: 120px; right: 0; top: 0; }
+  canvas { display: block; cursor: grab; }
+  .fault-band { position: absolute; opacity: .28; pointer-events: auto; font-size: 10px; overflow: hidden; white-space: nowrap; color: #000; }
+  .fault-band span { opacity: 1; position: relative; left: 2px; }
+  .band-crash-node, .band-crash-client { background: #d13438; } .band-partition { background: #8764b8; }
+  .band-lag-spike { background: #ca5010; } .band-pause-client { background: #0078d4; }
+  .band-clock-skew, .band-clock-jump { background: #986f0b; } .band-client-failover { background: #038387; }
+  aside { width: 380px; border-left: 1px solid #dde1e7; overflow-y: auto; background: #fff; }
+  aside h2 { font-size: 13px; margin: 10px 12px 4px; }
+  .violation { margin: 4px 8px; padding: 6px 8px; border-radius: 4px; border-left: 4px solid #d13438; background: #fff5f5; cursor: pointer; }
+  .violation:hover, .violation.active { background: #fde2e2; }
+  .violation .kind { font-weight: 600; } .muted { color: #6b7280; }
+  #legend span { margin-right: 10px; } .sw { display: inline-block; width: 10px; height: 10px; vertical-align: middle; margin-right: 3px; }
+</style>
+</head>
+<body>
+<header>
+  <h1>${escapeHtml(input.title)}</h1>
+  <div class="muted">${summary}${input.traceHash ? ` · trace ${input.traceHash.slice(0, 16)}…` : ''}</div>
+  <div>${verdict('at-least-once', r.properties.atLeastOnce)}${verdict('un-ack recovery', r.properties.unackRecovery)}${verdict('no double pop', r.properties.noDoublePop)}
+  <span class="muted">pushed ${r.pushed} · delivered ${r.delivered} · acked ${r.acked} · duplicates ${r.counts.duplicate} · p50 ${r.latency.p50.toFixed(0)} ms · p99 ${r.latency.p99.toFixed(0)} ms</span></div>
+</header>
+<main>
+  <div id="left">
+    <div id="controls">
+      <label>message id <input id="filter" placeholder="all messages" autocomplete="off"></label>
+      <button id="zoom-in">+</button><button id="zoom-out">−</button><button id="reset">reset</button>
+      <span class="muted">focused: <b id="focused-id">none</b></span>
+      <span id="legend" class="muted"><span><i class="sw" style="background:#2f9e44"></i>held until ack</span><span><i class="sw" style="background:#f08c00"></i>lease ran out</span><span><i class="sw" style="background:#e03131"></i>in a violation</span><span><i class="sw" style="background:#495057"></i>push</span></span>
+    </div>
+    <div id="timeline"><div id="labels"></div><div id="plot"><canvas id="canvas"></canvas></div></div>
+  </div>
+  <aside>
+    <h2>Violations (${data.violations.length})</h2>
+    <div id="violations"></div>
+    <p class="muted" style="margin:8px 12px">Duplicates (allowed by at-least-once): ${data.duplicates}. Times are ms from the start of the run, on the true clock; the liveness phase starts at ${(input.livenessStart - input.start).toFixed(0)} ms.</p>
+  </aside>
+</main>
+<script type="application/json" id="data">${jsonIsland(data)}</script>
+<script>
+(() => {
+  const D = JSON.parse(document.getElementById('data').textContent);
+  const LANE = 28;
+  const laneIndex = new Map(D.lanes.map((l, i) => [l, i]));
+  const labels = document.getElementById('labels');
+  for (const l of D.lanes) { const d = document.createElement('div'); d.className = 'lane-label'; d.textContent = l; d.dataset.lane = l; labels.appendChild(d); }
+  const plot = document.getElementById('plot');
+  const canvas = document.getElementById('canvas');
+  const ctx = canvas.getContext('2d');
+  const height = D.lanes.length * LANE;
+  plot.style.height = height + 'px';
+
+  // Message lives: push, then each delivery held until its holder's ack or its lease end.
+  const byId = new Map();
+  for (const e of D.history) { if (!byId.has(e.id)) byId.set(e.id, []); byId.get(e.id).push(e); }
+  const bad = new Set(D.violations.map((v) => v.id));
+  const lives = [];
+  for (const [id, events] of byId) {
+    events.sort((a, b) => a.t - b.t);
+    const pushes = events.filter((e) => e.type === 'push');
+    const deliveries = events.filter((e) => e.type === 'deliver').map((d) => {
+      const ack = events.find((e) => e.type === 'ack' && e.ok && e.actor === d.actor && e.t >= d.t);
+      const until = ack ? Math.min(ack.t, Math.max(d.leaseUntil, ack.t)) : d.leaseUntil;
+      return { actor: d.actor, from: d.t, to: until, acked: !!ack };
+    });
+    lives.push({ id, pushes, deliveries, bad: bad.has(id) });
+  }
+
+  let t0 = D.start, t1 = D.end, focus = null;
+  const filterInput = document.getElementById('filter');
+  const x = (t, w) => ((t - t0) / (t1 - t0)) * w;
+
+  function drawBands(w) {
+    for (const el of plot.querySelectorAll('.fault-band')) el.remove();
+    for (const b of D.bands) {
+      const left = x(b.from, w), right = x(b.to, w);
+      if (right < 0 || left > w) continue;
+      const el = document.createElement('div');
+      el.className = 'fault-band band-' + b.kind;
+      el.title = b.label;
+      el.dataset.kind = b.kind;
+      const lane = b.lane === null ? null : laneIndex.get(b.lane);
+      el.style.left = Math.max(0, left) + 'px';
+      el.style.width = Math.max(3, Math.min(w, right) - Math.max(0, left)) + 'px';
+      el.style.top = (lane == null ? 0 : lane * LANE) + 'px';
+      el.style.height = (lane == null ? height : LANE) + 'px';
+      const s = document.createElement('span'); s.textContent = b.label; el.appendChild(s);
+      plot.appendChild(el);
+    }
+  }
+
+  function draw() {
+    const w = plot.clientWidth;
+    const dpr = window.devicePixelRatio || 1;
+    canvas.width = w * dpr; canvas.height = height * dpr;
+    canvas.style.width = w + 'px'; canvas.style.height = height + 'px';
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, height);
+    for (let i = 0; i < D.lanes.length; i++) { ctx.fillStyle = i % 2 ? '#f6f7f9' : '#ffffff'; ctx.fillRect(0, i * LANE, w, LANE); }
+    const lx = x(D.livenessStart, w);
+    ctx.strokeStyle = '#868e96'; ctx.setLineDash([4, 4]); ctx.beginPath(); ctx.moveTo(lx, 0); ctx.lineTo(lx, height); ctx.stroke(); ctx.setLineDash([]);
+    const wanted = filterInput.value.trim();
+    const shown = wanted ? lives.filter((l) => l.id === wanted || l.id.startsWith(wanted)) : lives;
+    const connect = shown.length <= 2000;
+    for (const life of shown) {
+      const highlight = life.bad || (focus && life.id === focus);
+      for (const p of life.pushes) {
+        const lane = laneIndex.get(p.actor); if (lane === undefined) continue;
+        ctx.fillStyle = highlight ? '#e03131' : '#495057';
+        ctx.fillRect(x(p.t, w) - 1, lane * LANE + 4, 2, LANE - 8);
+      }
+      let prev = life.pushes[0];
+      for (const d of life.deliveries) {
+        const lane = laneIndex.get(d.actor); if (lane === undefined) continue;
+        const a = x(d.from, w), b = Math.max(a + 1, x(d.to, w));
+        ctx.fillStyle = highlight ? '#e03131' : d.acked ? '#2f9e44' : '#f08c00';
+        ctx.globalAlpha = highlight || !focus ? 0.85 : 0.25;
+        ctx.fillRect(a, lane * LANE + 8, b - a, LANE - 16);
+        if (connect && prev) {
+          const pl = laneIndex.get(prev.actor);
+          if (pl !== undefined) {
+            ctx.strokeStyle = highlight ? '#e03131' : '#adb5bd'; ctx.lineWidth = highlight ? 1.5 : 0.5;
+            ctx.beginPath(); ctx.moveTo(x(prev.t, w), pl * LANE + LANE / 2); ctx.lineTo(a, lane * LANE + LANE / 2); ctx.stroke();
+          }
+        }
+        prev = { actor: d.actor, t: d.to };
+        ctx.globalAlpha = 1;
+      }
+    }
+    drawBands(w);
+  }
+
+  function focusOn(id) {
+    focus = id;
+    filterInput.value = id;
+    document.getElementById('focused-id').textContent = id;
+    const life = lives.find((l) => l.id === id);
+    if (life) {
+      const ts = [...life.pushes.map((p) => p.t), ...life.deliveries.flatMap((d) => [d.from, d.to])];
+      const lo = Math.min(...ts), hi = Math.max(...ts), pad = Math.max(50, (hi - lo) * 0.2);
+      t0 = Math.max(D.start, lo - pad); t1 = Math.min(D.end, hi + pad);
+    }
+    for (const el of document.querySelectorAll('.violation')) el.classList.toggle('active', el.dataset.id === id);
+    draw();
+  }
+
+  const list = document.getElementById('violations');
+  if (D.violations.length === 0) list.innerHTML = '<p class="muted" style="margin:4px 12px">No violation in this run.</p>';
+  for (const v of D.violations) {
+    const el = document.createElement('div');
+    el.className = 'violation'; el.dataset.id = v.id; el.dataset.kind = v.kind;
+    el.innerHTML = '<span class="kind"></span> <b class="vid"></b> <span class="muted at"></span><div class="detail"></div>';
+    el.querySelector('.kind').textContent = v.kind;
+    el.querySelector('.vid').textContent = v.id;
+    el.querySelector('.at').textContent = 't+' + Math.round(v.t - D.start) + ' ms · ' + v.actors.join(', ');
+    el.querySelector('.detail').textContent = v.detail;
+    el.addEventListener('click', () => focusOn(v.id));
+    list.appendChild(el);
+  }
+
+  function zoom(factor, at) {
+    const mid = at ?? (t0 + t1) / 2;
+    const span = Math.min(D.end - D.start, Math.max(5, (t1 - t0) * factor));
+    t0 = Math.max(D.start, mid - (mid - t0) * (span / (t1 - t0)));
+    t1 = Math.min(D.end, t0 + span);
+    draw();
+  }
+  document.getElementById('zoom-in').onclick = () => zoom(0.5);
+  document.getElementById('zoom-out').onclick = () => zoom(2);
+  document.getElementById('reset').onclick = () => { t0 = D.start; t1 = D.end; focus = null; filterInput.value = ''; document.getElementById('focused-id').textContent = 'none'; draw(); };
+  canvas.addEventListener('wheel', (ev) => { ev.preventDefault(); const w = plot.clientWidth; zoom(ev.deltaY < 0 ? 0.8 : 1.25, t0 + (ev.offsetX / w) * (t1 - t0)); }, { passive: false });
+  let drag = null;
+  canvas.addEventListener('mousedown', (ev) => { drag = { x: ev.clientX, t0, t1 }; });
+  window.addEventListener('mouseup', () => { drag = null; });
+  window.addEventListener('mousemove', (ev) => {
+    if (!drag) return;
+    const dt = ((ev.clientX - drag.x) / plot.clientWidth) * (drag.t1 - drag.t0);
+    const span = drag.t1 - drag.t0;
+    t0 = Math.min(Math.max(D.start, drag.t0 - dt), D.end - span); t1 = t0 + span; draw();
+  });
+  filterInput.addEventListener('input', () => { focus = filterInput.value.trim() || null; document.getElementById('focused-id').textContent = focus || 'none'; draw(); });
+  window.addEventListener('resize', draw);
+  draw();
+  window.__dynoqReady = true;
+})();
+</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import type { HistoryEvent } from '../model/history.js';
+import { parseSimConfig, type Fault, type SimConfig } from './config.js';
+import type { TraceEvent } from './trace.js';
+
+/** What a trace file holds, read back: enough to judge and draw the run without re-running it. */
+export interface TraceContents {
+  readonly config: SimConfig;
+  readonly history: HistoryEvent[];
+  /** Faults as they struck, with their true times. */
+  readonly faults: { readonly t: number; readonly fault: Fault }[];
+  readonly start: number;
+  readonly livenessStart: number;
+  readonly end: number;
+}
+
+export class TraceFileError extends Error {
+  readonly code = 'INVALID_TRACE';
+  constructor(file: string, reason: string) {
+    super(`${file}: ${reason}`);
+    this.name = 'TraceFileError';
+  }
+}
+
+export function parseTrace(text: string, file = '<trace>'): TraceContents {
+  let config: SimConfig | undefined;
+  let start = 0;
+  let livenessStart: number | undefined;
+  let end: number | undefined;
+  const history: HistoryEvent[] = [];
+  const faults: { t: number; fault: Fault }[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    let e: TraceEvent;
+    try {
+      e = JSON.parse(line) as TraceEvent;
+    } catch {
+      throw new TraceFileError(file, `line ${i + 1} is not JSON`);
+    }
+    if (e.actor === 'sim' && e.op === 'start') {
+      config = parseSimConfig((e.args as { config?: unknown }).config ?? {});
+      start = e.t;
+    } else if (e.actor === 'sim' && e.op === 'liveness') livenessStart = e.t;
+    else if (e.actor === 'sim' && e.op === 'end') end = e.t;
+    else if (e.op === 'history') history.push(e.args as HistoryEvent);
+    else if (e.actor === 'nemesis' && e.args && typeof e.args === 'object' && 'kind' in e.args) faults.push({ t: e.t, fault: e.args as Fault });
+  }
+  if (!config) throw new TraceFileError(file, 'no start event: not a dynoq trace (write one with dynoq sim --trace FILE)');
+  if (end === undefined) throw new TraceFileError(file, 'no end event: the trace is truncated');
+  return { config, history, faults, start, livenessStart: livenessStart ?? end, end };
+}
+
+export function readTrace(file: string): TraceContents {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new TraceFileError(file, `cannot read: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return parseTrace(text, file);
+}

@@ -1,11 +1,13 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ZodError } from 'zod';
 import { ScenarioError } from '../sim/scenario.js';
+import { TraceFileError } from '../sim/trace-file.js';
 import { CliError } from './cli-error.js';
 import { checkCommand } from './commands/check.js';
 import { exploreCommand } from './commands/explore.js';
 import { guaranteesCommand } from './commands/guarantees.js';
 import { replayCommand } from './commands/replay.js';
+import { reportCommand } from './commands/report.js';
 import { schemaCommand } from './commands/schema.js';
 import { simCommand } from './commands/sim.js';
 
@@ -48,6 +50,7 @@ program
   .option('--trace <file>', 'write the trace (one JSON line per event) to this file')
   .option('--check-determinism', 'run twice and fail if the trace hashes differ')
   .option('--json', 'print the reports as JSON')
+  .option('--html <file>', 'write a self-contained HTML timeline of the run (one per run: -2, -3… for the default story)')
   .action((scenario: string | undefined, opts) => run(() => simCommand(scenario, opts))());
 
 program
@@ -87,6 +90,13 @@ program
   .action((opts) => run(() => guaranteesCommand(opts))());
 
 program
+  .command('report')
+  .description('Judge a trace file (from dynoq sim --trace) again and draw it as a self-contained HTML timeline')
+  .argument('<trace>', 'a trace file written by dynoq sim --trace')
+  .requiredOption('--html <file>', 'where the HTML goes')
+  .action((trace: string, opts) => run(() => reportCommand(trace, opts))());
+
+program
   .command('schema')
   .description('Print the JSON Schema of scenario files (for editors)')
   .option('--out <file>', 'write it to a file instead')
@@ -96,7 +106,7 @@ try {
   await program.parseAsync(process.argv);
   process.exitCode = exitCode;
 } catch (err) {
-  if (err instanceof ScenarioError || err instanceof CliError) {
+  if (err instanceof ScenarioError || err instanceof CliError || err instanceof TraceFileError) {
     console.error(`dynoq: ${err.message}`);
     process.exitCode = 2;
   } else if (err instanceof ZodError) {

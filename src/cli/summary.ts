@@ -1,5 +1,6 @@
 import type { ViolationKind } from '../model/checker.js';
-import type { SimResult } from '../sim/run.js';
+import { relativeTimes } from '../report/relative-times.js';
+import { SIM_EPOCH, type SimResult } from '../sim/run.js';
 
 const KINDS: ViolationKind[] = ['lost', 'double-pop', 'duplicate', 'early', 'slow-recovery', 'resurrection', 'unexpected'];
 
@@ -18,7 +19,7 @@ export function formatSummary(r: SimResult, title: string): string {
     if (n === 0) continue;
     lines.push(`  ${kind}: ${n}${kind === 'duplicate' ? ' (allowed by at-least-once)' : ''}`);
     for (const v of rep.violations.filter((x) => x.kind === kind).slice(0, 3)) {
-      lines.push(`    - ${v.id} at t+${(v.t - 1_700_000_000_000).toFixed(0)} ms [${v.actors.join(', ')}]: ${v.detail}`);
+      lines.push(`    - ${v.id} at t+${(v.t - SIM_EPOCH).toFixed(0)} ms [${v.actors.join(', ')}]: ${relativeTimes(v.detail, SIM_EPOCH)}`);
     }
   }
   lines.push(`trace ${r.traceEvents} events · sha256 ${r.traceHash}`);

@@ -1,6 +1,7 @@
 import type { CheckReport } from '../model/checker.js';
 import type { HistoryEvent } from '../model/history.js';
 import type { Fault, SimConfig } from '../sim/config.js';
+import { relativeTimes } from './relative-times.js';
 
 export interface ReportInput {
   readonly title: string;
@@ -106,7 +107,9 @@ export function renderHtmlReport(input: ReportInput): string {
     lanes: lanes(input),
     bands: faultBands(input),
     history: input.history,
-    violations: input.report.violations.filter((v) => v.kind !== 'duplicate'),
+    violations: input.report.violations
+      .filter((v) => v.kind !== 'duplicate')
+      .map((v) => ({ ...v, detail: relativeTimes(v.detail, input.start) })),
     duplicates: input.report.counts.duplicate,
   };
   const r = input.report;

@@ -6,6 +6,7 @@ import { loadScenario, scenarioConfig, type Scenario } from '../../sim/scenario.
 import { formatSummary } from '../summary.js';
 import { CliError } from '../cli-error.js';
 import { DEFAULT_STORY } from '../default-story.js';
+import { writeRunReport } from './report.js';
 
 export interface SimFlags {
   seed?: string;
@@ -16,6 +17,7 @@ export interface SimFlags {
   trace?: string;
   checkDeterminism?: boolean;
   json?: boolean;
+  html?: string;
 }
 
 /** What to run: a scenario file, a named configuration, or the default story. */
@@ -63,6 +65,11 @@ export async function simCommand(file: string | undefined, flags: SimFlags): Pro
         console.log(`expected to hold but violated: ${broken.join(', ')}`);
         exit = 1;
       }
+    }
+    if (flags.html) {
+      const path = results.length > 1 ? flags.html.replace(/(\.html?)?$/, `-${results.length}$1`) : flags.html;
+      writeRunReport(result, title, path);
+      console.log(`HTML report written to ${path}`);
     }
     if (flags.trace && result.traceText !== null) {
       const path = results.length > 1 ? flags.trace.replace(/(\.jsonl?)?$/, `-${results.length}$1`) : flags.trace;

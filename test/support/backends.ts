@@ -9,9 +9,9 @@ export type BackendName = 'ioredis-mock' | 'redis' | 'redis-cluster';
 
 export interface Backend {
   readonly name: BackendName;
-  /** A store on a fresh, empty keyspace for this test. */
+  /** A new client on this test's keyspace, which starts empty. */
   store(): IoredisStore;
-  /** A second client on the same keyspace (another process, as far as the queue can tell). */
+  /** Another client on the same keyspace (another process, as far as the queue can tell). */
   secondStore(): IoredisStore;
   /** Queue options this backend needs (Redis Cluster needs the hash tag). */
   readonly queueDefaults: { readonly hashTag: boolean };
@@ -54,7 +54,9 @@ export function useBackend(name: BackendName): Backend {
   beforeEach(async () => {
     for (const c of clients.splice(0)) c.disconnect();
     mockPort = 10_000 + Math.floor(Math.random() * 50_000);
-    for (const port of cluster?.ports ?? []) {
+    // Every test starts on an empty keyspace; flushing here, before any of its clients exists,
+    // means no late FLUSHALL can wipe what another connection of the same test already wrote.
+    for (const port of [...(cluster?.ports ?? []), ...(server ? [server.port] : [])]) {
       const c = new Redis({ port, host: '127.0.0.1' });
       await c.flushall();
       c.disconnect();
@@ -81,13 +83,7 @@ export function useBackend(name: BackendName): Backend {
   return {
     name,
     queueDefaults: { hashTag: name === 'redis-cluster' },
-    store() {
-      const store = connect();
-      // Ordered before every later command on this connection; a client dropped unused may never see
-      // the reply. (The cluster's masters are flushed before each test instead.)
-      if (name !== 'redis-cluster') store.client.flushall().catch(() => undefined);
-      return store;
-    },
+    store: connect,
     secondStore: connect,
   };
 }

@@ -1,0 +1,208 @@
+/**
+ * dynoq (atomic, legacy) against BullMQ on the same redis-server, started here on a loopback port,
+ * plus the raw EVALSHA ceiling from redis-benchmark. Repetitions alternate between the systems in
+ * one run; the ratios are the result (absolute rates on a shared 2-core machine are noise).
+ *
+ *   npm run bench:queues      (BENCH_N=5000 BENCH_REPS=3 by default)
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { createQueue } from '../src/queue/create-queue.js';
+import type { QueueMode } from '../src/queue/dyno-queue.js';
+import { systemClock, systemTimers } from '../src/runtime/system-time.js';
+import { IoredisStore } from '../src/store/ioredis-store.js';
+import { atomicPush } from '../src/store/scripts/index.js';
+import { startRedisServer } from '../test/support/redis-server.js';
+
+const N = Number(process.env.BENCH_N ?? 5_000);
+const REPS = Number(process.env.BENCH_REPS ?? 3);
+
+type System = 'dynoq-atomic' | 'dynoq-legacy' | 'bullmq';
+const SYSTEMS: System[] = ['dynoq-atomic', 'dynoq-legacy', 'bullmq'];
+
+const server = await startRedisServer();
+const connection = { host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null };
+const admin = new Redis(connection);
+let run = 0;
+
+function dynoq(mode: QueueMode, name: string) {
+  const client = new Redis(connection);
+  const queue = createQueue({ name, mode, quorum: new IoredisStore(client), clock: systemClock, timers: systemTimers, unackInterval: 0, unackTimeout: 60_000 });
+  return { queue, close: async () => { await queue.close(); client.disconnect(); } };
+}
+
+const payload = JSON.stringify({ order: 42, items: ['a', 'b', 'c'] });
+
+/** Messages per second for one push workload. */
+async function pushRate(system: System, batch: number): Promise<number> {
+  const name = `push${++run}`;
+  const start = performance.now();
+  if (system === 'bullmq') {
+    const q = new Queue(name, { connection });
+    for (let i = 0; i < N; i += batch) {
+      if (batch === 1) await q.add('job', { payload }, { jobId: `m${i}` });
+      else await q.addBulk(Array.from({ length: Math.min(batch, N - i) }, (_, j) => ({ name: 'job', data: { payload }, opts: { jobId: `m${i + j}` } })));
+    }
+    const rate = N / ((performance.now() - start) / 1000);
+    await q.close();
+    return rate;
+  }
+  const d = dynoq(system === 'dynoq-atomic' ? 'atomic' : 'legacy', name);
+  for (let i = 0; i < N; i += batch) {
+    await d.queue.push(Array.from({ length: Math.min(batch, N - i) }, (_, j) => ({ id: `m${i + j}`, payload })));
+  }
+  const rate = N / ((performance.now() - start) / 1000);
+  await d.close();
+  return rate;
+}
+
+/** Push N, then drain with `consumers` concurrent consumers (pop `batch`, ack each); messages per second. */
+async function endToEnd(system: System, consumers: number, batch = 1): Promise<number> {
+  const name = `e2e${++run}`;
+  if (system === 'bullmq') {
+    const q = new Queue(name, { connection });
+    for (let i = 0; i < N; i += 500) {
+      await q.addBulk(Array.from({ length: Math.min(500, N - i) }, (_, j) => ({ name: 'job', data: { payload }, opts: { jobId: `m${i + j}`, removeOnComplete: true } })));
+    }
+    let done = 0;
+    const start = performance.now();
+    const finished = new Promise<void>((resolve) => {
+      const worker = new Worker(name, async () => undefined, { connection, concurrency: consumers, autorun: true });
+      worker.on('completed', () => {
+        if (++done === N) void worker.close().then(() => resolve());
+      });
+    });
+    await finished;
+    const rate = N / ((performance.now() - start) / 1000);
+    await q.close();
+    return rate;
+  }
+  const mode = system === 'dynoq-atomic' ? 'atomic' : 'legacy';
+  const producer = dynoq(mode, name);
+  for (let i = 0; i < N; i += 500) await producer.queue.push(Array.from({ length: Math.min(500, N - i) }, (_, j) => ({ id: `m${i + j}`, payload })));
+  const workers = Array.from({ length: consumers }, () => dynoq(mode, name));
+  let acked = 0;
+  const start = performance.now();
+  await Promise.all(
+    workers.map(async (w) => {
+      for (;;) {
+        const got = await w.queue.pop(batch);
+        if (got.length === 0) break;
+        for (const m of got) if (await w.queue.ack(m.id, m.token)) acked++;
+      }
+    }),
+  );
+  const rate = acked / ((performance.now() - start) / 1000);
+  for (const w of [producer, ...workers]) await w.close();
+  return rate;
+}
+
+/** Due → delivery lag (ms) at a steady 200 pushes/s with 100 ms delays and 4 consumers: p50, p99. */
+async function deliveryLag(system: System): Promise<[number, number]> {
+  const name = `lag${++run}`;
+  const count = Math.min(N, 1_000);
+  const due = new Map<string, number>();
+  const lags: number[] = [];
+  const delay = 100;
+  if (system === 'bullmq') {
+    const q = new Queue(name, { connection });
+    const worker = new Worker(name, async (job) => { lags.push(Date.now() - due.get(job.id!)!); }, { connection, concurrency: 4 });
+    for (let i = 0; i < count; i++) {
+      due.set(`m${i}`, Date.now() + delay);
+      await q.add('job', { payload }, { jobId: `m${i}`, delay, removeOnComplete: true });
+      if (i % 10 === 9) await new Promise((r) => setTimeout(r, 50));
+    }
+    while (lags.length < count) await new Promise((r) => setTimeout(r, 20));
+    await worker.close();
+    await q.close();
+  } else {
+    const mode = system === 'dynoq-atomic' ? 'atomic' : 'legacy';
+    const producer = dynoq(mode, name);
+    const workers = Array.from({ length: 4 }, () => dynoq(mode, name));
+    let stop = false;
+    const consuming = workers.map(async (w) => {
+      while (!stop) {
+        const got = await w.queue.pop(1, { wait: 50 });
+        for (const m of got) {
+          lags.push(Date.now() - due.get(m.id)!);
+          await w.queue.ack(m.id, m.token);
+        }
+      }
+    });
+    for (let i = 0; i < count; i++) {
+      due.set(`m${i}`, Date.now() + delay);
+      await producer.queue.push([{ id: `m${i}`, payload, timeout: delay }]);
+      if (i % 10 === 9) await new Promise((r) => setTimeout(r, 50));
+    }
+    while (lags.length < count) await new Promise((r) => setTimeout(r, 20));
+    stop = true;
+    await Promise.all(consuming);
+    for (const w of [producer, ...workers]) await w.close();
+  }
+  lags.sort((a, b) => a - b);
+  return [lags[Math.floor(lags.length * 0.5)]!, lags[Math.floor(lags.length * 0.99)]!];
+}
+
+/** redis-benchmark running dynoq's push script by EVALSHA: the ceiling for one script call. */
+function rawEvalshaCeiling(): number | null {
+  const sha = createHash('sha1').update(atomicPush.lua).digest('hex');
+  spawnSync('redis-cli', ['-p', String(server.port), 'SCRIPT', 'LOAD', atomicPush.lua]);
+  const keys = ['c.MESSAGE.x', 'c.META.x', 'c.LEASE.x', 'c.COUNTERS.x', 'c.QUEUE.x.a', 'c.READY.x.a', 'c.UNACK.x.a'];
+  const args = ['1700000000000', '0', '0', '1', 'id:__rand_int__', '0', '0', payload];
+  const out = spawnSync('redis-benchmark', ['-p', String(server.port), '-n', String(N * 4), '-c', '8', '-r', '1000000', '-q', 'EVALSHA', sha, String(keys.length), ...keys, ...args], { encoding: 'utf8' });
+  const m = /([\d.]+) requests per second/.exec(out.stdout ?? '');
+  return m ? Number(m[1]) : null;
+}
+
+/** dynoq's own rate for the same script call: single-message pushes from 8 concurrent clients. */
+async function dynoqScriptRate(): Promise<number> {
+  const name = `calls${++run}`;
+  const clients = Array.from({ length: 8 }, () => dynoq('atomic', name));
+  const per = Math.floor((N * 2) / clients.length);
+  const start = performance.now();
+  await Promise.all(clients.map(async (c, k) => { for (let i = 0; i < per; i++) await c.queue.push([{ id: `c${k}-${i}`, payload }]); }));
+  const rate = (per * clients.length) / ((performance.now() - start) / 1000);
+  for (const c of clients) await c.close();
+  return rate;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const results: Record<string, Record<System, number[]>> = {};
+const record = (what: string, system: System, value: number) => {
+  results[what] ??= { 'dynoq-atomic': [], 'dynoq-legacy': [], bullmq: [] };
+  results[what]![system].push(value);
+};
+
+for (let rep = 0; rep < REPS; rep++) {
+  for (const system of rep % 2 === 0 ? SYSTEMS : [...SYSTEMS].reverse()) {
+    record('push, one message per call (msg/s)', system, await pushRate(system, 1));
+    record('push, batches of 100 (msg/s)', system, await pushRate(system, 100));
+    record('push→pop→ack, 1 consumer (msg/s)', system, await endToEnd(system, 1));
+    record('push→pop→ack, 8 consumers (msg/s)', system, await endToEnd(system, 8));
+    // dynoq's own batching (pop 10, ack each); BullMQ's worker fetches one job per call either way.
+    record('push→pop(10)→ack, 8 consumers (msg/s)', system, system === 'bullmq' ? Number.NaN : await endToEnd(system, 8, 10));
+    const [p50, p99] = await deliveryLag(system);
+    record('delivery lag p50 (ms)', system, p50);
+    record('delivery lag p99 (ms)', system, p99);
+    await admin.flushall();
+  }
+}
+const ceiling = rawEvalshaCeiling();
+const scriptRate = await dynoqScriptRate();
+
+console.log(`dynoq vs BullMQ on one redis-server 7.0 (loopback), N=${N}, medians of ${REPS} alternating repetitions\n`);
+console.log('| measurement | dynoq atomic | dynoq legacy | BullMQ | atomic / BullMQ |');
+console.log('|---|---|---|---|---|');
+for (const [what, by] of Object.entries(results)) {
+  const a = median(by['dynoq-atomic']);
+  const l = median(by['dynoq-legacy']);
+  const b = median(by.bullmq);
+  const ratio = Number.isNaN(b) ? '—' : `${(a / b).toFixed(2)}×`;
+  console.log(`| ${what} | ${a.toFixed(0)} | ${l.toFixed(0)} | ${Number.isNaN(b) ? '—' : b.toFixed(0)} | ${ratio} |`);
+}
+console.log(`\nraw ceiling: redis-benchmark EVALSHA of dynoq's push script, 8 clients: ${ceiling?.toFixed(0) ?? 'n/a'} calls/s`);
+console.log(`dynoq atomic push, one message per call, 8 concurrent clients: ${scriptRate.toFixed(0)} calls/s → ${ceiling ? ((scriptRate / ceiling) * 100).toFixed(0) : 'n/a'} % of the raw ceiling (target ≥ 50 %)`);
+admin.disconnect();
+await server.stop();

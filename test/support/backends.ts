@@ -23,6 +23,8 @@ export interface Backend {
  * REQUIRE_REDIS=1, which makes its absence a failure.
  */
 export function backendNames(options: { cluster?: boolean } = {}): BackendName[] {
+  // DYNOQ_BACKENDS=ioredis-mock restricts a run to the in-process backend (the mutation run uses it).
+  if (process.env.DYNOQ_BACKENDS === 'ioredis-mock') return ['ioredis-mock'];
   if (redisServerBinary()) {
     if (!options.cluster) return ['ioredis-mock', 'redis'];
     if (redisCliAvailable()) return ['ioredis-mock', 'redis', 'redis-cluster'];

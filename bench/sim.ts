@@ -10,6 +10,8 @@
  */
 import { Redis } from 'ioredis';
 import RedisMock from 'ioredis-mock';
+import { checkHistory } from '../src/model/checker.js';
+import type { HistoryEvent } from '../src/model/history.js';
 import { createQueue } from '../src/queue/create-queue.js';
 import { ActorTimers, SkewedClock } from '../src/sim/actor-time.js';
 import { parseSimConfig } from '../src/sim/config.js';
@@ -138,6 +140,24 @@ async function memoryAtQueued() {
   return { queued: size, peakHeapMb: (peak - before) / 2 ** 20, retainedMb: retained / 2 ** 20, rssMb: process.memoryUsage().rss / 2 ** 20 };
 }
 
+/** The history checker on 1,000,000 events (250,000 messages: push, deliver, ack, and a redelivery for some). */
+function checkerMillion() {
+  const history: HistoryEvent[] = [];
+  const T = 1_700_000_000_000;
+  for (let i = 0; history.length < 1_000_000; i++) {
+    const id = `m${i}`;
+    const t = T + i;
+    history.push({ type: 'push', invokedAt: t, t, actor: 'p', id, delayMs: 0, ok: true });
+    history.push({ type: 'deliver', invokedAt: t + 1, t: t + 2, actor: `c${i % 8}`, id, leaseUntil: t + 1_001 });
+    if (i % 10 === 0) history.push({ type: 'deliver', invokedAt: t + 1_500, t: t + 1_501, actor: 'c9', id, leaseUntil: t + 2_500 });
+    history.push({ type: 'ack', invokedAt: t + 1_600, t: t + 1_601, actor: i % 10 === 0 ? 'c9' : `c${i % 8}`, id, ok: true });
+  }
+  const start = performance.now();
+  const report = checkHistory(history, { livenessStart: T, end: T + 10_000_000 }, { reaperIntervalMs: 100, recoveryBoundMs: 1_000 });
+  return { events: history.length, ms: performance.now() - start, duplicates: report.counts.duplicate };
+}
+
+const checker = checkerMillion();
 const hour = await simSparseHour();
 const sim = await simReference();
 const mock = await mockSameWorkload();
@@ -148,5 +168,6 @@ console.log(`sparse hour: 3,600 messages at 1/s, 6 consumers polling every secon
 console.log(`  simulator   : ${hour.wallMs.toFixed(0)} ms wall for ${(hour.simulatedMs / 1000).toFixed(0)} simulated s → ${(hour.simulatedMs / hour.wallMs).toFixed(0)} simulated s per wall s (target ≥ 3,600), acked ${hour.acked}`);
 console.log(`  ioredis-mock: ${mock.wallMs.toFixed(0)} ms wall (same queue workload, no network model), acked ${mock.acked}`);
 console.log(`  ratio       : simulator is ${(mock.wallMs / sim.wallMs).toFixed(2)}× the speed of ioredis-mock (target ≥ 10×)`);
+console.log(`history checker: ${checker.events} events judged in ${checker.ms.toFixed(0)} ms (${checker.duplicates} duplicates found)`);
 const mem = await memoryAtQueued();
 console.log(`memory: ${mem.queued} messages queued on one simulated node → ${mem.retainedMb.toFixed(0)} MB retained after GC, ${mem.peakHeapMb.toFixed(0)} MB peak heap growth, rss ${mem.rssMb.toFixed(0)} MB (target < 500 MB)`);

@@ -16,8 +16,9 @@ export interface IoredisStoreOptions {
 
 type Client = Redis | Cluster;
 
+/** ioredis-mock's class is bundled as `_RedisMock`; matching the name keeps ioredis-mock out of production imports. */
 function detectFlavor(client: Client): IoredisFlavor {
-  return client.constructor.name === 'RedisMock' ? 'mock' : 'redis';
+  return /RedisMock/.test(client.constructor.name) ? 'mock' : 'redis';
 }
 
 function toNumberOrNull(v: unknown): number | null {

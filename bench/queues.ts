@@ -4,6 +4,10 @@
  * one run; the ratios are the result (absolute rates on a shared 2-core machine are noise).
  *
  *   npm run bench:queues      (BENCH_N=5000 BENCH_REPS=3 by default)
+ *
+ * BullMQ is installed by that script (npm install --no-save bullmq@^5) rather than listed in
+ * package.json: its optional native helper (msgpackr-extract) leaves a lock file that `npm ci` on
+ * npm 11 rejects as out of sync. For the same reason this file is outside the main type check.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

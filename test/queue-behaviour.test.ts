@@ -13,24 +13,26 @@ const MODES: QueueMode[] = ['legacy', 'atomic'];
 
 describe.each(backendNames({ cluster: true }))('queue on %s', (backendName) => {
   const backend = useBackend(backendName);
+  let counter = 0;
+  /** A queue on this backend with a hand-driven clock; `mode` undefined means the default. */
+  const makeQueue = (mode: QueueMode | undefined, over: Partial<QueueOptionsInput> = {}, store?: Store) => {
+    const time = new FakeTime();
+    const queue = createQueue({
+      name: `q${++counter}`,
+      ...(mode ? { mode } : {}),
+      quorum: store ?? backend.store(),
+      clock: time,
+      timers: time,
+      unackInterval: 0,
+      unackTimeout: 1_000,
+      ...backend.queueDefaults,
+      ...over,
+    });
+    return { queue, time };
+  };
 
   describe.each(MODES)('%s mode', (mode) => {
-    let counter = 0;
-    const make = (over: Partial<QueueOptionsInput> = {}, store?: Store) => {
-      const time = new FakeTime();
-      const queue = createQueue({
-        name: `q${++counter}`,
-        mode,
-        quorum: store ?? backend.store(),
-        clock: time,
-        timers: time,
-        unackInterval: 0,
-        unackTimeout: 1_000,
-        ...backend.queueDefaults,
-        ...over,
-      });
-      return { queue, time };
-    };
+    const make = (over: Partial<QueueOptionsInput> = {}, store?: Store) => makeQueue(mode, over, store);
     const msgs = (n: number, prefix = 'm') =>
       Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i}`, payload: `payload ${i}` }));
 
@@ -375,21 +377,7 @@ describe.each(backendNames({ cluster: true }))('queue on %s', (backendName) => {
   });
 
   describe('atomic-mode promises', () => {
-    let counter = 0;
-    const make = (over: Partial<QueueOptionsInput> = {}) => {
-      const time = new FakeTime();
-      const queue = createQueue({
-        name: `atomic${++counter}`,
-        quorum: backend.store(),
-        clock: time,
-        timers: time,
-        unackInterval: 0,
-        unackTimeout: 1_000,
-        ...backend.queueDefaults,
-        ...over,
-      });
-      return { queue, time };
-    };
+    const make = (over: Partial<QueueOptionsInput> = {}) => makeQueue(undefined, over);
 
     it('is the default mode', () => {
       expect(make().queue.mode).toBe('atomic');

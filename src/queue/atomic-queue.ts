@@ -58,9 +58,11 @@ export class AtomicQueue extends BaseQueue {
     if (confirmed < durable.replicas) throw new DurabilityError(operation, ids, durable.replicas, confirmed);
   }
 
-  private async write(messages: readonly MessageInput[], onlyIfAbsent: boolean): Promise<number> {
+  /** Validates every message first (nothing is written if one is bad), then writes them in one script. */
+  private async write(messages: readonly MessageInput[], onlyIfAbsent: boolean): Promise<{ ids: string[]; written: number }> {
     const valid = messages.map((m) => validateMessageInput(m, this.options));
-    if (valid.length === 0) return 0;
+    const ids = valid.map((m) => m.id);
+    if (valid.length === 0) return { ids, written: 0 };
     const args = [...this.timeArgs(), onlyIfAbsent ? '1' : '0'];
     for (const m of valid) {
       const shard = this.sharding.nextShard(this.allShards, m);
@@ -69,20 +71,18 @@ export class AtomicQueue extends BaseQueue {
       args.push(String(index), m.id, String(m.priority), String(m.timeout), storedMessageJson({ ...m, shard }));
     }
     const written = Number(await this.run(atomicPush, [...this.headKeys, ...this.allShardSets()], args));
-    await this.confirmDurable('push', valid.map((m) => m.id));
-    return written;
+    await this.confirmDurable('push', ids);
+    return { ids, written };
   }
 
   async push(messages: readonly MessageInput[]): Promise<string[]> {
     this.checkOpen();
-    const ids = messages.map((m) => validateMessageInput(m, this.options).id);
-    await this.write(messages, false);
-    return ids;
+    return (await this.write(messages, false)).ids;
   }
 
   async ensure(message: MessageInput): Promise<boolean> {
     this.checkOpen();
-    return (await this.write([message], true)) > 0;
+    return (await this.write([message], true)).written > 0;
   }
 
   protected async popOnce(count: number): Promise<PoppedMessage[]> {

@@ -78,6 +78,15 @@ export async function simCommand(file: string | undefined, flags: SimFlags): Pro
     }
     console.log('');
   }
+  if (!file && !flags.configuration && !flags.json && results.length > 1) {
+    const mark = (held: boolean) => (held ? 'held    ' : 'VIOLATED');
+    console.log('The story in one table (at-least-once · un-ack recovery · no double pop):');
+    configsFor(file, flags).forEach(({ title }, i) => {
+      const p = results[i]!.report.properties;
+      console.log(`  ${mark(p.atLeastOnce)} · ${mark(p.unackRecovery)} · ${mark(p.noDoublePop)}  ${title}`);
+    });
+    console.log('See docs/GUARANTEES.md for every configuration over 30 seeds; add --html out/story.html to see each run.');
+  }
   if (flags.json) {
     console.log(JSON.stringify(results.map((r) => ({ seed: r.config.seed, traceHash: r.traceHash, report: { ...r.report, violations: r.report.violations.slice(0, 50) } })), null, 2));
   }

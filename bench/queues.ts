@@ -62,8 +62,11 @@ async function pushRate(system: System, batch: number): Promise<number> {
   return rate;
 }
 
-/** Push N, then drain with `consumers` concurrent consumers (pop `batch`, ack each); messages per second. */
-async function endToEnd(system: System, consumers: number, batch = 1): Promise<number> {
+/**
+ * Push N, then drain with `consumers` concurrent consumers; messages per second. dynoq pops `batch`
+ * and acks each, or with `combined` acks each message and leases the next in one ackAndPop call.
+ */
+async function endToEnd(system: System, consumers: number, batch = 1, combined = false): Promise<number> {
   const name = `e2e${++run}`;
   if (system === 'bullmq') {
     const q = new Queue(name, { connection });
@@ -91,6 +94,15 @@ async function endToEnd(system: System, consumers: number, batch = 1): Promise<n
   const start = performance.now();
   await Promise.all(
     workers.map(async (w) => {
+      if (combined) {
+        let [m] = await w.queue.pop(1);
+        while (m) {
+          const step = await w.queue.ackAndPop(m.id, m.token, 1);
+          if (step.acked) acked++;
+          m = step.messages[0];
+        }
+        return;
+      }
       for (;;) {
         const got = await w.queue.pop(batch);
         if (got.length === 0) break;
@@ -185,6 +197,9 @@ for (let rep = 0; rep < REPS; rep++) {
     record('push, batches of 100 (msg/s)', system, await pushRate(system, 100));
     record('push→pop→ack, 1 consumer (msg/s)', system, await endToEnd(system, 1));
     record('push→pop→ack, 8 consumers (msg/s)', system, await endToEnd(system, 8));
+    // ackAndPop: one call per message, as BullMQ's worker (moveToFinished fetches the next job).
+    record('push→ackAndPop, 1 consumer (msg/s)', system, system === 'bullmq' ? median(results['push→pop→ack, 1 consumer (msg/s)']!.bullmq.slice(-1)) : await endToEnd(system, 1, 1, true));
+    record('push→ackAndPop, 8 consumers (msg/s)', system, system === 'bullmq' ? median(results['push→pop→ack, 8 consumers (msg/s)']!.bullmq.slice(-1)) : await endToEnd(system, 8, 1, true));
     // dynoq's own batching (pop 10, ack each); BullMQ's worker fetches one job per call either way.
     record('push→pop(10)→ack, 8 consumers (msg/s)', system, system === 'bullmq' ? Number.NaN : await endToEnd(system, 8, 10));
     const [p50, p99] = await deliveryLag(system);

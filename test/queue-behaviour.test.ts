@@ -175,6 +175,18 @@ describe.each(backendNames({ cluster: true }))('queue on %s', (backendName) => {
       expect(await queue.findStaleMessages()).toEqual([]);
     });
 
+    it('ackAndPop acks one message and leases the next ones', async () => {
+      const { queue } = make();
+      await queue.push(msgs(3));
+      const [first] = await queue.pop(1);
+      const step = await queue.ackAndPop(first!.id, first!.token, 2);
+      expect(step.acked).toBe(true);
+      expect(step.messages).toHaveLength(2);
+      expect(await queue.get(first!.id)).toBeNull();
+      const last = await queue.ackAndPop(first!.id, first!.token, 1);
+      expect(last).toEqual({ acked: false, messages: [] });
+    });
+
     it('bulkPop claims several due messages in one call', async () => {
       const { queue, time } = make();
       await queue.push(msgs(4));

@@ -38,6 +38,7 @@ type Op =
   | { kind: 'push'; messages: ModelMessage[] }
   | { kind: 'pop'; count: number }
   | { kind: 'ack'; id: string; token: TokenChoice }
+  | { kind: 'ackAndPop'; id: string; token: TokenChoice; count: number }
   | { kind: 'extend'; id: string; timeoutMs: number; token: TokenChoice }
   | { kind: 'setTimeout'; id: string; timeoutMs: number }
   | { kind: 'remove'; id: string }
@@ -61,6 +62,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.array(message, { minLength: 1, maxLength: 3 }).map((messages) => ({ kind: 'push' as const, messages })) },
   { weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }).map((count) => ({ kind: 'pop' as const, count })) },
   { weight: 3, arbitrary: fc.record({ id, token }).map((o) => ({ kind: 'ack' as const, ...o })) },
+  { weight: 2, arbitrary: fc.record({ id, token, count: fc.integer({ min: 1, max: 2 }) }).map((o) => ({ kind: 'ackAndPop' as const, ...o })) },
   { weight: 1, arbitrary: fc.record({ id, timeoutMs: fc.constantFrom(10, 300), token }).map((o) => ({ kind: 'extend' as const, ...o })) },
   { weight: 1, arbitrary: fc.record({ id, timeoutMs: fc.constantFrom(0, 20) }).map((o) => ({ kind: 'setTimeout' as const, ...o })) },
   { weight: 1, arbitrary: id.map((i) => ({ kind: 'remove' as const, id: i })) },
@@ -101,6 +103,18 @@ class OpCommand implements fc.AsyncCommand<QueueModel, Real> {
       case 'ack': {
         const t = pickToken(real, op);
         agree(await r(q.ack(op.id, t)), model.ack(op.id, t), 'ack');
+        return;
+      }
+      case 'ackAndPop': {
+        const t = pickToken(real, op);
+        const got = await r(q.ackAndPop(op.id, t, op.count));
+        for (const m of got.messages) if (m.token) real.tokens.set(m.id, [...(real.tokens.get(m.id) ?? []), m.token]);
+        const acked = model.ack(op.id, t);
+        agree(
+          { acked: got.acked, messages: got.messages.map((m) => ({ id: m.id, payload: m.payload, ...(m.token ? { token: m.token } : {}) })) },
+          { acked, messages: model.pop(op.count) },
+          'ackAndPop',
+        );
         return;
       }
       case 'extend': {

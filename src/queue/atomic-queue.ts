@@ -1,6 +1,7 @@
 import type { ScriptDef, ScriptReply } from '../store/script.js';
 import {
   atomicAck,
+  atomicAckAndPop,
   atomicExtendLease,
   atomicFindStale,
   atomicPeek,
@@ -14,7 +15,7 @@ import {
 } from '../store/scripts/index.js';
 import { storedMessageJson } from '../store/scripts/stored-message.js';
 import { BaseQueue } from './base-queue.js';
-import type { ShardSize } from './dyno-queue.js';
+import type { AckAndPop, ShardSize } from './dyno-queue.js';
 import { DurabilityError, InvalidArgumentError } from './errors.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
 import { parseStoredMessage, validateId, validateMessageInput } from './message.js';
@@ -128,6 +129,23 @@ export class AtomicQueue extends BaseQueue {
       (await this.run(atomicAck, [this.keys.message, this.keys.meta, this.keys.leases, ...unacks], [id, token ?? ''])) === 1;
     if (acked) await this.confirmDurable('ack', [id]);
     return acked;
+  }
+
+  override async ackAndPop(id: string, token: string | undefined, count: number): Promise<AckAndPop> {
+    this.checkOpen();
+    validateId(id);
+    this.checkCount(count);
+    const unacks = this.allShards.map((s) => this.keys.unack(s));
+    const reply = (await this.run(atomicAckAndPop, [...this.localShardKeys(), ...unacks], [
+      ...this.timeArgs(),
+      String(count),
+      String(this.options.unackTimeout),
+      id,
+      token ?? '',
+    ])) as ScriptReply[];
+    const acked = reply[0] === 1;
+    if (acked) await this.confirmDurable('ack', [id]);
+    return { acked, messages: leasedMessages(reply.slice(1)) };
   }
 
   async setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean> {

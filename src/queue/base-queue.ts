@@ -1,5 +1,5 @@
 import type { Store } from '../store/store.js';
-import type { ConsumeOptions, DynoQueue, PopOptions, QueueMode, ShardSize } from './dyno-queue.js';
+import type { AckAndPop, ConsumeOptions, DynoQueue, PopOptions, QueueMode, ShardSize } from './dyno-queue.js';
 import { InvalidArgumentError, QueueClosedError } from './errors.js';
 import { QueueKeys } from './keys.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
@@ -70,6 +70,12 @@ export abstract class BaseQueue implements DynoQueue {
 
   async bulkPop(count: number, options: PopOptions = {}): Promise<PoppedMessage[]> {
     return this.pop(count, options);
+  }
+
+  /** Two steps here; the atomic mode does both in one script. */
+  async ackAndPop(id: string, token: string | undefined, count: number): Promise<AckAndPop> {
+    const acked = await this.ack(id, token);
+    return { acked, messages: await this.pop(count) };
   }
 
   async get(id: string): Promise<Message | null> {

@@ -21,6 +21,11 @@ export interface ShardSize {
   readonly uacked: number;
 }
 
+export interface AckAndPop {
+  readonly acked: boolean;
+  readonly messages: PoppedMessage[];
+}
+
 /** Dyno-queues' DynoQueue API, asynchronous. */
 export interface DynoQueue {
   readonly name: string;
@@ -32,6 +37,8 @@ export interface DynoQueue {
   peek(count: number): Promise<Message[]>;
   /** With a token (atomic mode), acks only while that lease is current. */
   ack(id: string, token?: string): Promise<boolean>;
+  /** Acks one message and pops up to `count` more: one script call in atomic mode, two steps in legacy. */
+  ackAndPop(id: string, token: string | undefined, count: number): Promise<AckAndPop>;
   setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean>;
   setTimeout(id: string, timeoutMs: number): Promise<boolean>;
   remove(id: string): Promise<boolean>;

@@ -125,6 +125,9 @@ describe.runIf(available)('differential conformance: simulated keyspace vs real 
     atomicPop: fc.tuple(now, fc.integer({ min: 1, max: 3 })).map(([n, c]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a'], [n, '0', String(c), '1000']]),
     atomicPopById: fc.tuple(now, ids).map(([n, id]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a'], [n, '0', id, '1000']]),
     atomicAck: fc.tuple(ids, fc.constantFrom('', '1', '2', '3')).map(([id, t]) => [['h:msg', 'h:meta', 'h:lease', 'z:u:a', 'z:u:b'], [id, t]]),
+    atomicAckAndPop: fc
+      .tuple(now, fc.integer({ min: 1, max: 3 }), ids, fc.constantFrom('', '1', '2'))
+      .map(([n, c, id, t]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a', 'z:u:a', 'z:u:b'], [n, '0', String(c), '1000', id, t]]),
     atomicExtendLease: fc.tuple(now, ids, fc.constantFrom('', '1', '2')).map(([n, id, t]) => [['h:lease', 'z:u:a', 'z:u:b'], [n, '0', id, t, '500']]),
     atomicRequeueExpired: now.map((n) => [['h:msg', 'h:meta', 'h:lease', 'z:r:a', 'z:u:a'], [n, '0', '10']]),
     atomicReschedule: fc.tuple(now, ids).map(([n, id]) => [['z:q:a', 'z:r:a', 'z:q:b', 'z:r:b'], [n, '0', id, '200']]),

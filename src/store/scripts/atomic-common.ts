@@ -94,3 +94,72 @@ end`;
 export function staleToken(redis: LuaRedis, leases: string, id: string, token: string): boolean {
   return token !== '' && redis.call('hget', leases, id) !== token;
 }
+
+/** Acks an id held in one of the given UNACK sets: 1 when acked, 0 when the token is stale or it is not leased. */
+export const ACK_LUA = `local function ack(msg, meta, leases, unacks, id, token)
+  if stale_token(leases, id, token) then return 0 end
+  for i = 1, #unacks do
+    if redis.call('zrem', unacks[i], id) > 0 then
+      redis.call('hdel', msg, id)
+      redis.call('hdel', meta, id)
+      redis.call('hdel', leases, id)
+      return 1
+    end
+  end
+  return 0
+end`;
+
+export function ack(redis: LuaRedis, msg: string, meta: string, leases: string, unacks: readonly string[], id: string, token: string): number {
+  if (staleToken(redis, leases, id, token)) return 0;
+  for (const unack of unacks) {
+    if ((redis.call('zrem', unack, id) as number) > 0) {
+      redis.call('hdel', msg, id);
+      redis.call('hdel', meta, id);
+      redis.call('hdel', leases, id);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/** Promotes due ids, then leases up to `count` from READY; appends id, payload, token, deadline to `out`. */
+export const POP_LUA = `local function pop(msg, meta, leases, counters, queue, ready, unack, now, count, deadline, out)
+  promote(queue, ready, meta, now)
+  local got = 0
+  while got < count do
+    local ids = redis.call('zrange', ready, 0, count - got - 1)
+    if #ids == 0 then break end
+    for i = 1, #ids do
+      redis.call('zrem', ready, ids[i])
+      local leased = lease(ids[i], msg, meta, leases, counters, unack, deadline)
+      if leased then
+        got = got + 1
+        for j = 1, 4 do out[#out + 1] = leased[j] end
+      end
+    end
+  end
+  return out
+end`;
+
+export interface PopKeys extends LeaseKeys {
+  readonly queue: string;
+  readonly ready: string;
+}
+
+export function pop(redis: LuaRedis, k: PopKeys, now: number, count: number, deadline: number, out: LuaValue[]): LuaValue[] {
+  promote(redis, k.queue, k.ready, k.meta, now);
+  let got = 0;
+  while (got < count) {
+    const ids = redis.call('zrange', k.ready, '0', String(count - got - 1)) as string[];
+    if (ids.length === 0) break;
+    for (const id of ids) {
+      redis.call('zrem', k.ready, id);
+      const leased = lease(redis, id, k, deadline);
+      if (leased) {
+        got++;
+        out.push(...leased);
+      }
+    }
+  }
+  return out;
+}

@@ -1,5 +1,6 @@
 import type { ScriptDef } from '../script.js';
 import { atomicAck } from './atomic-ack.js';
+import { atomicAckAndPop } from './atomic-ack-and-pop.js';
 import { atomicExtendLease } from './atomic-extend-lease.js';
 import { atomicFindStale } from './atomic-find-stale.js';
 import { atomicPeek } from './atomic-peek.js';
@@ -16,6 +17,7 @@ import { legacyProcessUnacks } from './legacy-process-unacks.js';
 
 export {
   atomicAck,
+  atomicAckAndPop,
   atomicExtendLease,
   atomicFindStale,
   atomicPeek,
@@ -34,6 +36,7 @@ export {
 /** Every script, for conformance tests and for a store that preloads them. */
 export const ALL_SCRIPTS: readonly ScriptDef[] = [
   atomicAck,
+  atomicAckAndPop,
   atomicExtendLease,
   atomicFindStale,
   atomicPeek,

@@ -12,6 +12,7 @@ export default defineConfig({
       'properties/checker.test.ts',
       'properties/interleavings.test.ts',
       'test/sim/faults.test.ts',
+      'test/queue/validation.test.ts',
     ],
     testTimeout: 60_000,
     pool: 'forks',

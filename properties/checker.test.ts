@@ -193,3 +193,93 @@ describe('history checker agrees with a brute-force reading of the definitions',
     );
   });
 });
+
+/** Exactly these violation counts, every other kind zero. */
+const ZERO: Record<ViolationKind, number> = { lost: 0, 'double-pop': 0, duplicate: 0, early: 0, 'slow-recovery': 0, resurrection: 0, unexpected: 0 };
+const exactly = (h: HistoryEvent[], expected: Partial<Record<ViolationKind, number>> = {}) => expect(kinds(h)).toEqual({ ...ZERO, ...expected });
+const remove = (id: string, t: number, ok = true): HistoryEvent => ({ type: 'remove', invokedAt: t, t, actor: 'p', id, ok });
+
+describe('history checker: boundaries of each definition', () => {
+  it('each property is true exactly when its kind has no violation', () => {
+    const clean = checkHistory([push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1')], phases, settings).properties;
+    expect(clean).toEqual({ atLeastOnce: true, unackRecovery: true, noDoublePop: true });
+    expect(checkHistory([push('m', 0)], phases, settings).properties).toEqual({ atLeastOnce: false, unackRecovery: true, noDoublePop: true });
+    expect(checkHistory([push('m', 0), deliver('m', 10, 'c1'), deliver('m', 20, 'c2'), ack('m', 30, 'c2')], phases, settings).properties).toEqual({
+      atLeastOnce: true,
+      unackRecovery: true,
+      noDoublePop: false,
+    });
+  });
+
+  it('a lost message is only lost; ids whose pushes all failed are not counted as pushed', () => {
+    exactly([push('m', 0)], { lost: 1 });
+    expect(checkHistory([push('m', 0, 0, false), push('n', 0)], phases, settings).pushed).toBe(1);
+    exactly([push('m', 0), ack('m', 5, 'c1')]);
+  });
+
+  it('a second push before the first is consumed keeps the earlier due time; after an ack or remove it sets a new one', () => {
+    exactly([push('m', 0, 100), push('m', 10, 500), deliver('m', 150, 'c1'), ack('m', 160, 'c1')]);
+    exactly([push('m', 0, 500), push('m', 10, 100), deliver('m', 150, 'c1'), ack('m', 160, 'c1')]);
+    exactly([push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1'), push('m', 30, 500), deliver('m', 100, 'c2'), ack('m', 110, 'c2')], {
+      early: 1,
+      duplicate: 1,
+    });
+    exactly([push('m', 0), remove('m', 5), push('m', 10, 500), deliver('m', 100, 'c2'), ack('m', 110, 'c2')], { early: 1 });
+  });
+
+  it('resurrection needs the delivery invoked after the ack returned and no push since', () => {
+    const invokedBefore: HistoryEvent = { type: 'deliver', invokedAt: 15, t: 525, actor: 'c2', id: 'm', leaseUntil: 515 };
+    exactly([push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1'), invokedBefore], { duplicate: 1 });
+    const invokedAtAck: HistoryEvent = { ...invokedBefore, invokedAt: 20, leaseUntil: 520 };
+    exactly([push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1'), invokedAtAck], { duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 10, 'c1'), push('m', 20), ack('m', 20, 'c1'), deliver('m', 600, 'c2'), ack('m', 610, 'c2')], { duplicate: 1 });
+    exactly([ack('m', 0, 'c1'), deliver('m', 10, 'c2'), push('m', 20)], { resurrection: 1, lost: 0 });
+    exactly([deliver('m', 10, 'c2'), push('m', 20), ack('m', 30, 'c2')]);
+  });
+
+  it('double pop: same-instant deliveries collide, a delivery when the hold ends does not', () => {
+    exactly([push('m', 0), deliver('m', 10, 'c1'), deliver('m', 10, 'c2'), ack('m', 20, 'c2')], { 'double-pop': 1, duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 10, 'c1'), deliver('m', 510, 'c2'), ack('m', 520, 'c2')], { duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1'), push('m', 20), deliver('m', 20, 'c2'), ack('m', 30, 'c2')], { duplicate: 1 });
+  });
+
+  it('an extension invoked exactly when the hold ends still extends it', () => {
+    const extend: HistoryEvent = { type: 'extend', invokedAt: 510, t: 510, actor: 'c1', id: 'm', ok: true, leaseUntil: 2_000 };
+    exactly([push('m', 0), deliver('m', 10, 'c1'), extend, deliver('m', 800, 'c2'), ack('m', 900, 'c2')], { 'double-pop': 1, duplicate: 1 });
+  });
+
+  it('same-time push and remove are ordered push first, whatever order they were recorded in', () => {
+    exactly([push('m', 5), remove('m', 5)]);
+    exactly([remove('m', 5), push('m', 5)]);
+  });
+
+  it('slow recovery: boundaries of the liveness phase, the deadline and the acks', () => {
+    // lease ends exactly at the start of the liveness phase: judged
+    exactly([push('s', 0), deliver('s', 500, 'c1')], { 'slow-recovery': 1 });
+    // deadline exactly at the end of the run: judged
+    exactly([push('s', 0), deliver('s', 9_000, 'c1')], { 'slow-recovery': 1 });
+    // re-delivered exactly at the deadline: in time
+    exactly([push('s', 0), deliver('s', 2_000, 'c1'), deliver('s', 3_000, 'c2'), ack('s', 3_100, 'c2')], { duplicate: 1 });
+    // acked (by anyone) no later than the deadline: nothing to recover
+    exactly([push('s', 0), deliver('s', 2_000, 'c1'), ack('s', 3_000, 'c9')]);
+    exactly([push('s', 0), deliver('s', 2_000, 'c1'), ack('s', 2_900, 'c9')]);
+    // removed: nothing to recover
+    exactly([push('s', 0), deliver('s', 2_000, 'c1'), remove('s', 2_100)]);
+    // an acked hold is never judged, even when a later push re-opens the message
+    exactly([push('s', 0), deliver('s', 2_000, 'c1'), ack('s', 2_100, 'c1'), push('s', 2_200), deliver('s', 5_000, 'c2'), ack('s', 5_100, 'c2')], {
+      duplicate: 1,
+    });
+  });
+
+  it('slow recovery names the holder whose lease was not recovered', () => {
+    const r = checkHistory([push('s', 0), deliver('s', 2_000, 'c1'), deliver('s', 2_600, 'c2')], phases, settings);
+    expect(r.violations.filter((v) => v.kind === 'slow-recovery')).toEqual([
+      { kind: 'slow-recovery', id: 's', t: 3_600, actors: ['c2'], detail: 'lease of c2 ended at 3100; not re-delivered by 3600' },
+    ]);
+  });
+
+  it('violations at the same time are ordered by id', () => {
+    const r = checkHistory([push('b', 0), push('c', 0), push('a', 0)], phases, settings);
+    expect(r.violations.map((v) => v.id)).toEqual(['a', 'b', 'c']);
+  });
+});

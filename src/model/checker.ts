@@ -36,9 +36,10 @@ interface Delivery {
   acked: boolean;
 }
 
+/** Nearest-rank percentile for p below 100 (the index then stays inside the array). */
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.floor((p / 100) * sorted.length)]!;
 }
 
 /**
@@ -48,9 +49,9 @@ function percentile(sorted: readonly number[], p: number): number {
 export function checkHistory(history: readonly HistoryEvent[], phases: RunPhases, settings: CheckerSettings): CheckReport {
   const byId = new Map<string, HistoryEvent[]>();
   for (const e of history) {
-    let list = byId.get(e.id);
-    if (!list) byId.set(e.id, (list = []));
-    list.push(e);
+    const list = byId.get(e.id);
+    if (list) list.push(e);
+    else byId.set(e.id, [e]);
   }
   const violations: Violation[] = [];
   const latencies: number[] = [];

@@ -92,3 +92,68 @@ describe('error messages say what is wrong and where', () => {
     expect(shardingStrategy(h)).toBe(h);
   });
 });
+
+describe('typed errors and option guards, case by case', () => {
+  it('every error class has its own name and stable code', () => {
+    const cases: [Error & { code: string }, string, string][] = [
+      [new InvalidMessageError('id', 'bad'), 'InvalidMessageError', 'INVALID_MESSAGE'],
+      [new InvalidArgumentError('count', 'bad'), 'InvalidArgumentError', 'INVALID_ARGUMENT'],
+      [new QueueClosedError('q'), 'QueueClosedError', 'QUEUE_CLOSED'],
+      [new DurabilityError('ack', ['a'], 1, 0), 'DurabilityError', 'NOT_DURABLE'],
+    ];
+    for (const [err, name, code] of cases) expect([err.name, err.code, String(err).startsWith(`${name}: `)]).toEqual([name, code, true]);
+  });
+
+  it('injected collaborators must be objects with the right method', () => {
+    const time = new FakeTime();
+    const store = { runScript: () => Promise.resolve(null) } as never;
+    const base = { name: 'q', quorum: store, clock: time, timers: time };
+    const rejected: [object, string][] = [
+      [{ ...base, quorum: null }, 'quorum'],
+      [{ ...base, quorum: () => null }, 'quorum'],
+      [{ ...base, quorum: { runScript: 1 } }, 'quorum'],
+      [{ ...base, nonQuorum: 'redis' }, 'nonQuorum'],
+      [{ ...base, clock: null }, 'clock'],
+      [{ ...base, clock: { now: 5 } }, 'clock'],
+      [{ ...base, timers: null }, 'timers'],
+      [{ ...base, timers: { setTimeout: 1 } }, 'timers'],
+      [{ ...base, timers: Object.assign(() => 0, { setTimeout: () => 0 }) }, 'timers'],
+      [{ ...base, sharding: null }, 'sharding'],
+      [{ ...base, sharding: { nextShard: 'a' } }, 'sharding'],
+      [{ ...base, sharding: 'random' }, 'sharding'],
+      [{ ...base, onReaperError: 'log' }, 'onReaperError'],
+      [{ ...base, extra: 1 }, 'options'],
+    ];
+    for (const [input, path] of rejected) {
+      const err = thrown(() => parseQueueOptions(input as never));
+      expect(err, path).toBeInstanceOf(InvalidArgumentError);
+      expect((err as InvalidArgumentError).argument, JSON.stringify(Object.keys(input))).toBe(`option ${path}`);
+    }
+    expect(thrown(() => parseQueueOptions(undefined as never))).toMatchObject({ argument: 'option options' });
+    const strategy = { name: 'mine', nextShard: () => 'a' };
+    expect(parseQueueOptions({ ...base, sharding: strategy, onReaperError: () => undefined, nonQuorum: store } as never).sharding).toBe(strategy);
+  });
+
+  it('a message that is not an object is named as such, not by a missing field', () => {
+    for (const input of ['m', 5, undefined, null]) {
+      expect(thrown(() => validateMessageInput(input, limits))).toMatchObject({ field: 'message', reason: 'must be an object' });
+    }
+  });
+
+  it('a stored entry without a string id or payload is corrupt', () => {
+    expect(parseStoredMessage('{"payload":"p"}')).toBeNull();
+    expect(parseStoredMessage('{"id":5,"payload":"p"}')).toBeNull();
+    expect(parseStoredMessage('{"id":"a","payload":5}')).toBeNull();
+    expect(parseStoredMessage('null')).toBeNull();
+    expect(parseStoredMessage('{"id":"a","payload":"p","timeout":"7","priority":3,"shard":"b"}')).toEqual({ id: 'a', payload: 'p', timeout: 7, priority: 3, shard: 'b' });
+  });
+
+  it('hash sharding is FNV-1a of the id (published test vectors) modulo the shard count', () => {
+    const shards = Array.from({ length: 1_000 }, (_, i) => `s${i}`);
+    const h = new HashSharding();
+    // FNV-1a 32: "a" → 0xe40c292c, "foobar" → 0xbf9cf968, "" → 0x811c9dc5
+    expect(h.nextShard(shards, { id: 'a' })).toBe(`s${0xe40c292c % 1_000}`);
+    expect(h.nextShard(shards, { id: 'foobar' })).toBe(`s${0xbf9cf968 % 1_000}`);
+    expect(h.nextShard(shards, { id: '' })).toBe(`s${0x811c9dc5 % 1_000}`);
+  });
+});

@@ -13,6 +13,7 @@ export default defineConfig({
       'properties/interleavings.test.ts',
       'test/sim/faults.test.ts',
       'test/queue/validation.test.ts',
+      'test/queue/api-edges.test.ts',
     ],
     testTimeout: 60_000,
     pool: 'forks',

@@ -42,6 +42,7 @@ export class LegacyQueue extends BaseQueue {
     this.checkOpen();
     this.checkCount(count);
     const wait = this.checkWait(options.wait ?? 0);
+    if (options.signal?.aborted) return [];
     await this.prefetchUntil(count, wait, options.signal);
     return this.claim(count);
   }
@@ -51,6 +52,7 @@ export class LegacyQueue extends BaseQueue {
     this.checkOpen();
     this.checkCount(count);
     const wait = this.checkWait(options.wait ?? 0);
+    if (options.signal?.aborted) return [];
     await this.prefetchUntil(count, wait, options.signal);
     const ids = this.prefetched.splice(0, Math.min(count, this.prefetched.length));
     if (ids.length === 0) return [];
@@ -78,6 +80,8 @@ export class LegacyQueue extends BaseQueue {
     await this.prefetch(count);
     while (this.prefetched.length < count && clock.now() - start < wait && !signal?.aborted && !this.isClosed) {
       await this.sleep(Math.min(this.options.pollInterval, wait - (clock.now() - start)), signal);
+      // woken by abort or close: claim what is already prefetched, read nothing more
+      if (signal?.aborted || this.isClosed) return;
       await this.prefetch(count);
     }
   }

@@ -11,7 +11,7 @@ describe.each(MODES)('model-based: %s mode agrees with the reference model', (mo
   it('on a single simulated node', async () => {
     await modelCheck({
       mode,
-      runs: Math.round(200 * SCALE),
+      runs: Math.round(1_000 * SCALE),
       setup: () => {
         const w = world('dynomite', ['a'], 0);
         return { store: w.client('sut', 'a'), run: (p) => w.settle(p) };
@@ -22,7 +22,7 @@ describe.each(MODES)('model-based: %s mode agrees with the reference model', (mo
   describe.each(backendNames())('on %s', (backendName) => {
     const backend = useBackend(backendName);
     it('every reply and the final state', async () => {
-      await modelCheck({ mode, runs: Math.round((backendName === 'redis' ? 100 : 150) * SCALE), setup: () => ({ store: backend.store(), run: (p) => p }) });
+      await modelCheck({ mode, runs: Math.round((backendName === 'redis' ? 300 : 600) * SCALE), setup: () => ({ store: backend.store(), run: (p) => p }) });
     }, 300_000);
   });
 });

@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { AtomicModel } from '../model/atomic-model.js';
 import { LegacyModel } from '../model/legacy-model.js';
-import type { ModelMessage, QueueModel } from '../model/queue-model.js';
+import type { ModelLeased, ModelMessage, QueueModel } from '../model/queue-model.js';
 import type { BaseQueue } from '../queue/base-queue.js';
 import { createQueue } from '../queue/create-queue.js';
 import type { QueueMode } from '../queue/dyno-queue.js';
+import type { PoppedMessage } from '../queue/message.js';
 import type { Store } from '../store/store.js';
 import { FakeTime } from './manual-time.js';
 
@@ -37,6 +38,7 @@ type TokenChoice = 'none' | 'latest' | 'oldest';
 type Op =
   | { kind: 'push'; messages: ModelMessage[] }
   | { kind: 'pop'; count: number }
+  | { kind: 'popWithMsgId'; id: string }
   | { kind: 'ack'; id: string; token: TokenChoice }
   | { kind: 'ackAndPop'; id: string; token: TokenChoice; count: number }
   | { kind: 'extend'; id: string; timeoutMs: number; token: TokenChoice }
@@ -61,6 +63,7 @@ const token = fc.constantFrom<TokenChoice>('none', 'latest', 'oldest', 'oldest')
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.array(message, { minLength: 1, maxLength: 3 }).map((messages) => ({ kind: 'push' as const, messages })) },
   { weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }).map((count) => ({ kind: 'pop' as const, count })) },
+  { weight: 1, arbitrary: id.map((i) => ({ kind: 'popWithMsgId' as const, id: i })) },
   { weight: 3, arbitrary: fc.record({ id, token }).map((o) => ({ kind: 'ack' as const, ...o })) },
   { weight: 2, arbitrary: fc.record({ id, token, count: fc.integer({ min: 1, max: 2 }) }).map((o) => ({ kind: 'ackAndPop' as const, ...o })) },
   { weight: 1, arbitrary: fc.record({ id, timeoutMs: fc.constantFrom(10, 300), token }).map((o) => ({ kind: 'extend' as const, ...o })) },
@@ -73,6 +76,11 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'size' as const }) },
   { weight: 4, arbitrary: fc.constantFrom(1, 10, 60, 200, 200).map((ms) => ({ kind: 'advance' as const, ms })) },
 );
+
+/** The fields of a popped message the model states. */
+function leasedReply(m: PoppedMessage): ModelLeased {
+  return { id: m.id, payload: m.payload, ...(m.token ? { token: m.token } : {}) };
+}
 
 function pickToken(real: Real, op: { id: string; token: TokenChoice }): string | undefined {
   const seen = real.tokens.get(op.id) ?? [];
@@ -97,7 +105,13 @@ class OpCommand implements fc.AsyncCommand<QueueModel, Real> {
       case 'pop': {
         const got = await r(q.pop(op.count));
         for (const m of got) if (m.token) real.tokens.set(m.id, [...(real.tokens.get(m.id) ?? []), m.token]);
-        agree(got.map((m) => ({ id: m.id, payload: m.payload, ...(m.token ? { token: m.token } : {}) })), model.pop(op.count), 'pop');
+        agree(got.map(leasedReply), model.pop(op.count), 'pop');
+        return;
+      }
+      case 'popWithMsgId': {
+        const got = await r(q.popWithMsgId(op.id));
+        if (got?.token) real.tokens.set(got.id, [...(real.tokens.get(got.id) ?? []), got.token]);
+        agree(got && leasedReply(got), model.popWithMsgId(op.id), 'popWithMsgId');
         return;
       }
       case 'ack': {
@@ -111,7 +125,7 @@ class OpCommand implements fc.AsyncCommand<QueueModel, Real> {
         for (const m of got.messages) if (m.token) real.tokens.set(m.id, [...(real.tokens.get(m.id) ?? []), m.token]);
         const acked = model.ack(op.id, t);
         agree(
-          { acked: got.acked, messages: got.messages.map((m) => ({ id: m.id, payload: m.payload, ...(m.token ? { token: m.token } : {}) })) },
+          { acked: got.acked, messages: got.messages.map(leasedReply) },
           { acked, messages: model.pop(op.count) },
           'ackAndPop',
         );
@@ -157,7 +171,7 @@ class OpCommand implements fc.AsyncCommand<QueueModel, Real> {
   }
 }
 
-const commandsArb = fc.commands([opArb.map((op) => new OpCommand(op))], { maxCommands: 40 });
+const commandsArb = fc.commands([opArb.map((op) => new OpCommand(op))], { maxCommands: 40, size: 'max' });
 
 async function finalStateAgrees(model: QueueModel, real: Real): Promise<void> {
   const sizes = await real.run(real.queue.shardSizes());

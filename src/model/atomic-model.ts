@@ -40,12 +40,20 @@ export class AtomicModel implements QueueModel {
   pop(count: number): ModelLeased[] {
     return this.due()
       .slice(0, count)
-      .map(([id, e]) => {
-        e.state = 'leased';
-        e.at = this.now + this.unackTimeout;
-        e.token = String(++this.leases);
-        return { id, payload: e.message.payload, token: e.token };
-      });
+      .map(([id, e]) => this.lease(id, e));
+  }
+
+  private lease(id: string, e: Entry): ModelLeased {
+    e.state = 'leased';
+    e.at = this.now + this.unackTimeout;
+    e.token = String(++this.leases);
+    return { id, payload: e.message.payload, token: e.token };
+  }
+
+  popWithMsgId(id: string): ModelLeased | null {
+    const e = this.entries.get(id);
+    if (!e || e.state !== 'queued') return null;
+    return this.lease(id, e);
   }
 
   private holds(e: Entry | undefined, token?: string): e is Entry {

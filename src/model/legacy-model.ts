@@ -53,6 +53,15 @@ export class LegacyModel implements QueueModel {
     return popped;
   }
 
+  /** Dyno's popWithMsgId: ZRANK in the queue (due or not), HGET, ZADD NX into un-ack, ZREM. */
+  popWithMsgId(id: string): ModelLeased | null {
+    const m = this.store.get(id);
+    if (!this.queue.has(id) || !m || this.unack.has(id)) return null;
+    this.unack.set(id, this.now + this.unackTimeout);
+    this.queue.delete(id);
+    return { id, payload: m.payload };
+  }
+
   ack(id: string): boolean {
     if (!this.unack.delete(id)) return false;
     this.store.delete(id);

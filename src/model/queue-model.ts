@@ -21,6 +21,8 @@ export interface QueueModel {
   now: number;
   push(messages: readonly ModelMessage[]): string[];
   pop(count: number): ModelLeased[];
+  /** Leases this id if it is queued, due or not; null otherwise. */
+  popWithMsgId(id: string): ModelLeased | null;
   ack(id: string, token?: string): boolean;
   setUnackTimeout(id: string, timeoutMs: number, token?: string): boolean;
   setTimeout(id: string, timeoutMs: number): boolean;

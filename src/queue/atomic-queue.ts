@@ -113,12 +113,11 @@ export class AtomicQueue extends BaseQueue {
       ...this.timeArgs(),
       String(count),
     ])) as string[];
-    const out: Message[] = [];
-    for (let i = 0; i < flat.length; i += 2) {
-      const m = parseStoredMessage(flat[i + 1] ?? null);
-      if (m) out.push(m);
-    }
-    return out;
+    // [id, payload]* : the payloads are at the odd positions
+    return flat
+      .filter((_, i) => i % 2 === 1)
+      .map((json) => parseStoredMessage(json))
+      .filter((m): m is Message => m !== null);
   }
 
   async ack(id: string, token?: string): Promise<boolean> {

@@ -145,7 +145,7 @@ export abstract class BaseQueue implements DynoQueue {
         resolve();
       };
       const handle = timers.setTimeout(done, ms);
-      signal?.addEventListener('abort', done, { once: true });
+      signal?.addEventListener('abort', done);
       this.sleepers.add(done);
     });
   }

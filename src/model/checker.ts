@@ -121,7 +121,8 @@ export function checkHistory(history: readonly HistoryEvent[], phases: RunPhases
       } else if (e.type === 'extend') {
         const d = lastHeldBy(deliveries, e.actor);
         if (e.ok && d && d.heldUntil >= e.invokedAt) d.heldUntil = d.leaseUntil = Math.max(d.leaseUntil, e.leaseUntil);
-      } else if (e.type === 'ack') {
+      } else {
+        // the only kind left: ack
         if (!e.ok) continue;
         acked++;
         ackedAt = e.t;

@@ -362,6 +362,47 @@ describe.each(backendNames())('queue API edges on %s', (backendName) => {
     expect(await queue.processUnacks()).toBe(0);
   });
 
+  it('findStaleMessages names queued ids whose payload is gone, in every shard', async () => {
+    for (const mode of MODES) {
+      const store = backend.store();
+      const shards = { allShards: ['a', 'b'], currentShard: 'a' };
+      const { queue, time } = make(mode, { shards, sharding: 'round-robin' }, store);
+      await queue.push(msgs(4));
+      const hash = new QueueKeys('dynoq', queue.name, false).message;
+      await store.hdel(hash, ['m0', 'm1']);
+      await time.advance(1);
+      expect((await queue.findStaleMessages()).sort()).toEqual(['m0', 'm1']);
+      await queue.clear();
+      await queue.close();
+    }
+  });
+
+  it('legacy: the reaper drops an expired un-ack whose payload is gone instead of re-queueing it', async () => {
+    const store = backend.store();
+    const { queue, time } = make('legacy', { unackTimeout: 100 }, store);
+    await queue.push(msgs(2));
+    expect(await queue.pop(2)).toHaveLength(2);
+    await store.hdel(new QueueKeys('dynoq', queue.name, false).message, ['m0']);
+    await time.advance(100);
+    expect(await queue.processUnacks()).toBe(1);
+    expect((await queue.shardSizes()).a).toEqual({ size: 1, uacked: 0 });
+    expect((await queue.peek(2)).map((m) => m.id)).toEqual(['m1']);
+  });
+
+  it('legacy popWithMsgId touches nothing when the id is not in the local queue or has no payload', async () => {
+    const store = backend.store();
+    const shards = { allShards: ['a', 'b'], currentShard: 'a' };
+    const { queue } = make('legacy', { shards, sharding: { name: 'to-b', nextShard: () => 'b' } }, store);
+    await queue.push(msgs(1));
+    expect(await queue.popWithMsgId('m0')).toBeNull();
+    expect(await queue.shardSizes()).toEqual({ a: { size: 0, uacked: 0 }, b: { size: 1, uacked: 0 } });
+    const local = make('legacy', {}, store).queue;
+    await local.push(msgs(1, 'bare'));
+    await store.hdel(new QueueKeys('dynoq', local.name, false).message, ['bare0']);
+    expect(await local.popWithMsgId('bare0')).toBeNull();
+    expect((await local.shardSizes()).a).toEqual({ size: 1, uacked: 0 });
+  });
+
   it('legacy bulkPop claims a message due this very millisecond, priority fraction included', async () => {
     const { queue } = make('legacy');
     await queue.push([{ id: 'now', payload: 'x', priority: 99 }]);

@@ -142,4 +142,6 @@ properties (model agreement, checker verdicts, recorded scenario outcomes, Lua/t
 | bug | area | what was planted | caught by | whole run |
 |---|---|---|---|---|
 ${rows.join('\n')}
+
+The mutation-testing record (Stryker over \`src/queue\` and \`src/model\`) is in [MUTATION.md](MUTATION.md).
 `);

@@ -10,13 +10,15 @@ const NAME = /^[A-Za-z0-9_\-:]+$/;
 const name = (what: string) =>
   z.string().min(1, `${what} must not be empty`).max(128).regex(NAME, `${what} may only contain letters, digits, _ - :`);
 
-const isStore = (v: unknown): v is Store =>
-  typeof v === 'object' && v !== null && typeof (v as Store).runScript === 'function';
-const isClock = (v: unknown): v is Clock => typeof v === 'object' && v !== null && typeof (v as Clock).now === 'function';
-const isTimers = (v: unknown): v is Timers =>
-  typeof v === 'object' && v !== null && typeof (v as Timers).setTimeout === 'function';
-const isStrategy = (v: unknown): v is ShardingStrategy =>
-  typeof v === 'object' && v !== null && typeof (v as ShardingStrategy).nextShard === 'function';
+/** Duck-typed collaborators: anything (object or function) carrying the method the queue calls. */
+const hasMethod =
+  <T>(method: string) =>
+  (v: unknown): v is T =>
+    v !== null && v !== undefined && typeof (v as Record<string, unknown>)[method] === 'function';
+const isStore = hasMethod<Store>('runScript');
+const isClock = hasMethod<Clock>('now');
+const isTimers = hasMethod<Timers>('setTimeout');
+const isStrategy = hasMethod<ShardingStrategy>('nextShard');
 
 const ms = z.number().int().nonnegative().max(2 ** 40);
 

@@ -24,6 +24,7 @@ describe('error messages say what is wrong and where', () => {
     [() => validateId('a b'), 'id', 'invalid message: id may only contain letters, digits and _-.:@/+=~ (got "a b")'],
     [() => validateDelay(-1, 'timeout', 'm'), 'timeout', 'invalid message "m": timeout must not be negative'],
     [() => validateDelay(Number.NaN, 'timeout'), 'timeout', 'invalid message: timeout must be a number of milliseconds'],
+    [() => validateDelay('5', 'timeout'), 'timeout', 'invalid message: timeout must be a number of milliseconds'],
     [() => validateDelay(Infinity, 'timeout'), 'timeout', 'invalid message: timeout must be finite'],
     [() => validateDelay(1.5, 'timeout'), 'timeout', 'invalid message: timeout must be a whole number of milliseconds'],
     [() => validateDelay(2 ** 41, 'timeout'), 'timeout', `invalid message: timeout must be at most ${2 ** 40} ms`],
@@ -117,7 +118,8 @@ describe('typed errors and option guards, case by case', () => {
       [{ ...base, clock: { now: 5 } }, 'clock'],
       [{ ...base, timers: null }, 'timers'],
       [{ ...base, timers: { setTimeout: 1 } }, 'timers'],
-      [{ ...base, timers: Object.assign(() => 0, { setTimeout: () => 0 }) }, 'timers'],
+      [{ ...base, timers: undefined }, 'timers'],
+      [{ ...base, durable: { replicas: 0, timeoutMs: 10 } }, 'durable.replicas'],
       [{ ...base, sharding: null }, 'sharding'],
       [{ ...base, sharding: { nextShard: 'a' } }, 'sharding'],
       [{ ...base, sharding: 'random' }, 'sharding'],
@@ -130,6 +132,8 @@ describe('typed errors and option guards, case by case', () => {
       expect((err as InvalidArgumentError).argument, JSON.stringify(Object.keys(input))).toBe(`option ${path}`);
     }
     expect(thrown(() => parseQueueOptions(undefined as never))).toMatchObject({ argument: 'option options' });
+    const callableClock = Object.assign(() => 0, { now: () => 0 });
+    expect(parseQueueOptions({ ...base, clock: callableClock } as never).clock).toBe(callableClock);
     const strategy = { name: 'mine', nextShard: () => 'a' };
     expect(parseQueueOptions({ ...base, sharding: strategy, onReaperError: () => undefined, nonQuorum: store } as never).sharding).toBe(strategy);
   });

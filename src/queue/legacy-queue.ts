@@ -39,21 +39,12 @@ export class LegacyQueue extends BaseQueue {
   }
 
   override async pop(count: number, options: PopOptions = {}): Promise<PoppedMessage[]> {
-    this.checkOpen();
-    this.checkCount(count);
-    const wait = this.checkWait(options.wait ?? 0);
-    if (options.signal?.aborted) return [];
-    await this.prefetchUntil(count, wait, options.signal);
-    return this.claim(count);
+    return (await this.prefetchForPop(count, options)) ? this.claim(count) : [];
   }
 
   /** Dyno's bulkPop: prefetch, then claim the prefetched ids with atomicBulkPopScriptLocalOnly. */
   override async bulkPop(count: number, options: PopOptions = {}): Promise<PoppedMessage[]> {
-    this.checkOpen();
-    this.checkCount(count);
-    const wait = this.checkWait(options.wait ?? 0);
-    if (options.signal?.aborted) return [];
-    await this.prefetchUntil(count, wait, options.signal);
+    if (!(await this.prefetchForPop(count, options))) return [];
     const ids = this.prefetched.splice(0, Math.min(count, this.prefetched.length));
     if (ids.length === 0) return [];
     const now = this.options.clock.now();
@@ -71,6 +62,16 @@ export class LegacyQueue extends BaseQueue {
 
   protected popOnce(count: number): Promise<PoppedMessage[]> {
     return this.claim(count);
+  }
+
+  /** The arguments of pop/bulkPop checked, then the prefetch; false when the signal had already aborted. */
+  private async prefetchForPop(count: number, options: PopOptions): Promise<boolean> {
+    this.checkOpen();
+    this.checkCount(count);
+    const wait = this.checkWait(options.wait ?? 0);
+    if (options.signal?.aborted) return false;
+    await this.prefetchUntil(count, wait, options.signal);
+    return true;
   }
 
   /** Dyno's prefetchIds loop: top up the prefetch list until it holds `count` ids or wait passes. */

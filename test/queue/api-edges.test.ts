@@ -55,6 +55,16 @@ async function untilSleeping(time: FakeTime, timers = 1): Promise<void> {
   expect(time.pendingTimers).toBeGreaterThanOrEqual(timers);
 }
 
+/** Counts the listeners added to and removed from a signal. */
+function countListeners(signal: AbortSignal): { added: number; removed: number } {
+  const counts = { added: 0, removed: 0 };
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = ((...a: Parameters<typeof add>) => (counts.added++, add(...a))) as typeof add;
+  signal.removeEventListener = ((...a: Parameters<typeof remove>) => (counts.removed++, remove(...a))) as typeof remove;
+  return counts;
+}
+
 /** The rejection of `p`, or a failure if it resolves. */
 async function rejection(p: Promise<unknown>): Promise<unknown> {
   return p.then(
@@ -163,13 +173,8 @@ describe.each(backendNames())('queue API edges on %s', (backendName) => {
       const { queue, time } = make(mode);
       const other = make(mode, { name: queue.name }).queue;
       const controller = new AbortController();
-      let added = 0;
-      let removed = 0;
       const signal = controller.signal;
-      const add = signal.addEventListener.bind(signal);
-      const remove = signal.removeEventListener.bind(signal);
-      signal.addEventListener = ((...a: Parameters<typeof add>) => (added++, add(...a))) as typeof add;
-      signal.removeEventListener = ((...a: Parameters<typeof remove>) => (removed++, remove(...a))) as typeof remove;
+      const listeners = countListeners(signal);
 
       const pending = queue.pop(1, { wait: 60_000, signal });
       await untilSleeping(time);
@@ -178,27 +183,22 @@ describe.each(backendNames())('queue API edges on %s', (backendName) => {
       controller.abort();
       expect(await pending).toEqual([]);
       expect(await other.size()).toBe(1);
-      expect(removed).toBe(added);
+      expect(listeners.removed).toBe(listeners.added);
 
       expect(await queue.pop(1, { signal })).toEqual([]);
       expect(await other.size()).toBe(1);
 
       // a poll that ends by its wait also takes its listener off the signal
       const live = new AbortController().signal;
-      let liveAdded = 0;
-      let liveRemoved = 0;
-      const liveAdd = live.addEventListener.bind(live);
-      const liveRemove = live.removeEventListener.bind(live);
-      live.addEventListener = ((...a: Parameters<typeof liveAdd>) => (liveAdded++, liveAdd(...a))) as typeof liveAdd;
-      live.removeEventListener = ((...a: Parameters<typeof liveRemove>) => (liveRemoved++, liveRemove(...a))) as typeof liveRemove;
+      const liveListeners = countListeners(live);
       const timedClock = new FakeTime();
       const timed = make(mode, {}, undefined, timedClock).queue;
       const waiting = timed.pop(1, { wait: 30, signal: live });
       await untilSleeping(timedClock);
       await timedClock.advance(40);
       expect(await waiting).toEqual([]);
-      expect(liveAdded).toBeGreaterThan(0);
-      expect(liveRemoved).toBe(liveAdded);
+      expect(liveListeners.added).toBeGreaterThan(0);
+      expect(liveListeners.removed).toBe(liveListeners.added);
       await Promise.all([queue.close(), other.close(), timed.close()]);
     });
 

@@ -11,7 +11,7 @@
 import { Redis } from 'ioredis';
 import RedisMock from 'ioredis-mock';
 import { checkHistory } from '../src/model/checker.js';
-import type { HistoryEvent } from '../src/model/history.js';
+import type { HistoryOp } from '../src/model/history.js';
 import { createQueue } from '../src/queue/create-queue.js';
 import { ActorTimers, SkewedClock } from '../src/sim/actor-time.js';
 import { parseSimConfig } from '../src/sim/config.js';
@@ -142,15 +142,15 @@ async function memoryAtQueued() {
 
 /** The history checker on 1,000,000 events (250,000 messages: push, deliver, ack, and a redelivery for some). */
 function checkerMillion() {
-  const history: HistoryEvent[] = [];
+  const history: HistoryOp[] = [];
   const T = 1_700_000_000_000;
   for (let i = 0; history.length < 1_000_000; i++) {
     const id = `m${i}`;
     const t = T + i;
-    history.push({ type: 'push', invokedAt: t, t, actor: 'p', id, delayMs: 0, ok: true });
-    history.push({ type: 'deliver', invokedAt: t + 1, t: t + 2, actor: `c${i % 8}`, id, leaseUntil: t + 1_001 });
-    if (i % 10 === 0) history.push({ type: 'deliver', invokedAt: t + 1_500, t: t + 1_501, actor: 'c9', id, leaseUntil: t + 2_500 });
-    history.push({ type: 'ack', invokedAt: t + 1_600, t: t + 1_601, actor: i % 10 === 0 ? 'c9' : `c${i % 8}`, id, ok: true });
+    history.push({ type: 'push', invokedAt: t, completedAt: t, process: 'p', id, delayMs: 0, outcome: 'ok' });
+    history.push({ type: 'deliver', invokedAt: t + 1, completedAt: t + 2, process: `c${i % 8}`, id, outcome: 'ok', leaseUntil: t + 1_001 });
+    if (i % 10 === 0) history.push({ type: 'deliver', invokedAt: t + 1_500, completedAt: t + 1_501, process: 'c9', id, outcome: 'ok', leaseUntil: t + 2_500 });
+    history.push({ type: 'ack', invokedAt: t + 1_600, completedAt: t + 1_601, process: i % 10 === 0 ? 'c9' : `c${i % 8}`, id, outcome: 'ok' });
   }
   const start = performance.now();
   const report = checkHistory(history, { livenessStart: T, end: T + 10_000_000 }, { reaperIntervalMs: 100, recoveryBoundMs: 1_000 });

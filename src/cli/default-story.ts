@@ -1,4 +1,9 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../model/properties.js';
 import type { SimConfigInput } from '../sim/config.js';
+import { classifyFindings, mechanismCounts } from '../sim/mechanisms.js';
+import type { SimResult } from '../sim/run.js';
 
 /**
  * What `npm start` tells: the same workload, replication lag and a zone failure with a client
@@ -31,3 +36,39 @@ export const DEFAULT_STORY: readonly { title: string; config: SimConfigInput }[]
     config: base('atomic', { faults: skew, queue: { mode: 'atomic', unackTimeoutMs: 2_000, reaperIntervalMs: 250, serverTime: true } }),
   },
 ];
+
+/** A scenario under scenarios/ whose recorded mechanism is `key`, if the folder is at hand. */
+function scenarioShowing(key: string): string | null {
+  for (const dir of ['scenarios/mechanisms', 'scenarios']) {
+    if (!existsSync(dir)) continue;
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+      const text = readFileSync(join(dir, f), 'utf8');
+      if (text.includes(`Mechanism (classified from the run): ${key}.`)) return join(dir, f);
+    }
+  }
+  return null;
+}
+
+/**
+ * The story on one screen: per run, each property held or violated with the messages it cost, and
+ * for each violation the mechanism read from the run and a scenario that shows it.
+ */
+export function formatStoryTable(entries: readonly { title: string; result: SimResult }[]): string {
+  const lines = ['The story in one screen (counts are messages):'];
+  for (const { title, result } of entries) {
+    const r = result.report;
+    lines.push(`- ${title}: ${r.pushed} pushed, ${r.acked} acked`);
+    const held = PROPERTY_NAMES.filter((p) => r.properties[p]).map((p) => PROPERTIES[p].label);
+    lines.push(`    held: ${held.join(', ') || 'nothing'}`);
+    const mechanisms = classifyFindings(r.violations, result.history, result.faults);
+    for (const p of PROPERTY_NAMES.filter((q) => !r.properties[q])) {
+      const kinds = VIOLATION_KIND_NAMES.filter((k) => VIOLATION_KINDS[k].breaks === p && r.messagesAffected[k] > 0);
+      const msgs = kinds.map((k) => `${r.messagesAffected[k]} ${VIOLATION_KINDS[k].label}`).join(', ');
+      const top = [...mechanismCounts(mechanisms.filter((m) => VIOLATION_KINDS[m.kind].breaks === p))].sort((a, b) => b[1] - a[1])[0];
+      const scenario = top ? scenarioShowing(top[0]) : null;
+      lines.push(`    VIOLATED ${PROPERTIES[p].label}: ${msgs}${top ? `; why: ${top[0]}` : ''}${scenario ? `; replay ${scenario}` : ''}`);
+    }
+  }
+  lines.push('Every configuration over 200 seeds, with mechanisms and advice: docs/GUARANTEES.md. Details per run: --verbose; pictures: --html out/story.html.');
+  return lines.join('\n');
+}

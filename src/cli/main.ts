@@ -1,11 +1,14 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ZodError } from 'zod';
+import { HistoryFileError } from '../model/history-file.js';
+import { SimConfigError } from '../sim/run.js';
 import { ScenarioError } from '../sim/scenario.js';
 import { TraceFileError } from '../sim/trace-file.js';
 import { CliError } from './cli-error.js';
 import { checkCommand } from './commands/check.js';
 import { exploreCommand } from './commands/explore.js';
 import { guaranteesCommand } from './commands/guarantees.js';
+import { judgeCommand } from './commands/judge.js';
 import { replayCommand } from './commands/replay.js';
 import { reportCommand } from './commands/report.js';
 import { schemaCommand } from './commands/schema.js';
@@ -48,8 +51,10 @@ program
   .addOption(new Option('--topology <kind>', 'simulated topology').choices(['dynomite', 'primary-replica']))
   .option('--messages <n>', 'messages to push', positiveInt('--messages'))
   .option('--trace <file>', 'write the trace (one JSON line per event) to this file')
+  .option('--history <file>', 'write the history (the format dynoq judge reads) to this file')
   .option('--check-determinism', 'run twice and fail if the trace hashes differ')
   .option('--json', 'print the reports as JSON')
+  .option('--verbose', 'the default story: print every run in full, not only the one-screen table')
   .option('--html <file>', 'write a self-contained HTML timeline of the run (one per run: -2, -3… for the default story)')
   .action((scenario: string | undefined, opts) => run(() => simCommand(scenario, opts))());
 
@@ -85,9 +90,30 @@ program
 program
   .command('guarantees')
   .description('Measure every configuration over N seeds and write the guarantees table')
-  .option('--seeds <n>', 'runs per configuration', positiveInt('--seeds'), 30)
-  .option('--out <file>', 'Markdown output', 'docs/GUARANTEES.md')
+  .option('--seeds <n>', 'runs per configuration', positiveInt('--seeds'), 200)
+  .option('--out <file>', 'Markdown output', 'GUARANTEES.md')
+  .option('--jobs <n>', 'worker threads (default: every core)', positiveInt('--jobs'))
+  .option('--only <text>', 'only configurations whose name contains this')
+  .option('--scenarios <dir>', 'shrink one scenario per mechanism into this folder')
+  .option('--max-scenarios <n>', 'at most this many mechanism scenarios', positiveInt('--max-scenarios'), 40)
   .action((opts) => run(() => guaranteesCommand(opts))());
+
+const nonNegative = (name: string) => (value: string): number => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a number ≥ 0 (got ${JSON.stringify(value)})`);
+  return n;
+};
+
+program
+  .command('judge')
+  .description('Judge a recorded history (JSON lines, one operation per line; see the README); exit 0 all properties held, 1 one violated, 2 bad input')
+  .argument('<history>', 'a history file (dynoq sim --history writes one)')
+  .option('--liveness-start <ms>', 'from when every un-acked delivery must be recovered in time (default: the run line, else the first operation)', nonNegative('--liveness-start'))
+  .option('--end <ms>', 'when the history ends (default: the run line, else the last completion)', nonNegative('--end'))
+  .option('--reaper-interval <ms>', 'the reaper period (default: the run line, else 1000)', nonNegative('--reaper-interval'))
+  .option('--recovery-bound <ms>', 'allowed recovery time after lease end + reaper period (default: the run line, else 5000)', nonNegative('--recovery-bound'))
+  .option('--json', 'print the report as one JSON document')
+  .action((file: string, opts) => run(() => judgeCommand(file, opts))());
 
 program
   .command('report')
@@ -106,7 +132,7 @@ try {
   await program.parseAsync(process.argv);
   process.exitCode = exitCode;
 } catch (err) {
-  if (err instanceof ScenarioError || err instanceof CliError || err instanceof TraceFileError) {
+  if (err instanceof ScenarioError || err instanceof CliError || err instanceof TraceFileError || err instanceof HistoryFileError || err instanceof SimConfigError) {
     console.error(`dynoq: ${err.message}`);
     process.exitCode = 2;
   } else if (err instanceof ZodError) {

@@ -1,31 +1,30 @@
-import type { ViolationKind } from '../model/checker.js';
+import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../model/properties.js';
 import { relativeTimes } from '../report/relative-times.js';
+import { describeExposure } from '../sim/faults/index.js';
 import { SIM_EPOCH, type SimResult } from '../sim/run.js';
 
-const KINDS: ViolationKind[] = ['lost', 'double-pop', 'duplicate', 'early', 'slow-recovery', 'resurrection', 'unexpected'];
-
-/** The human summary of one run. */
+/** The human summary of one run, in messages (not events), with every finding kind and fault. */
 export function formatSummary(r: SimResult, title: string): string {
   const c = r.config;
   const rep = r.report;
   const lines = [
     `== ${title}`,
-    `seed ${c.seed} · ${c.topology.kind} [${c.topology.zones.join(',')}] · quorum ${c.topology.quorumConsistency} · mode ${c.queue.mode}${c.queue.serverTime ? ' +server-time' : ''}${c.queue.durable ? ` +WAIT ${c.queue.durable.replicas}` : ''} · ${c.faults.length} fault(s)`,
-    `pushed ${rep.pushed} · delivered ${rep.delivered} · acked ${rep.acked} · delivery latency p50 ${rep.latency.p50.toFixed(0)} ms, p99 ${rep.latency.p99.toFixed(0)} ms`,
-    `properties: at-least-once ${mark(rep.properties.atLeastOnce)} · un-ack recovery ${mark(rep.properties.unackRecovery)} · no double pop ${mark(rep.properties.noDoublePop)}`,
+    `seed ${c.seed} · ${c.topology.kind} [${c.topology.zones.join(',')}] · quorum ${c.topology.quorumConsistency} · mode ${c.queue.mode}${c.queue.serverTime ? ' +server-time' : ''}${c.queue.durable ? ` +WAIT ${c.queue.durable.replicas}` : ''} · ${c.workload.consumers} consumers · ${c.faults.length} fault(s)`,
+    `messages: ${rep.pushed} pushed (ok) · ${rep.delivered} delivered (${rep.deliveries} deliveries) · ${rep.acked} acked (ok) · ${rep.unknownOps} operation(s) with unknown outcome`,
+    `delivery latency p50 ${rep.latency.p50.toFixed(0)} ms, p99 ${rep.latency.p99.toFixed(0)} ms`,
+    `properties: ${PROPERTY_NAMES.map((p) => `${PROPERTIES[p].label} ${rep.properties[p] ? 'held' : 'VIOLATED'}`).join(' · ')}`,
   ];
-  for (const kind of KINDS) {
-    const n = rep.counts[kind];
+  for (const kind of VIOLATION_KIND_NAMES) {
+    const n = rep.messagesAffected[kind];
     if (n === 0) continue;
-    lines.push(`  ${kind}: ${n}${kind === 'duplicate' ? ' (allowed by at-least-once)' : ''}`);
+    lines.push(`  ${VIOLATION_KINDS[kind].label}: ${n} message(s)${rep.counts[kind] > n ? ` (${rep.counts[kind]} findings)` : ''}`);
     for (const v of rep.violations.filter((x) => x.kind === kind).slice(0, 3)) {
-      lines.push(`    - ${v.id} at t+${(v.t - SIM_EPOCH).toFixed(0)} ms [${v.actors.join(', ')}]: ${relativeTimes(v.detail, SIM_EPOCH)}`);
+      lines.push(`    - ${v.id} at t+${(v.t - SIM_EPOCH).toFixed(0)} ms [${v.processes.join(', ')}]: ${relativeTimes(v.detail, SIM_EPOCH)}`);
     }
+  }
+  for (const f of r.faults) {
+    lines.push(`  fault ${f.fault.kind} at t+${(f.t - SIM_EPOCH).toFixed(0)} ms: ${describeExposure(f.exposure.counts)}`);
   }
   lines.push(`trace ${r.traceEvents} events · sha256 ${r.traceHash}`);
   return lines.join('\n');
-}
-
-function mark(held: boolean): string {
-  return held ? 'held' : 'VIOLATED';
 }

@@ -1,12 +1,15 @@
 import type { CheckReport } from '../model/checker.js';
-import type { HistoryEvent } from '../model/history.js';
+import type { HistoryOp } from '../model/history.js';
+import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS } from '../model/properties.js';
+import { faultBands } from '../sim/faults/index.js';
+import { nodeName } from '../sim/topology/node-name.js';
 import type { Fault, SimConfig } from '../sim/config.js';
 import { relativeTimes } from './relative-times.js';
 
 export interface ReportInput {
   readonly title: string;
   readonly config: SimConfig;
-  readonly history: readonly HistoryEvent[];
+  readonly history: readonly HistoryOp[];
   readonly faults: readonly { readonly t: number; readonly fault: Fault }[];
   readonly report: CheckReport;
   readonly start: number;
@@ -15,71 +18,17 @@ export interface ReportInput {
   readonly traceHash?: string;
 }
 
-/** A fault drawn as a band: on one lane, or across the whole picture when `lane` is null. */
-interface Band {
-  readonly kind: string;
-  readonly lane: string | null;
-  readonly from: number;
-  readonly to: number;
-  readonly label: string;
-}
-
-function nodeLane(config: SimConfig, zone: string): string {
-  if (config.topology.kind === 'dynomite') return `node-${zone}`;
-  return zone === config.topology.zones[0] ? `primary-${zone}` : `replica-${zone}`;
-}
-
-/** Faults as bands with an extent: a crash lasts until its restart, a pause or partition its duration. */
-export function faultBands(input: Pick<ReportInput, 'faults' | 'config' | 'end' | 'livenessStart'>): Band[] {
-  const bands: Band[] = [];
-  const { config, end, livenessStart } = input;
-  const faults = [...input.faults].sort((a, b) => a.t - b.t);
-  const instant = Math.max(1, (end - (faults[0]?.t ?? end)) / 400);
-  faults.forEach(({ t, fault: f }, i) => {
-    switch (f.kind) {
-      case 'crash-node': {
-        const restart = faults.slice(i + 1).find((x) => x.fault.kind === 'restart-node' && x.fault.zone === f.zone);
-        bands.push({ kind: f.kind, lane: nodeLane(config, f.zone), from: t, to: restart?.t ?? livenessStart, label: `crash ${f.zone}${f.loseUnreplicated ? ' (data lost)' : ''}` });
-        return;
-      }
-      case 'restart-node':
-        return;
-      case 'partition':
-        bands.push({ kind: f.kind, lane: null, from: t, to: t + f.durationMs, label: `partition ${f.from}${f.oneWay ? '→' : '↔'}${f.to}` });
-        return;
-      case 'lag-spike':
-        bands.push({ kind: f.kind, lane: null, from: t, to: t + f.durationMs, label: `lag spike +${f.extraMs} ms` });
-        return;
-      case 'pause-client':
-        bands.push({ kind: f.kind, lane: f.actor, from: t, to: t + f.durationMs, label: `pause ${f.durationMs} ms` });
-        return;
-      case 'crash-client':
-        bands.push({ kind: f.kind, lane: f.actor, from: t, to: livenessStart, label: 'client crash' });
-        return;
-      case 'clock-skew':
-        bands.push({ kind: f.kind, lane: f.target, from: t, to: Math.max(t + instant, livenessStart), label: `clock ${f.offsetMs >= 0 ? '+' : ''}${f.offsetMs} ms` });
-        return;
-      case 'clock-jump':
-        bands.push({ kind: f.kind, lane: f.target, from: t, to: t + instant, label: `clock jump ${f.deltaMs >= 0 ? '+' : ''}${f.deltaMs} ms` });
-        return;
-      case 'client-failover':
-        bands.push({ kind: f.kind, lane: f.actor, from: t, to: t + instant, label: `fails over to ${f.toZone}` });
-        return;
-    }
-  });
-  return bands;
-}
-
 /** Lanes top to bottom: producers, consumers (incl. replacements), then the store's nodes. */
 function lanes(input: ReportInput): string[] {
   const actors = new Set<string>();
-  for (const e of input.history) actors.add(e.actor);
+  for (const e of input.history) actors.add(e.process);
   const producers = [...actors].filter((a) => a.startsWith('producer')).sort();
   const consumers = [...actors].filter((a) => !a.startsWith('producer')).sort();
   for (const { fault } of input.faults) {
     if ('actor' in fault && !actors.has(fault.actor)) consumers.push(fault.actor);
   }
-  const nodes = input.config.topology.zones.map((z) => nodeLane(input.config, z));
+  const t = input.config.topology;
+  const nodes = t.zones.map((z) => nodeName(t.kind, t.zones, z));
   return [...producers, ...consumers, ...nodes];
 }
 
@@ -105,11 +54,12 @@ export function renderHtmlReport(input: ReportInput): string {
     livenessStart: input.livenessStart,
     end: input.end,
     lanes: lanes(input),
-    bands: faultBands(input),
-    history: input.history,
+    bands: faultBands(input.faults, input.config, input.livenessStart, input.end),
+    // The page draws ops by who and when they returned; an ack of any outcome ends a hold (SPEC §6.2).
+    history: input.history.map((e) => ({ ...e, actor: e.process, t: e.completedAt, ok: e.outcome === 'ok' })),
     violations: input.report.violations
-      .filter((v) => v.kind !== 'duplicate')
-      .map((v) => ({ ...v, detail: relativeTimes(v.detail, input.start) })),
+      .filter((v) => VIOLATION_KINDS[v.kind].breaks !== null)
+      .map((v) => ({ ...v, actors: v.processes, detail: relativeTimes(v.detail, input.start) })),
     duplicates: input.report.counts.duplicate,
   };
   const r = input.report;
@@ -153,7 +103,7 @@ export function renderHtmlReport(input: ReportInput): string {
 <header>
   <h1>${escapeHtml(input.title)}</h1>
   <div class="muted">${summary}${input.traceHash ? ` · trace ${input.traceHash.slice(0, 16)}…` : ''}</div>
-  <div>${verdict('at-least-once', r.properties.atLeastOnce)}${verdict('un-ack recovery', r.properties.unackRecovery)}${verdict('no double pop', r.properties.noDoublePop)}
+  <div>${PROPERTY_NAMES.map((p) => verdict(PROPERTIES[p].label, r.properties[p])).join('')}
   <span class="muted">pushed ${r.pushed} · delivered ${r.delivered} · acked ${r.acked} · duplicates ${r.counts.duplicate} · p50 ${r.latency.p50.toFixed(0)} ms · p99 ${r.latency.p99.toFixed(0)} ms</span></div>
 </header>
 <main>
@@ -195,9 +145,9 @@ export function renderHtmlReport(input: ReportInput): string {
     events.sort((a, b) => a.t - b.t);
     const pushes = events.filter((e) => e.type === 'push');
     const deliveries = events.filter((e) => e.type === 'deliver').map((d) => {
-      const ack = events.find((e) => e.type === 'ack' && e.ok && e.actor === d.actor && e.t >= d.t);
+      const ack = events.find((e) => e.type === 'ack' && e.actor === d.actor && e.t >= d.t);
       const until = ack ? Math.min(ack.t, Math.max(d.leaseUntil, ack.t)) : d.leaseUntil;
-      return { actor: d.actor, from: d.t, to: until, acked: !!ack };
+      return { actor: d.actor, from: d.t, to: until, acked: !!ack && ack.ok };
     });
     lives.push({ id, pushes, deliveries, bad: bad.has(id) });
   }

@@ -7,10 +7,13 @@ import type { Kernel } from './kernel.js';
  */
 export class SkewedClock implements Clock {
   offset = 0;
+  /** Reads while the clock was off true time: how a clock fault shows that it mattered. */
+  readsWhileSkewed = 0;
 
   constructor(private readonly kernel: Kernel) {}
 
   now(): number {
+    if (this.offset !== 0) this.readsWhileSkewed++;
     return Math.floor(this.kernel.now + this.offset);
   }
 }

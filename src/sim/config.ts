@@ -1,23 +1,10 @@
 import { z } from 'zod';
+import { ms, zone } from './faults/atoms.js';
+import { faultSchema } from './faults/index.js';
 
-const ms = z.number().int().nonnegative();
-const zone = z.string().regex(/^[a-z0-9-]+$/, 'zone names are lower-case letters, digits and -');
 const consistency = z.enum(['DC_ONE', 'DC_QUORUM', 'DC_SAFE_QUORUM']);
-/** An actor (producer-0, consumer-1) or a node (node-a, primary-a, replica-b). */
-const target = z.string().min(1);
 
-export const faultSchema = z.discriminatedUnion('kind', [
-  z.object({ at: ms, kind: z.literal('crash-node'), zone, loseUnreplicated: z.boolean().default(false) }).strict(),
-  z.object({ at: ms, kind: z.literal('restart-node'), zone }).strict(),
-  z.object({ at: ms, kind: z.literal('partition'), from: zone, to: zone, oneWay: z.boolean().default(false), durationMs: ms }).strict(),
-  z.object({ at: ms, kind: z.literal('client-failover'), actor: target, toZone: zone }).strict(),
-  z.object({ at: ms, kind: z.literal('crash-client'), actor: target }).strict(),
-  z.object({ at: ms, kind: z.literal('pause-client'), actor: target, durationMs: ms }).strict(),
-  z.object({ at: ms, kind: z.literal('clock-skew'), target, offsetMs: z.number().int() }).strict(),
-  z.object({ at: ms, kind: z.literal('clock-jump'), target, deltaMs: z.number().int() }).strict(),
-  z.object({ at: ms, kind: z.literal('lag-spike'), extraMs: ms, durationMs: ms }).strict(),
-]);
-export type Fault = z.output<typeof faultSchema>;
+export { faultSchema, type Fault } from './faults/index.js';
 
 export const simConfigSchema = z
   .object({

@@ -1,108 +1,124 @@
-import type { SimConfigInput } from './config.js';
-import type { Fault } from './config.js';
-import { generateFaults } from './faults.js';
+import { parseSimConfig, type SimConfigInput } from './config.js';
+import { applicableFamilies, FAULT_FAMILIES, generateFaults, type FaultFamily } from './faults/index.js';
 import { Rng } from './rng.js';
+
+/** How a row draws its faults: none, one family alone (its minimal cause shows), or every family (swarm). */
+export type FaultDraw = 'none' | 'swarm' | FaultFamily;
 
 /** A named configuration of the guarantees table: everything but the seed and its faults. */
 export interface NamedConfiguration {
   readonly name: string;
+  /** The queue and store set-up, without the faults. */
+  readonly setup: string;
   readonly description: string;
-  /** Seeded fault schedule: every kind (swarm), client-side kinds only (client), or none. */
-  readonly faults: 'swarm' | 'client' | 'none';
+  readonly faults: FaultDraw;
   readonly config: SimConfigInput;
 }
 
 const ZONES = ['a', 'b', 'c'];
-const CONSUMERS = ['consumer-0', 'consumer-1', 'consumer-2'];
 
-const workload = {
-  messages: 60,
+/**
+ * The table's workload: two competing consumers per zone (each with its reaper), pushes spread over
+ * the whole safety phase, a few consumers crashing before an ack and a few acking late.
+ */
+export const TABLE_WORKLOAD = {
+  messages: 90,
   producers: 3,
-  rate: 40,
-  consumers: 3,
+  rate: 8,
+  consumers: 6,
   consumerBatch: 3,
   processingMeanMs: 30,
-  crashBeforeAckProbability: 0.03,
+  crashBeforeAckProbability: 0.02,
   lateAckProbability: 0.05,
   lateAckMs: 1_500,
-};
-const phases = { safetyMs: 3_000, livenessMs: 30_000 };
-const queue = { unackTimeoutMs: 1_000, reaperIntervalMs: 200 };
+} as const;
+export const TABLE_PHASES = { safetyMs: 4_000, livenessMs: 30_000 } as const;
+const QUEUE = { unackTimeoutMs: 1_000, reaperIntervalMs: 200 } as const;
+const FAILOVER_DELAY_MS = 1_000;
+/** Faults drawn per run: for one family alone, and for the swarm. */
+const FAULTS_PER_FAMILY_RUN = 2;
+const FAULTS_PER_SWARM_RUN = 4;
 
-function dynomite(mode: 'legacy' | 'atomic', quorum: 'DC_ONE' | 'DC_QUORUM' | 'DC_SAFE_QUORUM', extra: object = {}): SimConfigInput {
+interface Setup {
+  readonly name: string;
+  readonly description: string;
+  readonly config: SimConfigInput;
+}
+
+function dynomite(variant: string, mode: 'legacy' | 'atomic', quorum: 'DC_ONE' | 'DC_QUORUM' | 'DC_SAFE_QUORUM', description: string, extra: object = {}): Setup {
   return {
-    topology: { kind: 'dynomite', zones: ZONES, quorumConsistency: quorum, nonQuorumConsistency: 'DC_ONE' },
-    queue: { mode, ...queue, ...extra },
-    workload,
-    phases,
+    name: `dynomite/${quorum}/${variant}`,
+    description,
+    config: {
+      topology: { kind: 'dynomite', zones: ZONES, quorumConsistency: quorum, nonQuorumConsistency: 'DC_ONE' },
+      queue: { mode, ...QUEUE, ...extra },
+      workload: TABLE_WORKLOAD,
+      phases: TABLE_PHASES,
+    },
   };
 }
 
-function primaryReplica(mode: 'legacy' | 'atomic', extra: object = {}): SimConfigInput {
+function primaryReplica(variant: string, mode: 'legacy' | 'atomic', description: string, extra: object = {}): Setup {
   return {
-    topology: { kind: 'primary-replica', zones: ZONES, failoverDelayMs: 1_000 },
-    queue: { mode, ...queue, ...extra },
-    workload,
-    phases,
+    name: `primary-replica/${variant}`,
+    description,
+    config: {
+      topology: { kind: 'primary-replica', zones: ZONES, failoverDelayMs: FAILOVER_DELAY_MS },
+      queue: { mode, ...QUEUE, ...extra },
+      workload: TABLE_WORKLOAD,
+      phases: TABLE_PHASES,
+    },
   };
 }
 
-/** Faults that strike clients and clocks but leave the store and the network alone. */
-const CLIENT_FAULTS: readonly Fault['kind'][] = ['crash-client', 'pause-client', 'clock-skew', 'clock-jump', 'lag-spike'];
+const S = {
+  dynLegacy: dynomite('legacy', 'legacy', 'DC_QUORUM', 'Dyno v1 as deployed on Dynomite: quorum writes, local prefetch'),
+  dynAtomic: dynomite('atomic', 'atomic', 'DC_QUORUM', 'atomic mode on Dynomite, quorum connection'),
+  dynAtomicServerTime: dynomite('atomic+server-time', 'atomic', 'DC_QUORUM', 'atomic mode with server time on Dynomite (each replica reads its own clock)', { serverTime: true }),
+  dynOneAtomic: dynomite('atomic', 'atomic', 'DC_ONE', 'atomic mode on Dynomite, DC_ONE everywhere'),
+  dynSafeAtomic: dynomite('atomic', 'atomic', 'DC_SAFE_QUORUM', 'atomic mode on Dynomite, DC_SAFE_QUORUM'),
+  prLegacy: primaryReplica('legacy', 'legacy', 'Dyno v1 on a Redis primary with two replicas and Sentinel-style failover'),
+  prAtomic: primaryReplica('atomic', 'atomic', 'atomic mode (client time) on a Redis primary with replicas'),
+  prAtomicServerTime: primaryReplica('atomic+server-time', 'atomic', 'atomic mode with server time on a Redis primary', { serverTime: true }),
+  prAtomicDurable: primaryReplica('atomic+server-time+durable', 'atomic', 'atomic, server time, WAIT for 1 replica after push and ack', {
+    serverTime: true,
+    durable: { replicas: 1, timeoutMs: 500 },
+  }),
+} as const;
 
-/** The configurations the guarantees table measures. */
-export const CONFIGURATIONS: readonly NamedConfiguration[] = [
-  { name: 'dynomite/DC_QUORUM/legacy/no-faults', description: 'Dyno v1 on Dynomite, quorum writes, no faults', faults: 'none', config: dynomite('legacy', 'DC_QUORUM') },
-  { name: 'dynomite/DC_QUORUM/atomic/no-faults', description: 'atomic mode on Dynomite, quorum writes, no faults', faults: 'none', config: dynomite('atomic', 'DC_QUORUM') },
-  { name: 'primary-replica/legacy/no-faults', description: 'Dyno v1 on one Redis primary, no faults', faults: 'none', config: primaryReplica('legacy') },
-  { name: 'primary-replica/atomic/no-faults', description: 'atomic mode on one Redis primary, no faults', faults: 'none', config: primaryReplica('atomic') },
-  { name: 'dynomite/DC_ONE/legacy/swarm', description: 'Dyno v1, DC_ONE everywhere, random faults', faults: 'swarm', config: dynomite('legacy', 'DC_ONE') },
-  { name: 'dynomite/DC_ONE/atomic/swarm', description: 'atomic, DC_ONE everywhere, random faults', faults: 'swarm', config: dynomite('atomic', 'DC_ONE') },
-  { name: 'dynomite/DC_QUORUM/legacy/swarm', description: 'Dyno v1 as deployed (quorum + local prefetch), random faults', faults: 'swarm', config: dynomite('legacy', 'DC_QUORUM') },
-  { name: 'dynomite/DC_QUORUM/atomic/swarm', description: 'atomic, quorum writes, random faults', faults: 'swarm', config: dynomite('atomic', 'DC_QUORUM') },
-  { name: 'dynomite/DC_SAFE_QUORUM/atomic/swarm', description: 'atomic, safe quorum, random faults', faults: 'swarm', config: dynomite('atomic', 'DC_SAFE_QUORUM') },
-  {
-    name: 'dynomite/DC_QUORUM/atomic+server-time/swarm',
-    description: 'atomic with server time, quorum writes, random faults',
-    faults: 'swarm',
-    config: dynomite('atomic', 'DC_QUORUM', { serverTime: true }),
-  },
-  { name: 'primary-replica/legacy/swarm', description: 'Dyno v1 on a primary with replicas and failover, random faults', faults: 'swarm', config: primaryReplica('legacy') },
-  { name: 'primary-replica/atomic/swarm', description: 'atomic on a primary with replicas and failover, random faults', faults: 'swarm', config: primaryReplica('atomic') },
-  {
-    name: 'primary-replica/atomic+server-time+durable/swarm',
-    description: 'atomic, server time, WAIT 1 replica, random faults',
-    faults: 'swarm',
-    config: primaryReplica('atomic', { serverTime: true, durable: { replicas: 1, timeoutMs: 500 } }),
-  },
-  { name: 'primary-replica/legacy/client-faults', description: 'Dyno v1 on a primary; consumer crashes, pauses, clock skew and jumps, lag spikes', faults: 'client', config: primaryReplica('legacy') },
-  { name: 'primary-replica/atomic/client-faults', description: 'atomic (client time) on a primary; client-side faults only', faults: 'client', config: primaryReplica('atomic') },
-  {
-    name: 'primary-replica/atomic+server-time/client-faults',
-    description: 'atomic with server time on a primary; client-side faults only',
-    faults: 'client',
-    config: primaryReplica('atomic', { serverTime: true }),
-  },
-  {
-    name: 'dynomite/DC_QUORUM/atomic+server-time/client-faults',
-    description: 'atomic with server time on Dynomite (quorum writes); client-side faults only',
-    faults: 'client',
-    config: dynomite('atomic', 'DC_QUORUM', { serverTime: true }),
-  },
-  { name: 'dynomite/DC_QUORUM/legacy/client-faults', description: 'Dyno v1 on Dynomite; client-side faults only', faults: 'client', config: dynomite('legacy', 'DC_QUORUM') },
+const ROWS: readonly [FaultDraw, readonly Setup[]][] = [
+  ['none', [S.dynLegacy, S.dynAtomic, S.dynSafeAtomic, S.prLegacy, S.prAtomic]],
+  ['node-crash', [S.dynLegacy, S.dynAtomic, S.prLegacy, S.prAtomic, S.prAtomicDurable]],
+  ['partition', [S.dynLegacy, S.dynAtomic, S.prAtomic]],
+  ['client-failover', [S.dynLegacy, S.dynAtomic]],
+  ['client-crash', [S.prLegacy, S.prAtomic]],
+  ['client-pause', [S.prLegacy, S.prAtomic, S.prAtomicServerTime]],
+  ['clock', [S.prLegacy, S.prAtomic, S.prAtomicServerTime, S.dynAtomicServerTime]],
+  ['lag-spike', [S.dynLegacy, S.dynAtomic]],
+  ['swarm', [S.dynLegacy, S.dynAtomic, S.dynOneAtomic, S.dynSafeAtomic, S.prLegacy, S.prAtomic, S.prAtomicServerTime, S.prAtomicDurable]],
 ];
 
+function drawLabel(d: FaultDraw): string {
+  if (d === 'none') return 'no faults';
+  if (d === 'swarm') return `swarm: ${FAULTS_PER_SWARM_RUN} faults of every family`;
+  return `${FAULTS_PER_FAMILY_RUN} × ${FAULT_FAMILIES[d].description}`;
+}
+
+/** The configurations the guarantees table measures: each set-up under each fault draw it is listed for. */
+export const CONFIGURATIONS: readonly NamedConfiguration[] = ROWS.flatMap(([faults, setups]) =>
+  setups.map((s) => ({ name: `${s.name}/${faults}`, setup: s.name, description: `${s.description}; ${drawLabel(faults)}`, faults, config: s.config })),
+);
+
 /** The concrete run of a named configuration for one seed: its fault schedule comes from the seed. */
-export function configurationRun(named: NamedConfiguration, seed: string, faultCount = 3): SimConfigInput {
-  const faults =
-    named.faults === 'none'
-      ? []
-      : generateFaults(new Rng(seed, 'swarm-faults'), {
-          count: faultCount,
-          safetyMs: phases.safetyMs,
-          zones: ZONES,
-          consumers: CONSUMERS,
-          ...(named.faults === 'client' ? { kinds: CLIENT_FAULTS } : {}),
-        });
+export function configurationRun(named: NamedConfiguration, seed: string): SimConfigInput {
+  if (named.faults === 'none') return { ...named.config, seed, faults: [] };
+  const config = parseSimConfig({ ...named.config, seed });
+  const swarm = named.faults === 'swarm';
+  const faults = generateFaults(new Rng(seed, 'swarm-faults'), {
+    count: swarm ? FAULTS_PER_SWARM_RUN : FAULTS_PER_FAMILY_RUN,
+    safetyMs: config.phases.safetyMs,
+    config,
+    families: swarm ? applicableFamilies(config) : [named.faults],
+  });
   return { ...named.config, seed, faults };
 }

@@ -1,90 +1,191 @@
-import { FAILURE_KINDS, type ViolationKind } from '../model/checker.js';
+import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName, type ViolationKind } from '../model/properties.js';
 import { parseSimConfig } from './config.js';
 import { CONFIGURATIONS, configurationRun, type NamedConfiguration } from './configurations.js';
+import { classifyFindings, mechanismKey } from './mechanisms.js';
 import { runSimulation } from './run.js';
 
-export type PropertyName = 'atLeastOnce' | 'unackRecovery' | 'noDoublePop';
-export const PROPERTIES: readonly PropertyName[] = ['atLeastOnce', 'unackRecovery', 'noDoublePop'];
+/** What one run of a configuration tells the table (small enough to pass between threads). */
+export interface RunSummary {
+  readonly configuration: string;
+  readonly seed: string;
+  readonly held: Record<PropertyName, boolean>;
+  /** Distinct messages behind the findings that break each property. */
+  readonly affected: Record<PropertyName, number>;
+  /** Whether a fault of the row's family (any fault, for the swarm) changed something. */
+  readonly exposed: boolean;
+  readonly promotions: number;
+  /** Mechanism → findings it explains, with the kind it is about. */
+  readonly mechanisms: { readonly key: string; readonly kind: ViolationKind; readonly findings: number }[];
+}
 
-export interface PropertyOutcome {
-  readonly held: number;
-  readonly firstViolatingSeed: string | null;
+export function configurationNamed(name: string): NamedConfiguration | undefined {
+  return CONFIGURATIONS.find((c) => c.name === name);
+}
+
+export async function summarizeRun(input: { configuration: string; seed: string }): Promise<RunSummary> {
+  const named = configurationNamed(input.configuration);
+  if (!named) throw new Error(`unknown configuration ${input.configuration}`);
+  const r = await runSimulation(parseSimConfig(configurationRun(named, input.seed)));
+  const ids = Object.fromEntries(PROPERTY_NAMES.map((p) => [p, new Set<string>()])) as Record<PropertyName, Set<string>>;
+  for (const v of r.report.violations) {
+    const p = VIOLATION_KINDS[v.kind].breaks;
+    if (p) ids[p].add(v.id);
+  }
+  const mechanisms = new Map<string, { key: string; kind: ViolationKind; findings: number }>();
+  for (const m of classifyFindings(r.report.violations, r.history, r.faults)) {
+    const key = mechanismKey(m);
+    const entry = mechanisms.get(key) ?? { key, kind: m.kind, findings: 0 };
+    entry.findings++;
+    mechanisms.set(key, entry);
+  }
+  const relevant = r.faults.filter((f) => named.faults === 'swarm' || f.family === named.faults);
+  return {
+    configuration: named.name,
+    seed: input.seed,
+    held: { ...r.report.properties },
+    affected: Object.fromEntries(PROPERTY_NAMES.map((p) => [p, ids[p].size])) as Record<PropertyName, number>,
+    exposed: relevant.some((f) => f.exposure.struck),
+    promotions: r.faults.reduce((n, f) => n + (f.exposure.counts.promotions ?? 0), 0),
+    mechanisms: [...mechanisms.values()],
+  };
+}
+
+/** Wilson score interval (95 %) for k successes in n trials, as fractions. */
+export function wilson(k: number, n: number): { low: number; high: number } {
+  if (n === 0) return { low: 0, high: 1 };
+  const z = 1.959964;
+  const p = k / n;
+  const d = 1 + (z * z) / n;
+  const centre = (p + (z * z) / (2 * n)) / d;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
+  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+}
+
+export interface PropertyCell {
+  readonly violated: number;
+  readonly interval: { readonly low: number; readonly high: number };
+  /** Messages affected in the runs that violated it: median and max. */
+  readonly affectedMedian: number;
+  readonly affectedMax: number;
+  readonly firstSeed: string | null;
+  /** Mechanisms behind it: key → runs in which it appeared. */
+  readonly mechanisms: readonly { readonly key: string; readonly runs: number; readonly firstSeed: string }[];
 }
 
 export interface GuaranteeRow {
   readonly configuration: NamedConfiguration;
   readonly runs: number;
-  readonly properties: Record<PropertyName, PropertyOutcome>;
-  /** Runs with at least one of each violation kind. */
-  readonly kinds: Record<ViolationKind, number>;
+  /** Runs in which the row's faults changed something (null for rows without faults). */
+  readonly exposedRuns: number | null;
+  readonly promotionRuns: number;
+  readonly cells: Record<PropertyName, PropertyCell>;
 }
 
-export interface GuaranteeOptions {
-  readonly seeds: number;
-  /** Prefix of the seeds: s = `${seedPrefix}${i}`. */
-  readonly seedPrefix?: string;
-  readonly configurations?: readonly NamedConfiguration[];
-  readonly onRun?: (done: number, total: number) => void;
+function median(xs: readonly number[]): number {
+  if (xs.length === 0) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor((s.length - 1) / 2)]!;
 }
 
-/** Runs every configuration for N seeds and records, per property, how often it held. */
-export async function measureGuarantees(options: GuaranteeOptions): Promise<GuaranteeRow[]> {
-  const configurations = options.configurations ?? CONFIGURATIONS;
-  const total = configurations.length * options.seeds;
-  let done = 0;
-  const rows: GuaranteeRow[] = [];
-  for (const named of configurations) {
-    const properties = Object.fromEntries(PROPERTIES.map((p) => [p, { held: 0, firstViolatingSeed: null }])) as Record<
-      PropertyName,
-      { held: number; firstViolatingSeed: string | null }
-    >;
-    const kinds = Object.fromEntries([...FAILURE_KINDS, 'duplicate'].map((k) => [k, 0])) as Record<ViolationKind, number>;
-    for (let i = 0; i < options.seeds; i++) {
-      const seed = `${options.seedPrefix ?? 'g'}${i}`;
-      const result = await runSimulation(parseSimConfig(configurationRun(named, seed)));
-      for (const p of PROPERTIES) {
-        if (result.report.properties[p]) properties[p].held++;
-        else properties[p].firstViolatingSeed ??= seed;
+/** Folds the runs of one configuration into its row. */
+export function foldRow(configuration: NamedConfiguration, runs: readonly RunSummary[]): GuaranteeRow {
+  const cells = Object.fromEntries(
+    PROPERTY_NAMES.map((p) => {
+      const violating = runs.filter((r) => !r.held[p]);
+      const mech = new Map<string, { key: string; runs: number; firstSeed: string }>();
+      for (const r of violating) {
+        for (const m of r.mechanisms) {
+          if (VIOLATION_KINDS[m.kind].breaks !== p) continue;
+          const e = mech.get(m.key) ?? { key: m.key, runs: 0, firstSeed: r.seed };
+          e.runs++;
+          mech.set(m.key, e);
+        }
       }
-      for (const k of Object.keys(kinds) as ViolationKind[]) if (result.report.counts[k] > 0) kinds[k]++;
-      options.onRun?.(++done, total);
-    }
-    rows.push({ configuration: named, runs: options.seeds, properties, kinds });
+      const affected = violating.map((r) => r.affected[p]);
+      const cell: PropertyCell = {
+        violated: violating.length,
+        interval: wilson(violating.length, runs.length),
+        affectedMedian: median(affected),
+        affectedMax: Math.max(0, ...affected),
+        firstSeed: violating[0]?.seed ?? null,
+        mechanisms: [...mech.values()].sort((a, b) => b.runs - a.runs || (a.key < b.key ? -1 : 1)),
+      };
+      return [p, cell];
+    }),
+  ) as Record<PropertyName, PropertyCell>;
+  return {
+    configuration,
+    runs: runs.length,
+    exposedRuns: configuration.faults === 'none' ? null : runs.filter((r) => r.exposed).length,
+    promotionRuns: runs.filter((r) => r.promotions > 0).length,
+    cells,
+  };
+}
+
+export function seedsFor(count: number, prefix = 'g'): string[] {
+  return Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)} %`;
+
+function cellText(row: GuaranteeRow, p: PropertyName): string {
+  const c = row.cells[p];
+  const range = `${pct(c.interval.low)}–${pct(c.interval.high)}`;
+  if (c.violated === 0) {
+    if (row.exposedRuns === 0) return `not exercised (0/${row.runs} runs exposed)`;
+    return `held ${row.runs}/${row.runs} (rate ≤ ${pct(c.interval.high)})`;
   }
-  return rows;
+  return `**violated** ${c.violated}/${row.runs} (${range}); msgs ${c.affectedMedian}/${c.affectedMax}`;
 }
 
-const LABEL: Record<PropertyName, string> = {
-  atLeastOnce: 'at-least-once',
-  unackRecovery: 'un-ack recovery',
-  noDoublePop: 'no double pop',
-};
-
-function cell(o: PropertyOutcome, runs: number): string {
-  return o.firstViolatingSeed === null ? `held in ${runs} runs` : `**violated** in ${runs - o.held}/${runs}, first seed \`${o.firstViolatingSeed}\``;
+export interface MechanismScenario {
+  readonly key: string;
+  readonly file: string;
 }
 
-/** The table as Markdown (docs/GUARANTEES.md). */
-export function guaranteesMarkdown(rows: readonly GuaranteeRow[], command: string): string {
+/** The table as Markdown (docs/GUARANTEES.md), with mechanisms, advice and their scenarios. */
+export function guaranteesMarkdown(
+  rows: readonly GuaranteeRow[],
+  command: string,
+  scenarios: readonly MechanismScenario[],
+  advise: (row: GuaranteeRow, key: string) => string | null,
+  timing?: string,
+): string {
+  const scenarioOf = new Map(scenarios.map((s) => [s.key, s.file]));
   const lines = [
     '# What each configuration guarantees (measured)',
     '',
-    `Generated by \`${command}\`. Every cell is a measurement: N seeded simulation runs per configuration, each judged by the history checker (SPEC §6). "held in N runs" is evidence, not proof; a violation names the first seed, which replays with \`dynoq sim --configuration NAME --seed SEED\`.`,
+    `Generated by \`${command}\`${timing ? ` (${timing})` : ''}. Every row is N seeded simulation runs judged by the history checker (SPEC §6: operations are ok / fail / unknown; an unknown effect is never required nor blamed). A cell reads: runs that violated the property out of N, the 95 % Wilson interval of the violation rate, and the messages affected in a violating run (median/max). "held N/N (rate ≤ x)" is evidence, not proof: x is the upper end of the 95 % interval. "not exercised" means the row's faults never changed anything, so the row says nothing about them. Any run replays with \`dynoq sim --configuration NAME --seed SEED\`.`,
     '',
-    `| configuration | faults | ${PROPERTIES.map((p) => LABEL[p]).join(' | ')} | runs with duplicates |`,
-    `|---|---|${PROPERTIES.map(() => '---').join('|')}|---|`,
+    `| configuration | runs | faults struck | ${PROPERTY_NAMES.map((p) => PROPERTIES[p].label).join(' | ')} |`,
+    `|---|---|---|${PROPERTY_NAMES.map(() => '---').join('|')}|`,
   ];
   for (const r of rows) {
-    lines.push(
-      `| \`${r.configuration.name}\` | ${r.configuration.faults} | ${PROPERTIES.map((p) => cell(r.properties[p], r.runs)).join(' | ')} | ${r.kinds.duplicate}/${r.runs} |`,
-    );
+    const exposure = r.exposedRuns === null ? '—' : `${r.exposedRuns}/${r.runs}${r.promotionRuns > 0 ? `, promotion in ${r.promotionRuns}` : ''}`;
+    lines.push(`| \`${r.configuration.name}\` | ${r.runs} | ${exposure} | ${PROPERTY_NAMES.map((p) => cellText(r, p)).join(' | ')} |`);
   }
-  lines.push('', '## Configurations', '');
-  for (const r of rows) lines.push(`- \`${r.configuration.name}\`: ${r.configuration.description}.`);
+  lines.push('', '## Mechanisms, by configuration', '');
   lines.push(
-    '',
-    '"client" runs draw their 3 faults from consumer crashes, pauses, clock skew and jumps, and lag spikes only. Swarm runs draw 3 faults per seed (node crashes with or without data loss and restarts, partitions, client failover, consumer crashes and pauses, clock skew and jumps, lag spikes) during a 3 s safety phase; the liveness phase heals everything and runs up to 30 s. Workload: 60 messages, 3 producers, 3 consumers (one per zone), 3 % of consumers crash before an ack, 5 % ack 1.5 s late, lease 1 s, reaper every 200 ms.',
+    'Each violation is classified from the run by code (`src/sim/mechanisms.ts`): the faults whose exposure names the message, else the faults that struck before it, else how the queue got there on its own. Counts are runs. Each mechanism links to a shrunk scenario that shows it (`dynoq replay FILE`).',
     '',
   );
+  for (const r of rows) {
+    const mechs = PROPERTY_NAMES.flatMap((p) => r.cells[p].mechanisms.map((m) => ({ p, ...m })));
+    lines.push(`### \`${r.configuration.name}\``, '', `${r.configuration.description}.`, '');
+    if (mechs.length === 0) {
+      lines.push(r.exposedRuns === 0 ? '- Not exercised: no fault of this row changed anything.' : '- Every property held in every run.', '');
+      continue;
+    }
+    for (const m of mechs) {
+      const file = scenarioOf.get(m.key);
+      const advice = advise(r, m.key);
+      lines.push(
+        `- **${PROPERTIES[m.p].label}** — ${m.key}: ${m.runs}/${r.runs} runs (first seed \`${m.firstSeed}\`)${file ? `; scenario [\`${file}\`](../${file})` : ''}.${advice ? ` *What to do:* ${advice}` : ''}`,
+      );
+    }
+    lines.push('');
+  }
   return lines.join('\n');
 }
+
+export { PROPERTY_NAMES, VIOLATION_KINDS };

@@ -1,4 +1,5 @@
 import type { Kernel } from './kernel.js';
+import type { Observations } from './observations.js';
 import type { Rng } from './rng.js';
 
 export interface LatencyModel {
@@ -18,10 +19,11 @@ export interface LagModel {
 /**
  * The network fault domain: per-zone-pair reachability (symmetric and one-way partitions),
  * latency, replication lag and lag spikes. Messages across a blocked pair are dropped.
+ * Blocks are counted, so that two overlapping partitions of one pair heal one at a time.
  */
 export class Network {
-  private readonly blocked = new Set<string>();
-  /** Extra lag while a lag-spike fault is active. */
+  private readonly blocked = new Map<string, number>();
+  /** Extra lag while lag-spike faults are active (each adds its own and takes it back). */
   extraLagMs = 0;
 
   constructor(
@@ -29,18 +31,25 @@ export class Network {
     private readonly rng: Rng,
     readonly latencyModel: LatencyModel,
     readonly lagModel: LagModel,
+    private readonly observations?: Observations,
   ) {}
 
   block(fromZone: string, toZone: string): void {
-    this.blocked.add(`${fromZone}>${toZone}`);
+    const key = `${fromZone}>${toZone}`;
+    this.blocked.set(key, (this.blocked.get(key) ?? 0) + 1);
   }
 
+  /** Takes back one block of the pair (the one a healing partition had set). */
+  unblock(fromZone: string, toZone: string): void {
+    const key = `${fromZone}>${toZone}`;
+    const n = (this.blocked.get(key) ?? 0) - 1;
+    if (n > 0) this.blocked.set(key, n);
+    else this.blocked.delete(key);
+  }
+
+  /** Ends every partition at once (the liveness phase). */
   healAll(): void {
     this.blocked.clear();
-  }
-
-  get partitioned(): boolean {
-    return this.blocked.size > 0;
   }
 
   canSend(fromZone: string, toZone: string): boolean {
@@ -55,12 +64,16 @@ export class Network {
     const m = this.lagModel;
     let lag = this.latency() + this.rng.exponential(m.meanMs) + this.extraLagMs;
     if (this.rng.chance(m.spikeProbability)) lag += m.spikeMs;
+    this.observations?.emit('replicated', { lagMs: lag });
     return lag;
   }
 
   /** Delivers `fn` after a latency if the pair is reachable now; returns false when dropped. */
   send(fromZone: string, toZone: string, delay: number, fn: () => void): boolean {
-    if (!this.canSend(fromZone, toZone)) return false;
+    if (!this.canSend(fromZone, toZone)) {
+      this.observations?.emit('dropped', { from: fromZone, to: toZone });
+      return false;
+    }
     this.kernel.after(delay, fn);
     return true;
   }

@@ -1,24 +1,39 @@
-import type { HistoryEvent } from '../model/history.js';
 import { checkHistory, type CheckReport } from '../model/checker.js';
+import type { HistoryOp } from '../model/history.js';
 import type { MessageInput } from '../queue/message.js';
 import { SimActor } from './actor.js';
-import type { SimConfig } from './config.js';
-import { applyFault, type FaultWorld } from './faults.js';
-import { Kernel } from './kernel.js';
-import { Network } from './network.js';
-import { Rng } from './rng.js';
-import { DynomiteTopology } from './topology/dynomite.js';
-import { PrimaryReplicaTopology } from './topology/primary-replica.js';
-import type { Topology } from './topology/topology.js';
-import { Trace } from './trace.js';
+import type { Fault, SimConfig } from './config.js';
+import { applyFault, Exposure, faultScheduleProblems, familyOf, healAllFaults, type FaultFamily, type FaultWorld } from './faults/index.js';
+import { HistoryRecorder, outcomeOfError } from './history-recorder.js';
+import type { Rng } from './rng.js';
+import { SIM_EPOCH, SimWorld } from './world.js';
 
-/** Virtual time starts at a realistic epoch so that scores look like production ones. */
-export const SIM_EPOCH = 1_700_000_000_000;
+export { SIM_EPOCH } from './world.js';
+
+/** A configuration that cannot run as written (a fault aimed at nothing, a fault after the safety phase). */
+export class SimConfigError extends Error {
+  readonly code = 'INVALID_CONFIGURATION';
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid simulation configuration\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'SimConfigError';
+  }
+}
+
+/** One fault as it struck: when, its family, and what it changed. */
+export interface StruckFault {
+  readonly t: number;
+  readonly fault: Fault;
+  readonly family: FaultFamily;
+  readonly exposure: ReturnType<Exposure['toJSON']>;
+}
 
 export interface SimResult {
   readonly config: SimConfig;
   readonly report: CheckReport;
-  readonly history: readonly HistoryEvent[];
+  readonly history: readonly HistoryOp[];
+  readonly faults: readonly StruckFault[];
+  /** Whether any fault changed something (a run whose faults all missed is no evidence about them). */
+  readonly exposed: boolean;
   readonly traceHash: string;
   readonly traceText: string | null;
   readonly traceEvents: number;
@@ -28,86 +43,65 @@ export interface SimResult {
   readonly livenessStart: number;
 }
 
-function buildTopology(config: SimConfig, kernel: Kernel, network: Network): Topology {
-  const t = config.topology;
-  return t.kind === 'dynomite'
-    ? new DynomiteTopology(kernel, network, t.zones)
-    : new PrimaryReplicaTopology(kernel, network, t.zones, t.failoverDelayMs);
-}
-
 /**
- * One deterministic run: producers, consumers (each running the real queue, reaper included) and
- * a fault schedule on a simulated topology; a safety phase with faults, then a liveness phase with
- * everything healed until every acknowledged push is acked or the liveness bound passes.
+ * One deterministic run: producers, consumers (each running the real queue, with its reaper) and a
+ * fault schedule on a simulated topology; a safety phase with faults, then a liveness phase with
+ * every fault healed, until every acknowledged push is acked or the liveness bound passes.
  */
 export async function runSimulation(config: SimConfig): Promise<SimResult> {
-  const kernel = new Kernel(SIM_EPOCH);
-  const rng = new Rng(config.seed);
-  const trace = new Trace(config.keepTrace);
-  const network = new Network(
-    kernel,
-    rng.stream('network'),
-    { baseMs: config.network.latencyBaseMs, jitterMs: config.network.latencyJitterMs },
-    { meanMs: config.network.lagMeanMs, spikeProbability: config.network.lagSpikeProbability, spikeMs: config.network.lagSpikeMs },
-  );
-  const topology = buildTopology(config, kernel, network);
+  const problems = faultScheduleProblems(config);
+  if (problems.length > 0) throw new SimConfigError(problems);
+  const world = new SimWorld(config);
+  const { kernel, trace, rng } = world;
+  const recorder = new HistoryRecorder(kernel, trace);
   const zones = config.topology.zones;
   const w = config.workload;
-  const history: HistoryEvent[] = [];
-  // Every history event goes into the trace too, so that a trace file alone can be judged and drawn.
-  const observe = (e: HistoryEvent) => {
-    history.push(e);
-    trace.record({ t: e.t, actor: e.actor, op: 'history', args: e });
-  };
+  const lease = config.queue.unackTimeoutMs;
   const outstanding = new Set<string>();
-  let producing = w.producers;
   const actors = new Map<string, SimActor>();
   const spawn = (name: string, zone: string, reaper: boolean) => {
-    const actor = new SimActor(name, zone, kernel, topology, trace, config, reaper);
+    const actor = new SimActor(name, zone, world, reaper);
+    actor.onCrash = () => recorder.crashed(name);
     actors.set(name, actor);
     return actor;
   };
   trace.record({ t: kernel.now, actor: 'sim', op: 'start', args: { seed: config.seed, config: { ...config, keepTrace: false } } });
+  const safetyEnd = kernel.now + config.phases.safetyMs;
+  let producing = w.producers;
+  let finished = false;
 
   // Producers: message i goes to producer i mod P.
   const producerLoop = async (actor: SimActor, index: number, prng: Rng) => {
-    const produce = produceFor(actor, prng);
+    const interval = (1_000 / w.rate) * w.batch;
     const mine: number[] = [];
     for (let i = index; i < w.messages; i += w.producers) mine.push(i);
-    const interval = (1_000 / w.rate) * w.batch;
     try {
-      await produce(mine, interval);
+      for (let start = 0; start < mine.length && !actor.crashed; start += w.batch) {
+        await sleep(actor, interval);
+        if (kernel.now >= safetyEnd) break;
+        const batch: (MessageInput & { timeout: number })[] = mine.slice(start, start + w.batch).map((i) => ({
+          id: `m${i}`,
+          payload: `payload-${i}`,
+          timeout: w.maxDelayMs > 0 ? prng.int(0, w.maxDelayMs) : 0,
+          priority: w.maxPriority > 0 ? prng.int(0, w.maxPriority) : 0,
+        }));
+        const call = recorder.begin(actor.name, { type: 'push', delays: new Map(batch.map((m) => [m.id, m.timeout])) }, actor.probe);
+        let outcome: 'ok' | 'fail' | 'unknown' = 'ok';
+        try {
+          await actor.queue.push(batch);
+        } catch (err) {
+          outcome = outcomeOfError(err, actor.probe);
+        }
+        if (actor.crashed) return;
+        recorder.end(call, outcome);
+        if (outcome === 'ok') for (const m of batch) outstanding.add(m.id);
+      }
     } finally {
       producing--;
     }
   };
-  const produceFor = (actor: SimActor, prng: Rng) => async (mine: number[], interval: number) => {
-    for (let start = 0; start < mine.length && !actor.crashed; start += w.batch) {
-      await sleep(actor, interval);
-      if (kernel.now >= safetyEnd) break;
-      const batch: (MessageInput & { timeout: number })[] = mine.slice(start, start + w.batch).map((i) => ({
-        id: `m${i}`,
-        payload: `payload-${i}`,
-        timeout: w.maxDelayMs > 0 ? prng.int(0, w.maxDelayMs) : 0,
-        priority: w.maxPriority > 0 ? prng.int(0, w.maxPriority) : 0,
-      }));
-      const invokedAt = kernel.now;
-      let ok = true;
-      try {
-        await actor.queue.push(batch);
-      } catch {
-        ok = false;
-      }
-      if (actor.crashed) return;
-      for (const m of batch) {
-        observe({ type: 'push', invokedAt, t: kernel.now, actor: actor.name, id: m.id, delayMs: m.timeout, ok });
-        if (ok) outstanding.add(m.id);
-      }
-    }
-  };
 
   const consumerLoop = async (actor: SimActor, crng: Rng) => {
-    const lease = config.queue.unackTimeoutMs;
     while (!actor.crashed && !finished) {
       const invokedAt = kernel.now;
       let got;
@@ -118,7 +112,7 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
         continue;
       }
       if (actor.crashed) return;
-      for (const m of got) observe({ type: 'deliver', invokedAt, t: kernel.now, actor: actor.name, id: m.id, leaseUntil: invokedAt + lease });
+      for (const m of got) recorder.deliver(actor.name, m.id, invokedAt, invokedAt + lease);
       for (const m of got) {
         await sleep(actor, crng.exponential(w.processingMeanMs));
         if (crng.chance(w.crashBeforeAckProbability) && kernel.now < safetyEnd) {
@@ -127,46 +121,53 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
           return;
         }
         if (crng.chance(w.lateAckProbability)) await sleep(actor, w.lateAckMs);
-        const ackAt = kernel.now;
-        let ok = false;
+        const call = recorder.begin(actor.name, { type: 'ack', ids: [m.id] }, actor.probe);
+        let outcome: 'ok' | 'fail' | 'unknown';
         try {
-          ok = await actor.queue.ack(m.id, m.token);
-        } catch {
-          ok = false;
+          outcome = (await actor.queue.ack(m.id, m.token)) ? 'ok' : 'fail';
+        } catch (err) {
+          outcome = outcomeOfError(err, actor.probe);
         }
         if (actor.crashed) return;
-        observe({ type: 'ack', invokedAt: ackAt, t: kernel.now, actor: actor.name, id: m.id, ok });
-        if (ok) outstanding.delete(m.id);
+        recorder.end(call, outcome);
+        // An ack that may have been applied discharges the message, as the checker counts it.
+        if (outcome !== 'fail') outstanding.delete(m.id);
       }
     }
   };
 
-  let finished = false;
-  const safetyEnd = kernel.now + config.phases.safetyMs;
   for (let i = 0; i < w.producers; i++) {
     void producerLoop(spawn(`producer-${i}`, zones[i % zones.length]!, false), i, rng.stream(`producer-${i}`));
   }
   const consumerNames: string[] = [];
-  const startConsumer = (name: string, zone: string) => {
-    void consumerLoop(spawn(name, zone, true), rng.stream(name));
-  };
+  const startConsumer = (name: string, zone: string) => void consumerLoop(spawn(name, zone, true), rng.stream(name));
   for (let i = 0; i < w.consumers; i++) {
     consumerNames.push(`consumer-${i}`);
     startConsumer(`consumer-${i}`, zones[i % zones.length]!);
   }
 
-  const world: FaultWorld = { kernel, network, topology, trace, actor: (n) => actors.get(n) };
-  for (const fault of config.faults) kernel.at(SIM_EPOCH + fault.at, () => applyFault(world, fault));
+  const faultWorld: FaultWorld = {
+    kernel,
+    network: world.network,
+    topology: world.topology,
+    trace,
+    observations: world.observations,
+    config,
+    actor: (n) => actors.get(n),
+    actors: () => actors.values(),
+    heldBy: (a) => recorder.heldBy(a),
+    inFlight: (a) => recorder.inFlightCount(a),
+  };
+  const struck: { t: number; fault: Fault; exposure: Exposure }[] = [];
+  for (const fault of config.faults) {
+    kernel.at(SIM_EPOCH + fault.at, () => struck.push({ t: kernel.now, fault, exposure: applyFault(faultWorld, fault) }));
+  }
 
   await kernel.runUntil(safetyEnd);
 
-  // Liveness: heal every fault, resync clocks, replace crashed consumers, keep consuming.
+  // Liveness: every fault family heals what it still has in effect; crashed consumers are replaced.
   const livenessStart = kernel.now;
-  network.healAll();
-  network.extraLagMs = 0;
-  topology.recoverAll();
-  for (const n of topology.nodes) n.clock.offset = 0;
-  for (const a of actors.values()) if (!a.crashed) a.heal();
+  healAllFaults(faultWorld);
   for (const [i, name] of consumerNames.entries()) {
     if (actors.get(name)?.crashed) {
       const replacement = `${name}-restarted`;
@@ -179,18 +180,23 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
   await kernel.runUntil(end, () => producing <= 0 && outstanding.size === 0);
   finished = true;
   const endedAt = kernel.now;
-  trace.record({ t: endedAt, actor: 'sim', op: 'end', args: { outstanding: outstanding.size } });
   for (const a of actors.values()) a.crash();
+  for (const s of struck) s.exposure.finish();
+  const faults: StruckFault[] = struck.map((s) => ({ t: s.t, fault: s.fault, family: familyOf(s.fault.kind), exposure: s.exposure.toJSON() }));
+  faults.forEach((f, index) => trace.record({ t: endedAt, actor: 'nemesis', op: 'exposure', args: { index, family: f.family, exposure: f.exposure } }));
+  trace.record({ t: endedAt, actor: 'sim', op: 'end', args: { outstanding: outstanding.size } });
 
   const report = checkHistory(
-    history,
+    recorder.history,
     { livenessStart, end: endedAt },
     { reaperIntervalMs: config.queue.reaperIntervalMs, recoveryBoundMs: config.checker.recoveryBoundMs },
   );
   return {
     config,
     report,
-    history,
+    history: recorder.history,
+    faults,
+    exposed: faults.some((f) => f.exposure.struck),
     traceHash: trace.digest(),
     traceText: trace.text(),
     traceEvents: trace.events,

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { PROPERTY_NAMES } from '../model/properties.js';
 import { simConfigSchema, type SimConfig } from './config.js';
 
-const property = z.enum(['atLeastOnce', 'unackRecovery', 'noDoublePop']);
+const property = z.enum(PROPERTY_NAMES);
 
 /** A scenario file: a simulation configuration plus its name, story and measured expectations. */
 export const scenarioSchema = simConfigSchema

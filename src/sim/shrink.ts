@@ -1,5 +1,4 @@
 import type { SimConfig } from './config.js';
-import type { PropertyName } from './guarantees.js';
 import { runSimulation, type SimResult } from './run.js';
 
 export interface ShrinkResult {
@@ -8,11 +7,15 @@ export interface ShrinkResult {
   readonly runs: number;
 }
 
+export interface ShrinkOptions {
+  /** Keep the liveness phase as long as it is: a shorter wait is a weaker check, not a smaller failure. */
+  readonly keepLiveness: boolean;
+  readonly maxRuns?: number;
+}
+
 /**
- * Smaller neighbours of a configuration, most aggressive first. Two floors keep findings honest:
- * every zone keeps a consumer (a shard nobody pops is trivially never drained), and the liveness
- * phase is not shortened while at-least-once is among the violations (a shorter wait is a
- * weaker check, not a smaller failure).
+ * Smaller neighbours of a configuration, most aggressive first. Every zone keeps a consumer (a shard
+ * nobody pops is trivially never drained).
  */
 function candidates(c: SimConfig, keepLiveness: boolean): SimConfig[] {
   const out: SimConfig[] = [];
@@ -20,7 +23,9 @@ function candidates(c: SimConfig, keepLiveness: boolean): SimConfig[] {
   const w = c.workload;
   if (w.messages > 1) out.push({ ...c, workload: { ...w, messages: Math.max(1, Math.floor(w.messages / 2)) } });
   if (w.messages > 1) out.push({ ...c, workload: { ...w, messages: w.messages - 1 } });
-  if (w.consumers > c.topology.zones.length) out.push({ ...c, workload: { ...w, consumers: w.consumers - 1 } });
+  if (w.consumers > c.topology.zones.length && !c.faults.some((f) => 'actor' in f && f.actor === `consumer-${w.consumers - 1}`)) {
+    out.push({ ...c, workload: { ...w, consumers: w.consumers - 1 } });
+  }
   if (w.producers > 1) out.push({ ...c, workload: { ...w, producers: w.producers - 1 } });
   if (w.crashBeforeAckProbability > 0) out.push({ ...c, workload: { ...w, crashBeforeAckProbability: 0 } });
   if (w.lateAckProbability > 0) out.push({ ...c, workload: { ...w, lateAckProbability: 0 } });
@@ -32,18 +37,18 @@ function candidates(c: SimConfig, keepLiveness: boolean): SimConfig[] {
 }
 
 /**
- * Greedy shrinking: keep taking the first smaller neighbour that still violates one of the
- * properties the original run violated, until none does or the run budget is spent.
+ * Greedy shrinking: keep taking the first smaller neighbour for which `stillFails` holds, until none
+ * does or the run budget is spent.
  */
-export async function shrink(config: SimConfig, failing: readonly PropertyName[], maxRuns = 150): Promise<ShrinkResult> {
+export async function shrink(config: SimConfig, stillFails: (r: SimResult) => boolean, options: ShrinkOptions): Promise<ShrinkResult> {
+  const maxRuns = options.maxRuns ?? 150;
   let current = config;
   let result = await runSimulation(current);
   let runs = 1;
-  const stillFails = (r: SimResult) => failing.some((p) => !r.report.properties[p]);
   let improved = true;
   while (improved && runs < maxRuns) {
     improved = false;
-    for (const next of candidates(current, failing.includes('atLeastOnce'))) {
+    for (const next of candidates(current, options.keepLiveness)) {
       if (runs >= maxRuns) break;
       const r = await runSimulation(next);
       runs++;

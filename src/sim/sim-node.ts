@@ -1,13 +1,15 @@
 import type { ScriptDef } from '../store/script.js';
 import { SkewedClock } from './actor-time.js';
 import type { Kernel } from './kernel.js';
-import { Keyspace, type Reply } from './keyspace/keyspace.js';
+import { Keyspace, type Reply, type Value } from './keyspace/keyspace.js';
 
 /** One operation a client sends to a node. */
 export type StoreOp =
   | { readonly kind: 'cmd'; readonly cmd: string; readonly args: readonly string[] }
   | { readonly kind: 'script'; readonly script: ScriptDef; readonly keys: readonly string[]; readonly args: readonly string[] }
-  | { readonly kind: 'wait'; readonly replicas: number; readonly timeoutMs: number };
+  | { readonly kind: 'wait'; readonly replicas: number; readonly timeoutMs: number }
+  /** A script's effects as a replica of Redis ≥ 5 receives them: the resulting values of its keys. */
+  | { readonly kind: 'effects'; readonly entries: readonly [string, Value | undefined][] };
 
 const WRITE_COMMANDS = new Set(['zadd', 'zrem', 'hset', 'hdel', 'hincrby', 'del', 'flushall']);
 const READ_ONLY_SCRIPTS = new Set(['findByPayloadPattern', 'legacyFindStale', 'atomicFindStale']);
@@ -15,7 +17,7 @@ const READ_ONLY_SCRIPTS = new Set(['findByPayloadPattern', 'legacyFindStale', 'a
 export function isWrite(op: StoreOp): boolean {
   if (op.kind === 'cmd') return WRITE_COMMANDS.has(op.cmd);
   if (op.kind === 'script') return !READ_ONLY_SCRIPTS.has(op.script.name);
-  return false;
+  return op.kind === 'effects';
 }
 
 /** What a node answers: a value, or a Redis error. */
@@ -42,6 +44,10 @@ export class SimNode {
     try {
       if (op.kind === 'cmd') return { ok: true, value: this.keyspace.exec(op.cmd, op.args) };
       if (op.kind === 'script') return { ok: true, value: this.keyspace.runScript(op.script, op.keys, op.args) };
+      if (op.kind === 'effects') {
+        this.keyspace.restore(op.entries);
+        return { ok: true, value: 'OK' };
+      }
       return { ok: false, error: 'ERR WAIT is handled by the topology' };
     } catch (err) {
       return { ok: false, error: err instanceof Error ? err.message : String(err) };

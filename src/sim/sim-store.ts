@@ -3,7 +3,8 @@ import type { RangeLimit, ScoreBound, ScoredMember, Store, ZAddOptions } from '.
 import { formatBound, formatScoreArg } from '../store/store.js';
 import type { Connection } from './connection.js';
 import type { Kernel } from './kernel.js';
-import type { NodeReply, StoreOp } from './sim-node.js';
+import type { Observations } from './observations.js';
+import { isWrite, type NodeReply, type StoreOp } from './sim-node.js';
 import type { Topology } from './topology/topology.js';
 import type { Trace } from './trace.js';
 
@@ -23,15 +24,30 @@ export class SimReplyError extends Error {
   }
 }
 
+/**
+ * What one client call did to the store, for its outcome (SPEC §6.1): whether any write it sent
+ * may have been applied. A write refused before it reached a store (the node was down, a replica
+ * refused it as read-only) was not; one that was answered, errored after running, or timed out may
+ * have been.
+ */
+export class CallProbe {
+  mayHaveApplied = false;
+}
+
+const REFUSED_BEFORE_APPLY = /^(ECONNREFUSED|READONLY)/;
+
 export interface SimStoreOptions {
   readonly requestTimeoutMs: number;
   /** On a refused connection, switch to the next zone's node (Dyno's client failover). */
   readonly failoverOnRefused: boolean;
   readonly zones: readonly string[];
+  /** Records the writes of the calls made through this store (none for the reaper's store). */
+  readonly probe?: CallProbe;
+  readonly observations?: Observations;
 }
 
 function opName(op: StoreOp): string {
-  return op.kind === 'cmd' ? op.cmd : op.kind === 'script' ? op.script.name : 'wait';
+  return op.kind === 'cmd' ? op.cmd : op.kind === 'script' ? op.script.name : op.kind;
 }
 
 /**
@@ -54,11 +70,14 @@ export class SimStore implements Store {
       const finish = (r: NodeReply | 'timeout') => {
         if (settled) return;
         settled = true;
+        if (this.options.probe && isWrite(op) && (r === 'timeout' || r.ok || !REFUSED_BEFORE_APPLY.test(r.error))) {
+          this.options.probe.mayHaveApplied = true;
+        }
         this.trace.record({
           t: this.kernel.now,
           actor: conn.actor,
           op: opName(op),
-          args: op.kind === 'cmd' ? op.args : op.kind === 'script' ? [op.keys, op.args] : [op.replicas, op.timeoutMs],
+          args: op.kind === 'cmd' ? op.args : op.kind === 'script' ? [op.keys, op.args] : op.kind === 'wait' ? [op.replicas, op.timeoutMs] : [],
           result: r === 'timeout' ? 'timeout' : r.ok ? r.value : { error: r.error },
         });
         conn.timers.deliver(() => {
@@ -69,6 +88,7 @@ export class SimStore implements Store {
         });
       };
       this.kernel.after(this.options.requestTimeoutMs, () => finish('timeout'));
+      if (conn.nodeZone !== conn.zone) this.options.observations?.emit('remote', { actor: conn.actor, nodeZone: conn.nodeZone });
       this.topology.handle(conn, op, finish);
     });
   }

@@ -1,14 +1,16 @@
 import { readFileSync } from 'node:fs';
-import type { HistoryEvent } from '../model/history.js';
+import type { HistoryOp } from '../model/history.js';
 import { parseSimConfig, type Fault, type SimConfig } from './config.js';
+import { familyOf } from './faults/index.js';
+import type { StruckFault } from './run.js';
 import type { TraceEvent } from './trace.js';
 
 /** What a trace file holds, read back: enough to judge and draw the run without re-running it. */
 export interface TraceContents {
   readonly config: SimConfig;
-  readonly history: HistoryEvent[];
-  /** Faults as they struck, with their true times. */
-  readonly faults: { readonly t: number; readonly fault: Fault }[];
+  readonly history: HistoryOp[];
+  /** Faults as they struck, with their true times and what each changed. */
+  readonly faults: StruckFault[];
   readonly start: number;
   readonly livenessStart: number;
   readonly end: number;
@@ -27,8 +29,9 @@ export function parseTrace(text: string, file = '<trace>'): TraceContents {
   let start = 0;
   let livenessStart: number | undefined;
   let end: number | undefined;
-  const history: HistoryEvent[] = [];
-  const faults: { t: number; fault: Fault }[] = [];
+  const history: HistoryOp[] = [];
+  const struck: { t: number; fault: Fault }[] = [];
+  const exposures = new Map<number, StruckFault['exposure']>();
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -44,11 +47,19 @@ export function parseTrace(text: string, file = '<trace>'): TraceContents {
       start = e.t;
     } else if (e.actor === 'sim' && e.op === 'liveness') livenessStart = e.t;
     else if (e.actor === 'sim' && e.op === 'end') end = e.t;
-    else if (e.op === 'history') history.push(e.args as HistoryEvent);
-    else if (e.actor === 'nemesis' && e.args && typeof e.args === 'object' && 'kind' in e.args) faults.push({ t: e.t, fault: e.args as Fault });
+    else if (e.op === 'history') history.push(e.args as HistoryOp);
+    else if (e.actor === 'nemesis' && e.op === 'exposure') {
+      const a = e.args as { index: number; exposure: StruckFault['exposure'] };
+      exposures.set(a.index, a.exposure);
+    } else if (e.actor === 'nemesis' && e.args && typeof e.args === 'object' && 'kind' in e.args) struck.push({ t: e.t, fault: e.args as Fault });
   }
   if (!config) throw new TraceFileError(file, 'no start event: not a dynoq trace (write one with dynoq sim --trace FILE)');
   if (end === undefined) throw new TraceFileError(file, 'no end event: the trace is truncated');
+  const faults = struck.map((f, i) => ({
+    ...f,
+    family: familyOf(f.fault.kind),
+    exposure: exposures.get(i) ?? { struck: false, counts: {}, ids: [] },
+  }));
   return { config, history, faults, start, livenessStart: livenessStart ?? end, end };
 }
 

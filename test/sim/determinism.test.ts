@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSimConfig, type SimConfigInput } from '../../src/sim/config.js';
-import { generateFaults } from '../../src/sim/faults.js';
+import { generateFaults } from '../../src/sim/faults/index.js';
 import { Rng } from '../../src/sim/rng.js';
 import { runSimulation } from '../../src/sim/run.js';
 
@@ -18,20 +18,17 @@ const configArb = fc
     faults: fc.integer({ min: 0, max: 4 }),
     serverTime: fc.boolean(),
   })
-  .map((c): SimConfigInput => ({
+  .map((c): SimConfigInput => {
+    const base: SimConfigInput = {
     seed: c.seed,
     topology: { kind: c.kind, zones: ['a', 'b', 'c'], quorumConsistency: c.quorum },
     queue: { mode: c.mode, unackTimeoutMs: 800, reaperIntervalMs: 200, serverTime: c.mode === 'atomic' && c.serverTime },
     network: { lagMeanMs: c.lag },
     workload: { messages: 30, rate: 50, consumers: 3, processingMeanMs: 20, crashBeforeAckProbability: 0.05 },
-    faults: generateFaults(new Rng(c.seed, 'faults'), {
-      count: c.faults,
-      safetyMs: 2_000,
-      zones: ['a', 'b', 'c'],
-      consumers: ['consumer-0', 'consumer-1', 'consumer-2'],
-    }),
     phases: { safetyMs: 2_000, livenessMs: 10_000 },
-  }));
+    };
+    return { ...base, faults: generateFaults(new Rng(c.seed, 'faults'), { count: c.faults, safetyMs: 2_000, config: parseSimConfig(base) }) };
+  });
 
 describe('determinism', () => {
   it('the same seed and configuration give the same trace hash twice', async () => {

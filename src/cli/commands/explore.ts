@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../sim/config.js';
-import { generateFaults } from '../../sim/faults.js';
-import { PROPERTIES, type PropertyName } from '../../sim/guarantees.js';
+import { PROPERTY_NAMES, VIOLATION_KINDS } from '../../model/properties.js';
+import { generateFaults } from '../../sim/faults/index.js';
 import { Rng } from '../../sim/rng.js';
 import { runSimulation } from '../../sim/run.js';
 import { shrink } from '../../sim/shrink.js';
@@ -13,8 +13,6 @@ export interface ExploreFlags {
   runs?: number;
   seed: string;
   out: string;
-  /** Only these properties count as findings (default: all three). */
-  properties?: PropertyName[];
 }
 
 /** A random configuration and fault schedule for one seed (swarm testing). */
@@ -47,18 +45,12 @@ export function randomConfiguration(seed: string): SimConfig {
     },
     phases: { safetyMs: 3_000, livenessMs: 30_000 },
   };
-  input.faults = generateFaults(rng.stream('faults'), {
-    count: rng.int(1, 5),
-    safetyMs: 3_000,
-    zones,
-    consumers: Array.from({ length: consumers }, (_, i) => `consumer-${i}`),
-  });
+  input.faults = generateFaults(rng.stream('faults'), { count: rng.int(1, 5), safetyMs: 3_000, config: parseSimConfig(input) });
   return parseSimConfig(input);
 }
 
 /** Swarm exploration: random seeds until a budget ends; each violation is shrunk and written out. */
 export async function exploreCommand(flags: ExploreFlags): Promise<number> {
-  const watched = flags.properties ?? [...PROPERTIES];
   const deadline = flags.time !== undefined ? Date.now() + flags.time : Infinity;
   const maxRuns = flags.runs ?? Infinity;
   const bar = progress('explore');
@@ -70,16 +62,16 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
     const config = randomConfiguration(seed);
     const result = await runSimulation(config);
     bar.update(i + 1, Number.isFinite(maxRuns) ? maxRuns : i + 1);
-    const failing = watched.filter((p) => !result.report.properties[p]);
+    const failing = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
     if (failing.length === 0) continue;
     found++;
-    const small = await shrink(config, failing);
-    const held = PROPERTIES.filter((p) => small.result.report.properties[p]);
-    const violated = PROPERTIES.filter((p) => !small.result.report.properties[p]);
+    const small = await shrink(config, (r) => failing.some((p) => !r.report.properties[p]), { keepLiveness: failing.includes('atLeastOnce') });
+    const held = PROPERTY_NAMES.filter((p) => small.result.report.properties[p]);
+    const violated = PROPERTY_NAMES.filter((p) => !small.result.report.properties[p]);
     const name = `found-${seed}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
     const scenario = {
       name,
-      description: `Found by dynoq explore (seed ${seed}), shrunk in ${small.runs} runs: violates ${violated.join(', ')}. First violation: ${small.result.report.violations.find((v) => v.kind !== 'duplicate')?.detail ?? 'n/a'}`,
+      description: `Found by dynoq explore (seed ${seed}), shrunk in ${small.runs} runs: violates ${violated.join(', ')}. First violation: ${small.result.report.violations.find((v) => VIOLATION_KINDS[v.kind].breaks !== null)?.detail ?? 'n/a'}`,
       ...small.config,
       keepTrace: false,
       expect: { hold: held, violate: violated, traceHash: small.result.traceHash },

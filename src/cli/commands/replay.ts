@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { runSimulation } from '../../sim/run.js';
-import { PROPERTIES } from '../../sim/guarantees.js';
+import { PROPERTY_NAMES } from '../../model/properties.js';
 import { loadScenario, scenarioConfig } from '../../sim/scenario.js';
 
 /**
@@ -20,10 +20,10 @@ export async function replayCommand(files: readonly string[], flags: { record?: 
     if (scenario.expect.traceHash && scenario.expect.traceHash !== result.traceHash) {
       problems.push(`trace hash ${result.traceHash} differs from the recorded ${scenario.expect.traceHash}`);
     }
-    const held = PROPERTIES.filter((p) => result.report.properties[p]);
+    const held = PROPERTY_NAMES.filter((p) => result.report.properties[p]);
     if (flags.record) {
       const json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-      json.expect = { hold: held, violate: PROPERTIES.filter((p) => !result.report.properties[p]), traceHash: result.traceHash };
+      json.expect = { hold: held, violate: PROPERTY_NAMES.filter((p) => !result.report.properties[p]), traceHash: result.traceHash };
       writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
       console.log(`recorded ${file}: held [${held.join(', ')}], ${JSON.stringify(result.report.counts)}`);
       continue;

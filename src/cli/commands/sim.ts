@@ -1,11 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../sim/config.js';
 import { CONFIGURATIONS, configurationRun } from '../../sim/configurations.js';
-import { runSimulation, type SimResult } from '../../sim/run.js';
+import { formatHistoryFile } from '../../model/history-file.js';
+import { runSimulation, SIM_EPOCH, type SimResult } from '../../sim/run.js';
 import { loadScenario, scenarioConfig, type Scenario } from '../../sim/scenario.js';
 import { formatSummary } from '../summary.js';
 import { CliError } from '../cli-error.js';
-import { DEFAULT_STORY } from '../default-story.js';
+import { DEFAULT_STORY, formatStoryTable } from '../default-story.js';
 import { writeRunReport } from './report.js';
 
 export interface SimFlags {
@@ -15,8 +16,10 @@ export interface SimFlags {
   topology?: 'dynomite' | 'primary-replica';
   messages?: number;
   trace?: string;
+  history?: string;
   checkDeterminism?: boolean;
   json?: boolean;
+  verbose?: boolean;
   html?: string;
 }
 
@@ -58,7 +61,8 @@ export async function simCommand(file: string | undefined, flags: SimFlags): Pro
         exit = 1;
       } else console.log(`determinism check: the same trace hash twice (${result.traceHash.slice(0, 16)}…)`);
     }
-    if (!flags.json) console.log(formatSummary(result, title));
+    const story = !file && !flags.configuration;
+    if (!flags.json && (!story || flags.verbose)) console.log(formatSummary(result, title));
     if (scenario) {
       const broken = scenario.expect.hold.filter((p) => !result.report.properties[p]);
       if (broken.length > 0) {
@@ -71,21 +75,21 @@ export async function simCommand(file: string | undefined, flags: SimFlags): Pro
       writeRunReport(result, title, path);
       console.log(`HTML report written to ${path}`);
     }
+    if (flags.history) {
+      const path = results.length > 1 ? flags.history.replace(/(\.jsonl?)?$/, `-${results.length}$1`) : flags.history;
+      const c = result.config;
+      writeFileSync(path, formatHistoryFile(result.history, { livenessStart: result.livenessStart, end: SIM_EPOCH + result.simulatedMs }, { reaperIntervalMs: c.queue.reaperIntervalMs, recoveryBoundMs: c.checker.recoveryBoundMs }));
+      console.log(`history written to ${path}`);
+    }
     if (flags.trace && result.traceText !== null) {
       const path = results.length > 1 ? flags.trace.replace(/(\.jsonl?)?$/, `-${results.length}$1`) : flags.trace;
       writeFileSync(path, result.traceText);
       console.log(`trace written to ${path}`);
     }
-    console.log('');
+    if (!flags.json && (!story || flags.verbose)) console.log('');
   }
   if (!file && !flags.configuration && !flags.json && results.length > 1) {
-    const mark = (held: boolean) => (held ? 'held    ' : 'VIOLATED');
-    console.log('The story in one table (at-least-once · un-ack recovery · no double pop):');
-    configsFor(file, flags).forEach(({ title }, i) => {
-      const p = results[i]!.report.properties;
-      console.log(`  ${mark(p.atLeastOnce)} · ${mark(p.unackRecovery)} · ${mark(p.noDoublePop)}  ${title}`);
-    });
-    console.log('See docs/GUARANTEES.md for every configuration over 30 seeds; add --html out/story.html to see each run.');
+    console.log(formatStoryTable(configsFor(file, flags).map(({ title }, i) => ({ title, result: results[i]! }))));
   }
   if (flags.json) {
     console.log(JSON.stringify(results.map((r) => ({ seed: r.config.seed, traceHash: r.traceHash, report: { ...r.report, violations: r.report.violations.slice(0, 50) } })), null, 2));

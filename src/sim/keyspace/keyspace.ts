@@ -41,6 +41,13 @@ function parseBound(s: string): Bound {
  * strings, integers, nil as null) and Redis's errors. Scripts run through their JS twins,
  * atomically: nothing else runs between a script's first and last call.
  */
+function copyValue(value: Value): Value {
+  if (!(value instanceof SortedSet)) return new Map(value);
+  const z = new SortedSet();
+  for (const e of value.entries()) z.set(e.member, e.score);
+  return z;
+}
+
 export class Keyspace {
   private readonly data = new Map<string, Value>();
 
@@ -72,16 +79,21 @@ export class Keyspace {
   /** A deep copy (a replica's full resync, a crash that keeps its data). */
   clone(nowMs: () => number = this.nowMs): Keyspace {
     const copy = new Keyspace(nowMs);
-    for (const [key, value] of this.data) {
-      if (value instanceof SortedSet) {
-        const z = new SortedSet();
-        for (const e of value.entries()) z.set(e.member, e.score);
-        copy.data.set(key, z);
-      } else {
-        copy.data.set(key, new Map(value));
-      }
-    }
+    for (const [key, value] of this.data) copy.data.set(key, copyValue(value));
     return copy;
+  }
+
+  /** Deep copies of these keys' values (undefined where a key does not exist): a script's effects. */
+  snapshot(keys: readonly string[]): [string, Value | undefined][] {
+    return keys.map((k) => {
+      const v = this.data.get(k);
+      return [k, v === undefined ? undefined : copyValue(v)];
+    });
+  }
+
+  /** Applies a snapshot taken on another keyspace (as a replica applies a script's effects). */
+  restore(entries: readonly [string, Value | undefined][]): void {
+    for (const [k, v] of entries) this.setRaw(k, v === undefined ? undefined : copyValue(v));
   }
 
   /** A canonical dump of the whole keyspace, for comparing two keyspaces. */

@@ -1,7 +1,9 @@
 import type { Connection } from '../connection.js';
 import type { Kernel } from '../kernel.js';
 import type { Network } from '../network.js';
+import type { Observations } from '../observations.js';
 import { isWrite, SimNode, type NodeReply, type StoreOp } from '../sim-node.js';
+import { nodeName } from './node-name.js';
 import { REFUSED, type Topology } from './topology.js';
 
 /**
@@ -26,8 +28,9 @@ export class DynomiteTopology implements Topology {
     private readonly kernel: Kernel,
     private readonly network: Network,
     zones: readonly string[],
+    private readonly observations?: Observations,
   ) {
-    this.nodes = zones.map((z) => new SimNode(`node-${z}`, z, kernel));
+    this.nodes = zones.map((z) => new SimNode(nodeName('dynomite', zones, z), z, kernel));
   }
 
   private node(zone: string): SimNode {
@@ -38,7 +41,10 @@ export class DynomiteTopology implements Topology {
     const target = this.node(conn.nodeZone);
     const back = (r: NodeReply) => this.network.send(target.zone, conn.zone, this.network.latency(), () => reply(r));
     this.network.send(conn.zone, target.zone, this.network.latency(), () => {
-      if (!target.up) return back(REFUSED);
+      if (!target.up) {
+        this.observations?.emit('refused', { node: target.name });
+        return back(REFUSED);
+      }
       if (op.kind === 'wait') return back({ ok: true, value: 0 });
       const local = target.apply(op);
       const write = isWrite(op);
@@ -96,6 +102,7 @@ export class DynomiteTopology implements Topology {
     if (!loseUnreplicated) return;
     // Its unsent replication dies with it, and without persistence it restarts empty.
     node.generation++;
+    this.observations?.emit('lost', { node: node.name, writes: node.keyspace.keyCount });
     node.wipe();
   }
 

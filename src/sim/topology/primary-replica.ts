@@ -1,7 +1,9 @@
 import type { Connection } from '../connection.js';
 import type { Kernel } from '../kernel.js';
 import type { Network } from '../network.js';
+import type { Observations } from '../observations.js';
 import { isWrite, SimNode, type NodeReply, type StoreOp } from '../sim-node.js';
+import { nodeName } from './node-name.js';
 import { REFUSED, type Topology } from './topology.js';
 
 interface Waiter {
@@ -12,7 +14,7 @@ interface Waiter {
 
 /**
  * Redis primary with asynchronous replicas and Sentinel-style failover. Writes go to the primary
- * and stream to each replica in order (a partitioned replica catches up after the partition heals,
+ * and stream to each replica in order (commands as sent, scripts as their effects) (a partitioned replica catches up after the partition heals,
  * as from the replication backlog). WAIT counts replicas that acknowledged the primary's offset.
  * When the primary stays down for `failoverDelayMs`, the replica with the most data is promoted:
  * writes it had not received are lost; the others, and the old primary when it returns, resync
@@ -29,14 +31,17 @@ export class PrimaryReplicaTopology implements Topology {
   private readonly backlog = new Map<SimNode, { offset: number; op: StoreOp }[]>();
   private waiters: Waiter[] = [];
   private epoch = 0;
+  /** When the current primary went down (its failover is due failoverDelayMs later). */
+  private primaryDownSince: number | null = null;
 
   constructor(
     private readonly kernel: Kernel,
     private readonly network: Network,
     zones: readonly string[],
     private readonly failoverDelayMs: number,
+    private readonly observations?: Observations,
   ) {
-    this.nodes = zones.map((z, i) => new SimNode(i === 0 ? `primary-${z}` : `replica-${z}`, z, kernel));
+    this.nodes = zones.map((z) => new SimNode(nodeName('primary-replica', zones, z), z, kernel));
     this.primary = this.nodes[0]!;
     for (const n of this.nodes) {
       this.applied.set(n, 0);
@@ -61,13 +66,17 @@ export class PrimaryReplicaTopology implements Topology {
     const target = this.target(conn);
     const back = (r: NodeReply) => this.network.send(target.zone, conn.zone, this.network.latency(), () => reply(r));
     this.network.send(conn.zone, target.zone, this.network.latency(), () => {
-      if (!target.up) return back(REFUSED);
+      if (!target.up) {
+        this.observations?.emit('refused', { node: target.name });
+        return back(REFUSED);
+      }
       if (op.kind === 'wait') return this.wait(op.replicas, op.timeoutMs, (n) => back({ ok: true, value: n }));
       if (target !== this.primary && isWrite(op)) {
         return back({ ok: false, error: "READONLY You can't write against a read only replica." });
       }
       const r = target.apply(op);
-      if (target === this.primary && isWrite(op)) this.replicate(op);
+      // Redis (≥ 5 by default, 7 always) replicates a script by its effects, not by running it again.
+      if (target === this.primary && isWrite(op)) this.replicate(op.kind === 'script' ? { kind: 'effects', entries: target.keyspace.snapshot(op.keys) } : op);
       back(r);
     });
   }
@@ -85,6 +94,9 @@ export class PrimaryReplicaTopology implements Topology {
   private pump(replica: SimNode): void {
     const queue = this.backlog.get(replica)!;
     const epoch = this.epoch;
+    if (queue.length > 0 && !this.network.canSend(this.primary.zone, replica.zone)) {
+      this.observations?.emit('dropped', { from: this.primary.zone, to: replica.zone });
+    }
     while (queue.length > 0 && this.network.canSend(this.primary.zone, replica.zone) && this.primary.up) {
       const { offset, op } = queue.shift()!;
       const arrival = Math.max(this.kernel.now + this.network.replicationLag(), this.linkClock.get(replica) ?? 0);
@@ -136,12 +148,16 @@ export class PrimaryReplicaTopology implements Topology {
     if (node === this.primary) {
       if (loseUnreplicated) {
         // Writes still in the replication stream die with the primary.
+        const unsent = Math.max(0, ...this.replicas().map((r) => this.offset - this.applied.get(r)!));
+        if (unsent > 0) this.observations?.emit('lost', { node: node.name, writes: unsent });
         this.epoch++;
         for (const r of this.replicas()) this.backlog.set(r, []);
         node.wipe();
       }
+      const since = (this.primaryDownSince = this.kernel.now);
+      // Only the outage that began now can trigger this failover (not an earlier, healed one).
       this.kernel.after(this.failoverDelayMs, () => {
-        if (!this.primary.up) this.failover();
+        if (!this.primary.up && this.primaryDownSince === since) this.failover();
       });
     } else if (loseUnreplicated) {
       node.wipe();
@@ -154,6 +170,10 @@ export class PrimaryReplicaTopology implements Topology {
     if (candidates.length === 0) return;
     candidates.sort((a, b) => this.applied.get(b)! - this.applied.get(a)! || (a.name < b.name ? -1 : 1));
     const promoted = candidates[0]!;
+    this.primaryDownSince = null;
+    const lost = this.offset - this.applied.get(promoted)!;
+    if (lost > 0) this.observations?.emit('lost', { node: this.primary.name, writes: lost });
+    this.observations?.emit('promoted', { node: promoted.name });
     this.epoch++;
     this.primary = promoted;
     this.offset = this.applied.get(promoted)!;
@@ -174,12 +194,25 @@ export class PrimaryReplicaTopology implements Topology {
 
   restart(node: SimNode): void {
     node.up = true;
+    if (node === this.primary) this.primaryDownSince = null;
     if (node !== this.primary) this.resync(node);
     else for (const r of this.replicas()) if (r.up) this.resync(r);
   }
 
+  /**
+   * Brings every node back, but a primary that is down comes back only once its failover has had
+   * its chance (as an operator who lets Sentinel act would): replicas first, the old primary then
+   * rejoins as a replica of whoever was promoted.
+   */
   recoverAll(): void {
-    for (const n of this.nodes) if (!n.up) this.restart(n);
+    for (const n of this.replicas()) if (!n.up) this.restart(n);
+    const down = this.primary;
+    if (!down.up && this.primaryDownSince !== null) {
+      this.kernel.at(this.primaryDownSince + this.failoverDelayMs, () => {
+        if (!down.up) this.restart(down);
+        this.resume();
+      });
+    } else if (!down.up) this.restart(down);
     this.resume();
   }
 }

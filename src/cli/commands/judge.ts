@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { checkHistory, type CheckReport } from '../../model/checker.js';
+import { parseHistoryFile } from '../../model/history-file.js';
+import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../../model/properties.js';
+import { CliError } from '../cli-error.js';
+
+export interface JudgeFlags {
+  livenessStart?: number;
+  end?: number;
+  reaperInterval?: number;
+  recoveryBound?: number;
+  json?: boolean;
+}
+
+export function formatJudgement(r: CheckReport, file: string): string {
+  const lines = [
+    `== ${file}`,
+    `messages: ${r.pushed} pushed (ok) · ${r.delivered} delivered (${r.deliveries} deliveries) · ${r.acked} acked (ok) · ${r.unknownOps} operation(s) with unknown outcome`,
+    `properties: ${PROPERTY_NAMES.map((p) => `${PROPERTIES[p].label} ${r.properties[p] ? 'held' : 'VIOLATED'}`).join(' · ')}`,
+  ];
+  for (const kind of VIOLATION_KIND_NAMES) {
+    if (r.messagesAffected[kind] === 0) continue;
+    lines.push(`  ${VIOLATION_KINDS[kind].label}: ${r.messagesAffected[kind]} message(s)`);
+    for (const v of r.violations.filter((x) => x.kind === kind).slice(0, 5)) lines.push(`    - ${v.id} at ${v.t} [${v.processes.join(', ')}]: ${v.detail}`);
+  }
+  return lines.join('\n');
+}
+
+/** `dynoq judge FILE`: the checker on a recorded history. Exit 0 all held, 1 a property violated. */
+export function judgeCommand(file: string, flags: JudgeFlags): number {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const h = parseHistoryFile(text, file, {
+    ...(flags.livenessStart !== undefined ? { livenessStart: flags.livenessStart } : {}),
+    ...(flags.end !== undefined ? { end: flags.end } : {}),
+    ...(flags.reaperInterval !== undefined ? { reaperIntervalMs: flags.reaperInterval } : {}),
+    ...(flags.recoveryBound !== undefined ? { recoveryBoundMs: flags.recoveryBound } : {}),
+  });
+  const report = checkHistory(h.history, h.phases, h.settings);
+  if (flags.json) console.log(JSON.stringify({ file, phases: h.phases, settings: h.settings, report }, null, 2));
+  else console.log(formatJudgement(report, file));
+  return PROPERTY_NAMES.every((p) => report.properties[p]) ? 0 : 1;
+}

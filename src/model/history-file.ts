@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import type { CheckerSettings, HistoryOp, RunPhases } from './history.js';
+
+/**
+ * The JSON-lines history format `dynoq judge` reads (and `dynoq sim --history` writes): one
+ * operation per line, plus an optional `run` line that states the phases and the recovery allowance.
+ * Times are milliseconds on one clock the recorder trusts (e.g. epoch ms from NTP-synced hosts).
+ */
+const time = z.number().finite();
+const common = {
+  process: z.string().min(1),
+  id: z.string().min(1),
+  invokedAt: time,
+  completedAt: time,
+  outcome: z.enum(['ok', 'fail', 'unknown']),
+};
+const opSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('push'), ...common, delayMs: z.number().finite().nonnegative().default(0) }).strict(),
+  z.object({ type: z.literal('deliver'), ...common, outcome: z.literal('ok').default('ok'), leaseUntil: time }).strict(),
+  z.object({ type: z.literal('ack'), ...common }).strict(),
+  z.object({ type: z.literal('extend'), ...common, leaseUntil: time }).strict(),
+  z.object({ type: z.literal('remove'), ...common }).strict(),
+]);
+const runSchema = z
+  .object({
+    type: z.literal('run'),
+    livenessStart: time.optional(),
+    end: time.optional(),
+    reaperIntervalMs: z.number().finite().nonnegative().optional(),
+    recoveryBoundMs: z.number().finite().nonnegative().optional(),
+  })
+  .strict();
+
+export interface HistoryFile {
+  readonly history: HistoryOp[];
+  readonly phases: RunPhases;
+  readonly settings: CheckerSettings;
+}
+
+/** A history file that cannot be judged: `line` is 1-based (0 for the file as a whole). */
+export class HistoryFileError extends Error {
+  readonly code = 'INVALID_HISTORY';
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly reason: string,
+  ) {
+    super(`${file}${line > 0 ? `:${line}` : ''}: ${reason}`);
+    this.name = 'HistoryFileError';
+  }
+}
+
+export const DEFAULT_JUDGE_SETTINGS: CheckerSettings = { reaperIntervalMs: 1_000, recoveryBoundMs: 5_000 };
+
+/**
+ * Reads a history. Without a `run` line (or flags), the whole history is judged as liveness (every
+ * un-acked delivery must be recovered in time) and the run ends at the last completion.
+ */
+export function parseHistoryFile(text: string, file = '<history>', overrides: Partial<RunPhases & CheckerSettings> = {}): HistoryFile {
+  const history: HistoryOp[] = [];
+  let run: z.output<typeof runSchema> | undefined;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === '') continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      throw new HistoryFileError(file, i + 1, 'not JSON');
+    }
+    const isRun = typeof json === 'object' && json !== null && (json as { type?: unknown }).type === 'run';
+    const parsed = isRun ? runSchema.safeParse(json) : opSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new HistoryFileError(file, i + 1, `${issue.path.length > 0 ? issue.path.join('.') : '(line)'}: ${issue.message}`);
+    }
+    if (parsed.data.type === 'run') {
+      if (run) throw new HistoryFileError(file, i + 1, 'a second run line');
+      run = parsed.data;
+    } else {
+      const op = parsed.data as HistoryOp;
+      if (op.completedAt < op.invokedAt) throw new HistoryFileError(file, i + 1, `completedAt ${op.completedAt} is before invokedAt ${op.invokedAt}`);
+      history.push(op);
+    }
+  }
+  if (history.length === 0) throw new HistoryFileError(file, 0, 'no operations');
+  const first = Math.min(...history.map((o) => o.invokedAt));
+  const last = Math.max(...history.map((o) => o.completedAt));
+  const end = overrides.end ?? run?.end ?? last;
+  const livenessStart = overrides.livenessStart ?? run?.livenessStart ?? first;
+  if (livenessStart > end) throw new HistoryFileError(file, 0, `livenessStart ${livenessStart} is after end ${end}`);
+  return {
+    history,
+    phases: { livenessStart, end },
+    settings: {
+      reaperIntervalMs: overrides.reaperIntervalMs ?? run?.reaperIntervalMs ?? DEFAULT_JUDGE_SETTINGS.reaperIntervalMs,
+      recoveryBoundMs: overrides.recoveryBoundMs ?? run?.recoveryBoundMs ?? DEFAULT_JUDGE_SETTINGS.recoveryBoundMs,
+    },
+  };
+}
+
+/** The same format, written: a `run` line, then one operation per line. */
+export function formatHistoryFile(history: readonly HistoryOp[], phases: RunPhases, settings: CheckerSettings): string {
+  const lines = [JSON.stringify({ type: 'run', ...phases, ...settings }), ...history.map((o) => JSON.stringify(o))];
+  return `${lines.join('\n')}\n`;
+}

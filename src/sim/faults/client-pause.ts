@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { at, between, ms, target } from './atoms.js';
+import type { FaultPackage } from './fault-package.js';
+
+const pauseClientSchema = z
+  .object({ at, kind: z.literal('pause-client'), actor: target.describe('the client that stalls (a GC pause)'), durationMs: ms.describe('how long it hears nothing and does nothing') })
+  .strict();
+type PauseClient = z.output<typeof pauseClientSchema>;
+export const clientPauseSchemas = [pauseClientSchema] as const;
+
+/** A client stalls (GC-like): its timers and replies wait until the pause ends. */
+export const clientPause: FaultPackage<PauseClient> = {
+  family: 'client-pause',
+  description: 'a client stalls, often for longer than its leases',
+  schemas: clientPauseSchemas,
+  apply(world, f, exposure) {
+    const actor = world.actor(f.actor);
+    if (!actor || actor.crashed) return;
+    const until = world.kernel.now + f.durationMs;
+    const held = world.heldBy(f.actor);
+    exposure.add('leases held', held.length);
+    exposure.add('leases outlived by the pause', held.filter((h) => h.leaseUntil < until).length);
+    exposure.add('calls in flight', world.inFlight(f.actor));
+    exposure.touch(held.map((h) => h.id));
+    actor.pause(until);
+  },
+  healAll(world) {
+    for (const a of world.actors()) a.timers.pausedUntil = 0;
+  },
+  applicable: () => true,
+  generate(rng, ctx) {
+    if (ctx.consumers.length === 0) return [];
+    const lease = ctx.config.queue.unackTimeoutMs;
+    return [{ at: ctx.at, kind: 'pause-client', actor: rng.pick(ctx.consumers), durationMs: between(rng, 0.5 * lease, 3 * lease) }];
+  },
+  targets: (f) => ({ actors: [f.actor] }),
+  band: (f, t) => ({ kind: f.kind, lane: f.actor, from: t, to: t + f.durationMs, label: `pause ${f.durationMs} ms` }),
+};

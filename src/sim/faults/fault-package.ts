@@ -1,0 +1,87 @@
+import type { z } from 'zod';
+import type { SimActor } from '../actor.js';
+import type { SimConfig } from '../config.js';
+import type { Kernel } from '../kernel.js';
+import type { Network } from '../network.js';
+import type { Observations } from '../observations.js';
+import type { Rng } from '../rng.js';
+import type { Topology } from '../topology/topology.js';
+import type { Trace } from '../trace.js';
+import type { Exposure } from './exposure.js';
+
+/** The world as a fault sees it while the run goes on. */
+export interface FaultWorld {
+  readonly kernel: Kernel;
+  readonly network: Network;
+  readonly topology: Topology;
+  readonly trace: Trace;
+  readonly observations: Observations;
+  readonly config: SimConfig;
+  actor(name: string): SimActor | undefined;
+  actors(): Iterable<SimActor>;
+  /** What this client holds now: delivered, no ack returned, lease not passed on the true clock. */
+  heldBy(actor: string): readonly { readonly id: string; readonly leaseUntil: number }[];
+  /** Calls this client has in flight. */
+  inFlight(actor: string): number;
+}
+
+/** What a fault schedule is drawn for. */
+export interface DrawContext {
+  readonly config: SimConfig;
+  /** The first time and the time span faults are drawn in (ms after the start). */
+  readonly at: number;
+  readonly safetyMs: number;
+  readonly zones: readonly string[];
+  readonly nodes: readonly string[];
+  /** Consumers not crashed by an earlier draw of the same schedule. */
+  readonly consumers: readonly string[];
+  /** Record a consumer this draw crashes, so that later draws leave it alone. */
+  crashed(actor: string): void;
+}
+
+/** Names a fault refers to, checked against the configuration before a run. */
+export interface FaultTargets {
+  readonly zones?: readonly string[];
+  readonly actors?: readonly string[];
+  /** An actor or a node. */
+  readonly clocks?: readonly string[];
+}
+
+/** A fault drawn as a band: on one lane, or across the whole picture when `lane` is null. */
+export interface Band {
+  readonly kind: string;
+  readonly lane: string | null;
+  readonly from: number;
+  readonly to: number;
+  readonly label: string;
+}
+
+export interface BandContext {
+  readonly config: SimConfig;
+  /** Every fault of the run as it struck, in time order, and this one's place among them. */
+  readonly faults: readonly { readonly t: number; readonly fault: { readonly kind: string } }[];
+  readonly index: number;
+  readonly livenessStart: number;
+  /** A width that reads as an instant at the picture's scale. */
+  readonly instant: number;
+}
+
+/**
+ * One fault family (Jepsen's nemesis package): its schema, how it strikes and measures what it
+ * changed, how it heals, how it is drawn at random, what it names, and how it is drawn in a picture.
+ */
+export interface FaultPackage<F extends { readonly kind: string; readonly at: number }> {
+  readonly family: string;
+  readonly description: string;
+  readonly schemas: readonly z.ZodType[];
+  /** Strikes now, recording into `exposure` what it changed (listening while it is active). */
+  apply(world: FaultWorld, fault: F, exposure: Exposure): void;
+  /** The liveness phase: end whatever of this family is still in effect. */
+  healAll(world: FaultWorld): void;
+  /** False when no fault of this family can change anything in this configuration. */
+  applicable(config: SimConfig): boolean;
+  /** One drawn instance: a fault, or a pair such as a crash and its restart. */
+  generate(rng: Rng, ctx: DrawContext): F[];
+  targets(fault: F): FaultTargets;
+  band(fault: F, t: number, ctx: BandContext): Band | null;
+}

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import type { SimConfig } from '../config.js';
+import type { Rng } from '../rng.js';
+import { nodeName } from '../topology/node-name.js';
+import { clientCrash, clientCrashSchemas } from './client-crash.js';
+import { clientFailover, clientFailoverSchemas } from './client-failover.js';
+import { clientPause, clientPauseSchemas } from './client-pause.js';
+import { clock, clockSchemas } from './clock.js';
+import { Exposure } from './exposure.js';
+import type { Band, BandContext, DrawContext, FaultPackage, FaultWorld } from './fault-package.js';
+import { lagSpike, lagSpikeSchemas } from './lag-spike.js';
+import { nodeCrash, nodeCrashSchemas } from './node-crash.js';
+import { partition, partitionSchemas } from './partition.js';
+
+export { describeExposure, Exposure } from './exposure.js';
+export type { Band, FaultWorld } from './fault-package.js';
+
+export const faultSchema = z.discriminatedUnion('kind', [
+  ...nodeCrashSchemas,
+  ...partitionSchemas,
+  ...clientFailoverSchemas,
+  ...clientCrashSchemas,
+  ...clientPauseSchemas,
+  ...clockSchemas,
+  ...lagSpikeSchemas,
+]);
+export type Fault = z.output<typeof faultSchema>;
+export type FaultKind = Fault['kind'];
+
+/** Every fault family, one module each. */
+export const FAULT_FAMILIES = {
+  'node-crash': nodeCrash,
+  partition,
+  'client-failover': clientFailover,
+  'client-crash': clientCrash,
+  'client-pause': clientPause,
+  clock,
+  'lag-spike': lagSpike,
+} as const;
+export type FaultFamily = keyof typeof FAULT_FAMILIES;
+export const FAULT_FAMILY_NAMES = Object.keys(FAULT_FAMILIES) as FaultFamily[];
+
+/** The family of every kind: the compiler rejects a kind that has none. */
+const FAMILY_OF: { readonly [K in FaultKind]: FaultFamily } = {
+  'crash-node': 'node-crash',
+  'restart-node': 'node-crash',
+  partition: 'partition',
+  'client-failover': 'client-failover',
+  'crash-client': 'client-crash',
+  'pause-client': 'client-pause',
+  'clock-skew': 'clock',
+  'clock-jump': 'clock',
+  'lag-spike': 'lag-spike',
+};
+
+export function familyOf(kind: FaultKind): FaultFamily {
+  return FAMILY_OF[kind];
+}
+
+function packageOf(kind: FaultKind): FaultPackage<Fault> {
+  return FAULT_FAMILIES[FAMILY_OF[kind]] as unknown as FaultPackage<Fault>;
+}
+
+/** Strikes one fault now and returns what it changed (filled in as the run goes on). */
+export function applyFault(world: FaultWorld, fault: Fault): Exposure {
+  const exposure = new Exposure();
+  world.trace.record({ t: world.kernel.now, actor: 'nemesis', op: fault.kind, args: fault });
+  packageOf(fault.kind).apply(world, fault, exposure);
+  return exposure;
+}
+
+/** The liveness phase: every family ends what it still has in effect. */
+export function healAllFaults(world: FaultWorld): void {
+  for (const name of FAULT_FAMILY_NAMES) FAULT_FAMILIES[name].healAll(world);
+}
+
+export interface FaultGeneratorOptions {
+  readonly count: number;
+  /** Faults are drawn in [0, safetyMs). */
+  readonly safetyMs: number;
+  readonly config: SimConfig;
+  /** Draw only from these families (default: every family that can change something here). */
+  readonly families?: readonly FaultFamily[];
+}
+
+/** The families that can change something in a configuration (only those are drawn). */
+export function applicableFamilies(config: SimConfig, families: readonly FaultFamily[] = FAULT_FAMILY_NAMES): FaultFamily[] {
+  return families.filter((f) => FAULT_FAMILIES[f].applicable(config));
+}
+
+/** A seeded fault schedule (swarm testing): each family and time drawn from the rng. */
+export function generateFaults(rng: Rng, o: FaultGeneratorOptions): Fault[] {
+  const families = applicableFamilies(o.config, o.families);
+  if (families.length === 0) return [];
+  const t = o.config.topology;
+  const crashed = new Set<string>();
+  const consumers = Array.from({ length: o.config.workload.consumers }, (_, i) => `consumer-${i}`);
+  const faults: Fault[] = [];
+  for (let i = 0; i < o.count; i++) {
+    const family = rng.pick(families);
+    const ctx: DrawContext = {
+      config: o.config,
+      at: rng.int(0, Math.max(0, o.safetyMs - 1)),
+      safetyMs: o.safetyMs,
+      zones: t.zones,
+      nodes: t.zones.map((z) => nodeName(t.kind, t.zones, z)),
+      consumers: consumers.filter((c) => !crashed.has(c)),
+      crashed: (a) => crashed.add(a),
+    };
+    faults.push(...(FAULT_FAMILIES[family] as unknown as FaultPackage<Fault>).generate(rng.stream(`${i}`), ctx));
+  }
+  // A restart drawn past the safety phase is left to the liveness phase, which heals everything.
+  return faults.filter((f) => f.at < o.safetyMs).sort((a, b) => a.at - b.at);
+}
+
+/** Actors a configuration starts (consumers may also be restarted in the liveness phase). */
+export function actorNames(config: SimConfig): { producers: string[]; consumers: string[] } {
+  const w = config.workload;
+  return {
+    producers: Array.from({ length: w.producers }, (_, i) => `producer-${i}`),
+    consumers: Array.from({ length: w.consumers }, (_, i) => `consumer-${i}`),
+  };
+}
+
+/** Problems with the fault schedule of a configuration: targets that do not exist, faults after the safety phase. */
+export function faultScheduleProblems(config: SimConfig): string[] {
+  const t = config.topology;
+  const { producers, consumers } = actorNames(config);
+  const actors = new Set([...producers, ...consumers]);
+  const nodes = t.zones.map((z) => nodeName(t.kind, t.zones, z));
+  const problems: string[] = [];
+  config.faults.forEach((f, i) => {
+    const where = `faults.${i} (${f.kind})`;
+    const targets = packageOf(f.kind).targets(f);
+    for (const z of targets.zones ?? []) if (!t.zones.includes(z)) problems.push(`${where}: no zone ${JSON.stringify(z)}; zones are ${t.zones.join(', ')}`);
+    for (const a of targets.actors ?? []) if (!actors.has(a)) problems.push(`${where}: no actor ${JSON.stringify(a)}; actors are ${[...actors].join(', ')}`);
+    for (const c of targets.clocks ?? []) {
+      if (!actors.has(c) && !nodes.includes(c)) problems.push(`${where}: no actor or node ${JSON.stringify(c)}; nodes are ${nodes.join(', ')}`);
+    }
+    if (f.at >= config.phases.safetyMs) problems.push(`${where}: at ${f.at} ms is not inside the safety phase (${config.phases.safetyMs} ms)`);
+  });
+  return problems;
+}
+
+/** Faults as bands in a picture of the run. */
+export function faultBands(faults: readonly { readonly t: number; readonly fault: Fault }[], config: SimConfig, livenessStart: number, end: number): Band[] {
+  const sorted = [...faults].sort((a, b) => a.t - b.t);
+  const instant = Math.max(1, (end - (sorted[0]?.t ?? end)) / 400);
+  const bands: Band[] = [];
+  sorted.forEach(({ t, fault }, index) => {
+    const ctx: BandContext = { config, faults: sorted, index, livenessStart, instant };
+    const band = packageOf(fault.kind).band(fault, t, ctx);
+    if (band) bands.push(band);
+  });
+  return bands;
+}
+
+export type { DrawContext, FaultPackage };

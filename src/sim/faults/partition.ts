@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { at, between, ms, zone } from './atoms.js';
+import type { FaultPackage } from './fault-package.js';
+
+const partitionSchema = z
+  .object({
+    at,
+    kind: z.literal('partition'),
+    from: zone.describe('one side: messages from this zone…'),
+    to: zone.describe('…to this zone are dropped (requests time out)'),
+    oneWay: z.boolean().default(false).describe('drop only from → to (default: both ways)'),
+    durationMs: ms.describe('how long it lasts; healing it ends only this partition'),
+  })
+  .strict();
+type Partition = z.output<typeof partitionSchema>;
+export const partitionSchemas = [partitionSchema] as const;
+
+/** Symmetric and one-way partitions between zones; each heals only its own block. */
+export const partition: FaultPackage<Partition> = {
+  family: 'partition',
+  description: 'a symmetric or one-way network partition between two zones',
+  schemas: partitionSchemas,
+  apply(world, f, exposure) {
+    const { network, observations } = world;
+    const pairs: [string, string][] = f.oneWay ? [[f.from, f.to]] : [[f.from, f.to], [f.to, f.from]];
+    for (const [a, b] of pairs) network.block(a, b);
+    const stop = observations.listen('dropped', (e) => pairs.some(([a, b]) => a === e.from && b === e.to) && exposure.add('messages dropped'));
+    world.kernel.after(f.durationMs, () => {
+      stop();
+      for (const [a, b] of pairs) network.unblock(a, b);
+      world.topology.resume();
+      world.trace.record({ t: world.kernel.now, actor: 'nemesis', op: 'heal-partition', args: { from: f.from, to: f.to } });
+    });
+    exposure.atEnd(stop);
+  },
+  healAll(world) {
+    world.network.healAll();
+    world.topology.resume();
+  },
+  applicable: (c) => c.topology.zones.length > 1,
+  generate(rng, ctx) {
+    const from = rng.pick(ctx.zones);
+    const to = rng.pick(ctx.zones.filter((z) => z !== from));
+    return [{ at: ctx.at, kind: 'partition', from, to, oneWay: rng.chance(0.5), durationMs: between(rng, 100, ctx.safetyMs / 2) }];
+  },
+  targets: (f) => ({ zones: [f.from, f.to] }),
+  band: (f, t) => ({ kind: f.kind, lane: null, from: t, to: t + f.durationMs, label: `partition ${f.from}${f.oneWay ? '→' : '↔'}${f.to}` }),
+};

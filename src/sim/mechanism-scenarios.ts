@@ -1,0 +1,77 @@
+import { PROPERTY_NAMES, VIOLATION_KINDS } from '../model/properties.js';
+import { adviceFor } from './advice.js';
+import { parseSimConfig } from './config.js';
+import { configurationRun } from './configurations.js';
+import { describeExposure } from './faults/index.js';
+import { configurationNamed } from './guarantees.js';
+import { classifyFindings, mechanismKey } from './mechanisms.js';
+import type { SimResult } from './run.js';
+import { SIM_EPOCH } from './world.js';
+import { shrink } from './shrink.js';
+
+export interface MechanismScenarioFile {
+  readonly key: string;
+  readonly name: string;
+  /** The scenario as written to scenarios/mechanisms/NAME.json. */
+  readonly scenario: Record<string, unknown>;
+}
+
+function findingOf(r: SimResult, key: string) {
+  const mechanisms = classifyFindings(r.report.violations, r.history, r.faults);
+  const failing = r.report.violations.filter((v) => VIOLATION_KINDS[v.kind].breaks !== null);
+  const i = mechanisms.findIndex((m) => mechanismKey(m) === key);
+  return i < 0 ? undefined : failing[i];
+}
+
+export function slug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 90)
+    .replace(/-$/, '');
+}
+
+/** A causal paragraph for one finding of a run, from its history and its faults' exposure. */
+export function explain(r: SimResult, key: string, description: string): string {
+  const v = findingOf(r, key)!;
+  const rel = (t: number) => `t+${Math.round(t - SIM_EPOCH)} ms`;
+  const detail = v.detail.replace(/\b(1\d{12}(?:\.\d+)?)\b/g, (m) => rel(Number(m)));
+  const struck = r.faults
+    .filter((f) => f.exposure.struck)
+    .map((f) => `${f.fault.kind} at ${rel(f.t)} (${describeExposure(f.exposure.counts)}${f.exposure.ids.includes(v.id) ? `, including ${v.id}` : ''})`);
+  const property = VIOLATION_KINDS[v.kind].breaks!;
+  const advice = adviceFor(property, key.split(' ← ')[1] ?? '');
+  return [
+    `${description}.`,
+    `${VIOLATION_KINDS[v.kind].label} of ${v.id}: ${detail}.`,
+    struck.length > 0 ? `What struck: ${struck.join('; ')}.` : 'No fault struck: the queue got there on its own.',
+    `Mechanism (classified from the run): ${key}.`,
+    advice ? `What to do: ${advice}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+/** Shrinks the first run of a configuration that shows a mechanism to the smallest that still shows it. */
+export async function shrinkMechanism(input: { configuration: string; seed: string; key: string; maxRuns?: number }): Promise<MechanismScenarioFile> {
+  const named = configurationNamed(input.configuration)!;
+  const config = parseSimConfig(configurationRun(named, input.seed));
+  const shows = (r: SimResult) => findingOf(r, input.key) !== undefined;
+  const kind = input.key.split(' ← ')[0] as keyof typeof VIOLATION_KINDS;
+  const small = await shrink(config, shows, { keepLiveness: VIOLATION_KINDS[kind]?.breaks === 'atLeastOnce', maxRuns: input.maxRuns ?? 40 });
+  const name = slug(`${named.setup}-${input.key.replace(' ← ', '-from-')}`);
+  const held = PROPERTY_NAMES.filter((p) => small.result.report.properties[p]);
+  const violated = PROPERTY_NAMES.filter((p) => !small.result.report.properties[p]);
+  return {
+    key: input.key,
+    name,
+    scenario: {
+      name,
+      description: explain(small.result, input.key, `${named.description} (shrunk from seed ${input.seed} of ${named.name} in ${small.runs} runs)`),
+      ...small.config,
+      keepTrace: false,
+      expect: { hold: held, violate: violated, traceHash: small.result.traceHash },
+    },
+  };
+}

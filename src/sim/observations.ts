@@ -1,0 +1,40 @@
+/**
+ * What the simulated world reports as it happens, for faults to measure their exposure (SPEC §6.4):
+ * a refused request, a message dropped by a partition, a replicated write, a promotion, writes lost.
+ * Components emit; a fault listens only while it is active.
+ */
+export interface ObservationMap {
+  /** A request reached a node that is down. */
+  refused: { readonly node: string };
+  /** A message between two zones was dropped by a partition. */
+  dropped: { readonly from: string; readonly to: string };
+  /** A write was replicated (with this lag, ms). */
+  replicated: { readonly lagMs: number };
+  /** A replica was promoted to primary. */
+  promoted: { readonly node: string };
+  /** Writes that existed nowhere else died with a node (count of operations or keys). */
+  lost: { readonly node: string; readonly writes: number };
+  /** A client sent a request to a node outside its own zone. */
+  remote: { readonly actor: string; readonly nodeZone: string };
+}
+
+export type ObservationKind = keyof ObservationMap;
+type Listener<K extends ObservationKind> = (o: ObservationMap[K]) => void;
+
+export class Observations {
+  private readonly listeners = new Map<ObservationKind, Set<Listener<never>>>();
+
+  /** Starts listening; returns the function that stops it. */
+  listen<K extends ObservationKind>(kind: K, fn: Listener<K>): () => void {
+    let set = this.listeners.get(kind);
+    if (!set) this.listeners.set(kind, (set = new Set()));
+    const entry = fn as Listener<never>;
+    set.add(entry);
+    return () => set.delete(entry);
+  }
+
+  emit<K extends ObservationKind>(kind: K, o: ObservationMap[K]): void {
+    const set = this.listeners.get(kind) as Set<Listener<K>> | undefined;
+    if (set) for (const fn of set) fn(o);
+  }
+}

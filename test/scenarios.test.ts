@@ -5,7 +5,11 @@ import { runSimulation } from '../src/sim/run.js';
 import { loadScenario, parseScenario, ScenarioError, scenarioConfig } from '../src/sim/scenario.js';
 
 const DIR = join(import.meta.dirname, '..', 'scenarios');
-const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
+/** Hand-made scenarios, and one shrunk scenario per mechanism the guarantees table found. */
+const files = [
+  ...readdirSync(DIR).filter((f) => f.endsWith('.json')),
+  ...readdirSync(join(DIR, 'mechanisms')).filter((f) => f.endsWith('.json')).map((f) => join('mechanisms', f)),
+];
 
 describe('every scenario file replays as recorded', () => {
   it('there are scenario files to replay', () => {
@@ -35,6 +39,10 @@ describe('scenario validation names the bad field', () => {
     [{ ...good, faults: [{ at: -5, kind: 'crash-client', actor: 'c' }] }, 'faults.0.at'],
     [{ ...good, expect: { hold: ['fast'] } }, 'expect.hold.0'],
     [{ ...good, surprise: true }, '(top level)'],
+    [{ ...good, faults: [{ at: 0, kind: 'crash-client', actor: 'consumer-9' }] }, 'faults.0 (crash-client): no actor "consumer-9"'],
+    [{ ...good, faults: [{ at: 0, kind: 'clock-skew', target: 'node-z', offsetMs: 5 }] }, 'faults.0 (clock-skew): no actor or node "node-z"'],
+    [{ ...good, faults: [{ at: 0, kind: 'partition', from: 'a', to: 'q', durationMs: 5 }] }, 'faults.0 (partition): no zone "q"'],
+    [{ ...good, faults: [{ at: 99_999, kind: 'lag-spike', extraMs: 5, durationMs: 5 }] }, 'is not inside the safety phase'],
   ])('%j → %s', (input, field) => {
     try {
       parseScenario(input, 'x.json');

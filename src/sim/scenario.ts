@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { PROPERTY_NAMES } from '../model/properties.js';
 import { simConfigSchema, type SimConfig } from './config.js';
+import { faultScheduleProblems } from './faults/index.js';
 
 const property = z.enum(PROPERTY_NAMES);
 
@@ -46,6 +47,8 @@ export function parseScenario(input: unknown, file = '<scenario>'): Scenario {
       parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(top level)'}: ${i.message}`),
     );
   }
+  const problems = faultScheduleProblems(parsed.data);
+  if (problems.length > 0) throw new ScenarioError(file, problems);
   return parsed.data;
 }
 

@@ -17,8 +17,9 @@ export function world(kind: 'dynomite' | 'primary-replica', zones = ['a', 'b', '
     }),
   );
   w.network.extraLagMs = lagMs;
+  const connect = w.client.bind(w);
   const client: World['client'] = (actor, zone, options = {}) =>
-    w.client(actor, zone, {
+    connect(actor, zone, {
       role: options.role ?? 'quorum',
       consistency: options.consistency ?? 'DC_ONE',
       ...(options.timeoutMs !== undefined ? { requestTimeoutMs: options.timeoutMs } : {}),

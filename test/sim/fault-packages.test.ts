@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { parseSimConfig, type SimConfigInput } from '../../src/sim/config.js';
+import { CONFIGURATIONS, configurationRun } from '../../src/sim/configurations.js';
+import { applicableFamilies, FAULT_FAMILY_NAMES, generateFaults, familyOf } from '../../src/sim/faults/index.js';
+import { classifyFindings } from '../../src/sim/mechanisms.js';
+import { Rng } from '../../src/sim/rng.js';
+import { runSimulation } from '../../src/sim/run.js';
+import { world } from './fixtures.js';
+
+const small = (extra: Partial<SimConfigInput>): SimConfigInput => ({
+  seed: 'fp',
+  topology: { kind: 'primary-replica', zones: ['a', 'b', 'c'], failoverDelayMs: 500 },
+  queue: { unackTimeoutMs: 500, reaperIntervalMs: 100 },
+  workload: { messages: 30, producers: 1, rate: 20, consumers: 3, consumerBatch: 3, processingMeanMs: 100 },
+  phases: { safetyMs: 3_000, livenessMs: 20_000 },
+  ...extra,
+});
+
+describe('fault packages: each strikes, records what it changed, and heals only itself', () => {
+  it('ending one partition leaves an overlapping one in force', async () => {
+    const w = world('dynomite', ['a', 'b', 'c'], 0);
+    w.network.block('a', 'b');
+    w.network.block('a', 'b');
+    w.network.block('a', 'c');
+    w.network.unblock('a', 'b');
+    expect(w.network.canSend('a', 'b')).toBe(false);
+    w.network.unblock('a', 'c');
+    expect(w.network.canSend('a', 'c')).toBe(true);
+    w.network.unblock('a', 'b');
+    expect(w.network.canSend('a', 'b')).toBe(true);
+  });
+
+  it('through a run: a short partition heals while a long one on another pair still drops messages', async () => {
+    const r = await runSimulation(
+      parseSimConfig(
+        small({
+          topology: { kind: 'dynomite', zones: ['a', 'b', 'c'] },
+          faults: [
+            { at: 100, kind: 'partition', from: 'a', to: 'b', durationMs: 2_500 },
+            { at: 200, kind: 'partition', from: 'a', to: 'c', durationMs: 300 },
+          ],
+        }),
+      ),
+    );
+    const [long, short] = r.faults;
+    expect(long!.exposure.counts['messages dropped']).toBeGreaterThan(short!.exposure.counts['messages dropped'] ?? 0);
+    expect(r.exposed).toBe(true);
+  });
+
+  it('a primary outage longer than the failover delay promotes a replica, and says so', async () => {
+    const r = await runSimulation(parseSimConfig(small({ faults: [{ at: 500, kind: 'crash-node', zone: 'a', loseUnreplicated: false }] })));
+    expect(r.faults[0]!.exposure.counts).toMatchObject({ 'primary crashed': 1, promotions: 1 });
+    expect(r.faults[0]!.family).toBe('node-crash');
+  });
+
+  it('the liveness phase does not restart a crashed primary before its failover could run', async () => {
+    // The primary dies 100 ms before the safety phase ends, with work outstanding; failover is due 500 ms later.
+    const r = await runSimulation(
+      parseSimConfig(
+        small({
+          workload: { messages: 60, producers: 1, rate: 20, consumers: 3, consumerBatch: 3, processingMeanMs: 100 },
+          faults: [{ at: 2_900, kind: 'crash-node', zone: 'a', loseUnreplicated: true }],
+        }),
+      ),
+    );
+    expect(r.faults[0]!.exposure.counts.promotions).toBe(1);
+  });
+
+  it('a consumer crash records the leases it held; one aimed at a dead consumer changed nothing', async () => {
+    const r = await runSimulation(
+      parseSimConfig(
+        small({
+          faults: [
+            { at: 1_000, kind: 'crash-client', actor: 'consumer-0' },
+            { at: 1_500, kind: 'crash-client', actor: 'consumer-0' },
+          ],
+        }),
+      ),
+    );
+    expect(r.faults[0]!.exposure.struck).toBe(true);
+    expect(r.faults[0]!.exposure.ids.length).toBe(r.faults[0]!.exposure.counts['leases held']);
+    expect(r.faults[1]!.exposure.struck).toBe(false);
+  });
+
+  it('a clock fault under server time on a client changes nothing; on a node it is read', async () => {
+    const serverTime = { unackTimeoutMs: 500, reaperIntervalMs: 100, serverTime: true };
+    const client = await runSimulation(parseSimConfig(small({ queue: serverTime, faults: [{ at: 0, kind: 'clock-skew', target: 'consumer-1', offsetMs: 400 }] })));
+    const node = await runSimulation(parseSimConfig(small({ queue: serverTime, faults: [{ at: 0, kind: 'clock-skew', target: 'primary-a', offsetMs: 400 }] })));
+    expect(node.faults[0]!.exposure.counts['clock reads while off']).toBeGreaterThan(0);
+    // the client still reads its clock (long-poll timing), but the generator never aims clock faults at clients here
+    const drawn = generateFaults(new Rng('x'), { count: 20, safetyMs: 3_000, config: parseSimConfig(small({ queue: serverTime })), families: ['clock'] });
+    expect(drawn.every((f) => 'target' in f && /^(primary|replica)-/.test(f.target))).toBe(true);
+    expect(client.report.properties.noDoublePop).toBe(true);
+  });
+
+  it('every family can be drawn, a drawn schedule is valid, and families that change nothing are not drawn', () => {
+    const oneZone = parseSimConfig(small({ topology: { kind: 'dynomite', zones: ['a'] } }));
+    expect(applicableFamilies(oneZone)).not.toContain('partition');
+    expect(applicableFamilies(oneZone)).not.toContain('lag-spike');
+    for (const named of CONFIGURATIONS) {
+      const run = parseSimConfig(configurationRun(named, 's1'));
+      if (named.faults !== 'none' && named.faults !== 'swarm') expect(run.faults.every((f) => familyOf(f.kind) === named.faults)).toBe(true);
+      expect(run.faults.every((f) => f.at < run.phases.safetyMs)).toBe(true);
+    }
+    const names = new Set(CONFIGURATIONS.map((c) => c.faults));
+    for (const f of FAULT_FAMILY_NAMES) expect(names.has(f), f).toBe(true);
+  });
+
+  it('pauses are drawn up to three leases long, and some outlive the lease', () => {
+    const config = parseSimConfig(small({}));
+    const pauses = generateFaults(new Rng('p'), { count: 50, safetyMs: 3_000, config, families: ['client-pause'] });
+    expect(pauses.some((f) => f.kind === 'pause-client' && f.durationMs > 500)).toBe(true);
+  });
+});
+
+describe('operation outcomes in a run', () => {
+  it('a call in flight when its client crashes is recorded as unknown, at the crash', async () => {
+    const r = await runSimulation(
+      parseSimConfig(
+        small({
+          topology: { kind: 'dynomite', zones: ['a'] },
+          network: { latencyBaseMs: 50, latencyJitterMs: 0 },
+          workload: { messages: 10, producers: 1, rate: 10, consumers: 1, consumerBatch: 1, processingMeanMs: 0 },
+          faults: [{ at: 2_000, kind: 'crash-client', actor: 'producer-0' }],
+        }),
+      ),
+    );
+    const unknown = r.history.filter((o) => o.outcome === 'unknown');
+    expect(unknown.length).toBeGreaterThan(0);
+    expect(unknown.every((o) => o.process === 'producer-0' && o.completedAt === 1_700_000_002_000)).toBe(true);
+  });
+
+  it('an ack refused because the lease moved on is a fail; the next holder is not a double pop of the same holder', async () => {
+    const r = await runSimulation(
+      parseSimConfig(
+        small({
+          topology: { kind: 'dynomite', zones: ['a'] },
+          workload: { messages: 10, producers: 1, rate: 100, consumers: 1, consumerBatch: 5, processingMeanMs: 100 },
+          faults: [{ at: 150, kind: 'pause-client', actor: 'consumer-0', durationMs: 1_500 }],
+        }),
+      ),
+    );
+    expect(r.history.some((o) => o.type === 'ack' && o.outcome === 'fail')).toBe(true);
+    expect(r.report.counts['double-pop']).toBe(0);
+    expect(r.report.counts.duplicate).toBeGreaterThan(0);
+  });
+
+  it('mechanisms name the fault whose exposure touched the message', async () => {
+    const r = await runSimulation(
+      parseSimConfig(
+        small({
+          queue: { unackTimeoutMs: 2_000, reaperIntervalMs: 100 },
+          topology: { kind: 'dynomite', zones: ['a'] },
+          workload: { messages: 40, producers: 1, rate: 20, consumers: 2, consumerBatch: 1, processingMeanMs: 800 },
+          faults: [{ at: 0, kind: 'clock-skew', target: 'consumer-1', offsetMs: 1_900 }],
+        }),
+      ),
+    );
+    const m = classifyFindings(r.report.violations, r.history, r.faults);
+    expect(m.length).toBeGreaterThan(0);
+    expect(m.every((x) => x.cause.startsWith('clock of a client'))).toBe(true);
+  });
+});

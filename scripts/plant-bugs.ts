@@ -27,7 +27,7 @@ const BUGS: Bug[] = [
     id: 'B2',
     area: 'pop / script',
     what: 'rank built with the priority reversed (99 − p) in the push script, Lua and twin',
-    edits: twinAndLua('src/store/scripts/atomic-push.ts', [
+    edits: twinAndLua('src/queue/scripts/atomic-push.ts', [
       ["local rank = priority .. string.format('%013d', seq)", "local rank = (99 - tonumber(priority)) .. string.format('%013d', seq)"],
       ["const rank = priority + String(seq).padStart(13, '0');", "const rank = String(99 - Number(priority)) + String(seq).padStart(13, '0');"],
     ]),
@@ -42,7 +42,7 @@ const BUGS: Bug[] = [
     id: 'B4',
     area: 'reaper / script',
     what: 're-queue script takes back every lease, expired or not',
-    edits: twinAndLua('src/store/scripts/atomic-requeue-expired.ts', [
+    edits: twinAndLua('src/queue/scripts/atomic-requeue-expired.ts', [
       ["redis.call('zrangebyscore', unack, '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))", "redis.call('zrangebyscore', unack, '-inf', '+inf', 'LIMIT', 0, tonumber(ARGV[3]))"],
       ["redis.call('zrangebyscore', unack, '-inf', String(now), 'LIMIT', '0', argv[2]!)", "redis.call('zrangebyscore', unack, '-inf', '+inf', 'LIMIT', '0', argv[2]!)"],
     ]),
@@ -69,7 +69,7 @@ const BUGS: Bug[] = [
     id: 'B8',
     area: 'remove / script',
     what: 'atomic remove keeps the payload hash entry (Lua and twin)',
-    edits: twinAndLua('src/store/scripts/atomic-remove.ts', [
+    edits: twinAndLua('src/queue/scripts/atomic-remove.ts', [
       ["redis.call('hdel', KEYS[1], id)\n", ''],
       ['for (const key of keys.slice(0, 3)) redis.call', 'for (const key of keys.slice(1, 3)) redis.call'],
     ]),

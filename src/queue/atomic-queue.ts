@@ -1,4 +1,4 @@
-import type { ScriptDef, ScriptReply } from '../store/script.js';
+import type { ScriptDef, ScriptReply } from '../redis/script.js';
 import {
   atomicAck,
   atomicAckAndPop,
@@ -12,8 +12,8 @@ import {
   atomicRequeueExpired,
   atomicReschedule,
   findByPayloadPattern,
-} from '../store/scripts/index.js';
-import { storedMessageJson } from '../store/scripts/stored-message.js';
+} from './scripts/index.js';
+import { storedMessageJson } from './stored-message.js';
 import { BaseQueue } from './base-queue.js';
 import type { AckAndPop, ShardSize } from './dyno-queue.js';
 import { DurabilityError, InvalidArgumentError } from './errors.js';

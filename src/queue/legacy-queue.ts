@@ -3,8 +3,8 @@ import {
   legacyBulkPopLocal,
   legacyFindStale,
   legacyProcessUnacks,
-} from '../store/scripts/index.js';
-import { storedMessageJson } from '../store/scripts/stored-message.js';
+} from './scripts/index.js';
+import { storedMessageJson } from './stored-message.js';
 import { BaseQueue } from './base-queue.js';
 import type { PopOptions, ShardSize } from './dyno-queue.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';

@@ -1,7 +1,7 @@
-import type { ScriptDef } from '../store/script.js';
+import type { ScriptDef } from '../redis/script.js';
 import { SkewedClock } from './actor-time.js';
 import type { Kernel } from './kernel.js';
-import { Keyspace, type Reply } from './keyspace/keyspace.js';
+import { Keyspace, type Reply } from '../redis/keyspace.js';
 
 /** One operation a client sends to a node. */
 export type StoreOp =
@@ -10,11 +10,10 @@ export type StoreOp =
   | { readonly kind: 'wait'; readonly replicas: number; readonly timeoutMs: number };
 
 const WRITE_COMMANDS = new Set(['zadd', 'zrem', 'hset', 'hdel', 'hincrby', 'del', 'flushall']);
-const READ_ONLY_SCRIPTS = new Set(['findByPayloadPattern', 'legacyFindStale', 'atomicFindStale']);
 
 export function isWrite(op: StoreOp): boolean {
   if (op.kind === 'cmd') return WRITE_COMMANDS.has(op.cmd);
-  if (op.kind === 'script') return !READ_ONLY_SCRIPTS.has(op.script.name);
+  if (op.kind === 'script') return op.script.writes;
   return false;
 }
 

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Keyspace } from '../../src/sim/keyspace/keyspace.js';
-import { ALL_SCRIPTS } from '../../src/store/scripts/index.js';
-import type { ScriptDef } from '../../src/store/script.js';
+import { Keyspace } from '../../src/redis/keyspace.js';
+import { ALL_SCRIPTS } from '../../src/queue/scripts/index.js';
+import type { ScriptDef } from '../../src/redis/script.js';
 import { redisRequired, redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { ScriptDef } from '../script.js';
-import { luaTruthy } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
+import { luaTruthy } from '../../redis/script.js';
 import { luaMatches } from './lua-pattern.js';
-import { payloadOfStoredJson } from './stored-message.js';
+import { payloadOfStoredJson } from '../stored-message.js';
 
 /**
  * Dyno-queues' predicate scripts (containsPredicate / getMsgWithPredicate): walk the message hash
@@ -46,8 +46,9 @@ return false`;
 export const findByPayloadPattern: ScriptDef = {
   name: 'findByPayloadPattern',
   keyCount: 'variable',
+  writes: false,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const hkey = keys[0]!;
     const shardSets = keys.slice(1);
     const inShard = (id: string) =>

@@ -1,5 +1,5 @@
-import type { LuaValue, ScriptDef } from '../script.js';
-import { luaTruthy } from '../script.js';
+import type { LuaValue, ScriptDef } from '../../redis/script.js';
+import { luaTruthy } from '../../redis/script.js';
 
 /**
  * Dyno-queues v1 `findStaleMsgsScript`, logic as written: an id is stale when it is not both in the
@@ -28,8 +28,9 @@ return stale_msgs`;
 export const legacyFindStale: ScriptDef = {
   name: 'legacyFindStale',
   keyCount: 3,
+  writes: false,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const [hkey, queueShard, unackShard] = keys as [string, string, string];
     const n = Number(argv[0]);
     const stale: LuaValue[] = [];

@@ -1,5 +1,5 @@
-import type { LuaValue, ScriptDef } from '../script.js';
-import { luaTruthy } from '../script.js';
+import type { LuaValue, ScriptDef } from '../../redis/script.js';
+import { luaTruthy } from '../../redis/script.js';
 
 /**
  * Dyno-queues v1 `atomicBulkPopScriptLocalOnly`, logic as written (the queue and un-ack shard names
@@ -43,8 +43,9 @@ return return_vals`;
 export const legacyBulkPopLocal: ScriptDef = {
   name: 'legacyBulkPopLocal',
   keyCount: 3,
+  writes: true,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const [hkey, queueShard, unackShard] = keys as [string, string, string];
     const numMsgs = Number(argv[0]);
     const peekUntil = argv[1]!;

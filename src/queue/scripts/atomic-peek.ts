@@ -1,4 +1,4 @@
-import type { LuaValue, ScriptDef } from '../script.js';
+import type { LuaValue, ScriptDef } from '../../redis/script.js';
 import { NOW_LUA, PROMOTE_LUA, promote, scriptNow } from './atomic-common.js';
 
 /**
@@ -24,8 +24,9 @@ return out`;
 export const atomicPeek: ScriptDef = {
   name: 'atomicPeek',
   keyCount: 4,
+  writes: true,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     const [msg, meta, queue, ready] = keys as [string, string, string, string];
     promote(redis, queue, ready, meta, now);

@@ -1,5 +1,5 @@
-import type { ScriptDef } from '../script.js';
-import { luaTruthy } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
+import { luaTruthy } from '../../redis/script.js';
 import { NOW_LUA, scriptNow } from './atomic-common.js';
 
 /**
@@ -49,8 +49,9 @@ return written`;
 export const atomicPush: ScriptDef = {
   name: 'atomicPush',
   keyCount: 'variable',
+  writes: true,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     const [msg, meta, leases, counters] = keys as [string, string, string, string];
     const shardKeys = keys.slice(4);

@@ -1,4 +1,4 @@
-import type { ScriptDef } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
 import { NOW_LUA, scriptNow } from './atomic-common.js';
 
 /**
@@ -20,8 +20,9 @@ return 0`;
 export const atomicReschedule: ScriptDef = {
   name: 'atomicReschedule',
   keyCount: 'variable',
+  writes: true,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     const id = argv[2]!;
     for (let i = 0; i < keys.length; i += 2) {

@@ -1,4 +1,4 @@
-import type { ScriptDef } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
 import { LEASE_LUA, NOW_LUA, lease, scriptNow } from './atomic-common.js';
 
 /**
@@ -17,8 +17,9 @@ return lease(id, msg, meta, leases, counters, unack, now + tonumber(ARGV[4])) or
 export const atomicPopById: ScriptDef = {
   name: 'atomicPopById',
   keyCount: 7,
+  writes: true,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     const [msg, meta, leases, counters, queue, ready, unack] = keys as [string, string, string, string, string, string, string];
     const id = argv[2]!;

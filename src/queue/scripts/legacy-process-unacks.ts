@@ -1,5 +1,5 @@
-import type { ScriptDef } from '../script.js';
-import { luaTruthy } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
+import { luaTruthy } from '../../redis/script.js';
 
 /**
  * Dyno-queues' `atomicProcessUnacks`: the same steps as `processUnacks` in one script. The seeds do
@@ -32,8 +32,9 @@ return moved`;
 export const legacyProcessUnacks: ScriptDef = {
   name: 'legacyProcessUnacks',
   keyCount: 3,
+  writes: true,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const [hkey, queueShard, unackShard] = keys as [string, string, string];
     const unacks = redis.call('zrangebyscore', unackShard, '0', argv[0]!, 'WITHSCORES', 'LIMIT', '0', argv[1]!) as string[];
     let moved = 0;

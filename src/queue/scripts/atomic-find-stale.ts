@@ -1,4 +1,4 @@
-import type { LuaValue, ScriptDef } from '../script.js';
+import type { LuaValue, ScriptDef } from '../../redis/script.js';
 
 /**
  * Atomic findStaleMessages: ids that break the layout's invariants — queued or leased without a
@@ -25,8 +25,9 @@ return stale`;
 export const atomicFindStale: ScriptDef = {
   name: 'atomicFindStale',
   keyCount: 'variable',
+  writes: false,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const msg = keys[0]!;
     const limit = Number(argv[0]);
     const stale: LuaValue[] = [];

@@ -1,5 +1,5 @@
-import type { ScriptDef } from '../script.js';
-import { luaTruthy } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
+import { luaTruthy } from '../../redis/script.js';
 import { NOW_LUA, STALE_TOKEN_LUA, scriptNow, staleToken } from './atomic-common.js';
 
 /**
@@ -24,8 +24,9 @@ return 0`;
 export const atomicExtendLease: ScriptDef = {
   name: 'atomicExtendLease',
   keyCount: 'variable',
+  writes: true,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     const leases = keys[0]!;
     const id = argv[2]!;

@@ -1,4 +1,4 @@
-import type { ScriptDef } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
 
 /**
  * Atomic remove: takes the id out of every shard's QUEUE, READY and UNACK and deletes its payload,
@@ -17,8 +17,9 @@ return 0`;
 export const atomicRemove: ScriptDef = {
   name: 'atomicRemove',
   keyCount: 'variable',
+  writes: true,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const id = argv[0]!;
     let removed = 0;
     for (const key of keys.slice(3)) removed += redis.call('zrem', key, id) as number;

@@ -13,12 +13,12 @@ import {
   atomicReschedule,
   findByPayloadPattern,
 } from './scripts/index.js';
-import { storedMessageJson } from './stored-message.js';
+import { parseStoredMessage, storedMessageJson } from './stored-message.js';
 import { BaseQueue } from './base-queue.js';
 import type { AckAndPop, ShardSize } from './dyno-queue.js';
 import { DurabilityError, InvalidArgumentError } from './errors.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
-import { parseStoredMessage, validateId, validateMessageInput } from './message.js';
+import { validateId, validateMessageInput } from './message.js';
 
 const FIND_STALE_LIMIT = 1_000;
 

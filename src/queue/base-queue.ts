@@ -3,7 +3,8 @@ import type { AckAndPop, ConsumeOptions, DynoQueue, PopOptions, QueueMode, Shard
 import { InvalidArgumentError, QueueClosedError } from './errors.js';
 import { QueueKeys } from './keys.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
-import { parseStoredMessage, validateDelay, validateId } from './message.js';
+import { validateDelay, validateId } from './message.js';
+import { parseStoredMessage } from './stored-message.js';
 import type { QueueOptions } from './options.js';
 import type { ShardingStrategy } from './sharding.js';
 import { shardingStrategy } from './sharding.js';

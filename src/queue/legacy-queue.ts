@@ -4,11 +4,11 @@ import {
   legacyFindStale,
   legacyProcessUnacks,
 } from './scripts/index.js';
-import { storedMessageJson } from './stored-message.js';
+import { parseStoredMessage, storedMessageJson } from './stored-message.js';
 import { BaseQueue } from './base-queue.js';
 import type { PopOptions, ShardSize } from './dyno-queue.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
-import { parseStoredMessage, validateId, validateMessageInput } from './message.js';
+import { validateId, validateMessageInput } from './message.js';
 
 const PROCESS_UNACKS_BATCH = 1_000;
 const FIND_STALE_BATCH = 10;

@@ -18,6 +18,13 @@ function parseScore(s: string | undefined, error = NOT_FLOAT): number {
   return n;
 }
 
+/** Redis's arity per command (name included; negative: at least that many). */
+const ARITY: Record<string, number> = {
+  zadd: -4, zrem: -3, zscore: 3, zrank: 3, zcard: 2, zrangebyscore: -4, zrange: -4,
+  hset: -4, hget: 3, hdel: -3, hlen: 2, hexists: 3, hkeys: 2, hgetall: 2, hscan: -3, hincrby: 4,
+  del: -2, exists: -2, time: 1, flushall: -1, eval: -3, evalsha: -3, script: -2,
+};
+
 function parseInteger(s: string | undefined): number {
   if (s === undefined || !/^-?\d+$/.test(s)) throw new RedisError(NOT_INTEGER);
   const n = Number(s);
@@ -178,6 +185,10 @@ export class Keyspace {
 
   exec(command: string, args: readonly string[]): Reply {
     const cmd = command.toLowerCase();
+    const arity = ARITY[cmd];
+    if (arity !== undefined && (arity > 0 ? args.length + 1 !== arity : args.length + 1 < -arity)) {
+      throw new RedisError(`ERR wrong number of arguments for '${cmd}' command`);
+    }
     const key = args[0] ?? '';
     switch (cmd) {
       case 'zadd':

@@ -14,7 +14,7 @@ import type { ScriptReply } from './script.js';
  * One engine serves the whole process: a script runs synchronously to its end and cannot start
  * another, so the engine is handed the keyspace of the script it is running (`runLua`).
  *
- * Known differences from a redis-server (measured, see docs/BENCHMARKS.md): `string.format('%d', x)`
+ * Known differences from a redis-server (measured by test/conformance/lua-engine.test.ts): `string.format('%d', x)`
  * clamps x ≥ 2^31 to 2147483647 (the C `long` of wasm32 is 32 bits; Redis prints the number);
  * strings cross the boundary as UTF-8 (Redis is binary-safe); `math.random` restarts from seed 0 in
  * every script that uses it (Redis 7 carries its generator over from script to script, which no
@@ -28,6 +28,12 @@ export type CommandRunner = (command: string, args: readonly string[]) => Script
 const STATUS_COMMANDS = new Set(['flushall', 'flushdb']);
 
 let runner: CommandRunner | null = null;
+let luaRuns = 0;
+
+/** How many scripts this process has run in Lua (for tests and benchmarks that must know which path ran). */
+export function luaRunCount(): number {
+  return luaRuns;
+}
 
 function toLua(command: string, reply: ScriptReply): ReplyValue {
   if (reply === null) return null;
@@ -97,7 +103,7 @@ function isError(v: ReplyValue): v is ReplyValue & ErrorValue {
 function engineMessage(e: ErrorValue): string {
   switch (e.meta?.kind) {
     case 'global-read':
-      return `ERR Script attempted to access nonexistent global variable '${String(e.meta.name ?? '')}'`;
+      return `ERR user_script:${e.meta.line ?? 1}: Script attempted to access nonexistent global variable '${String(e.meta.name ?? '')}'`;
     case 'command-arg-type':
       return 'ERR Lua redis lib command arguments must be strings or integers';
     default: {
@@ -125,6 +131,22 @@ function toClient(v: ReplyValue): ScriptReply {
 }
 
 /**
+ * Redis calls a script asking for one result, so `return a, b` replies a; lua-redis-wasm replies the
+ * last value. The text is therefore run as the body of a function whose call is parenthesised (Lua's
+ * "first value only"), with the prefix on the script's first line so that line numbers in errors
+ * stay the script's own. Only a text that compiles on its own gets here (checkCompiles).
+ */
+function firstValueOnly(lua: string): string {
+  let wrapped = wrappers.get(lua);
+  if (wrapped === undefined) {
+    wrapped = `return ((function() ${lua}\nend)())`;
+    wrappers.set(lua, wrapped);
+  }
+  return wrapped;
+}
+const wrappers = new Map<string, string>();
+
+/**
  * Runs a script's Lua text against `run` (the keyspace's command executor) and returns the client's
  * reply; a script error is thrown as a RedisError worded as Redis 7.0 words it. Effects up to an
  * error stay applied, as on Redis.
@@ -134,9 +156,10 @@ export function runLua(lua: string, keys: readonly string[], args: readonly stri
   if (runner !== null) throw new RedisError('ERR This Redis command is not allowed from script');
   if (lua.includes('math.random')) engine.eval('math.randomseed(0)');
   runner = run;
+  luaRuns++;
   let result: ReplyValue;
   try {
-    result = engine.evalWithArgs(lua, keys as string[], args as string[]);
+    result = engine.evalWithArgs(firstValueOnly(lua), keys as string[], args as string[]);
   } finally {
     runner = null;
   }

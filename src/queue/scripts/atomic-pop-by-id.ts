@@ -1,5 +1,5 @@
 import type { ScriptDef } from '../../redis/script.js';
-import { LEASE_LUA, NOW_LUA, lease, scriptNow } from './atomic-common.js';
+import { LEASE_LUA, NOW_LUA } from './atomic-common.js';
 
 /**
  * Atomic popWithMsgId on one shard: leases the id if it is in that shard's QUEUE or READY, due or
@@ -19,12 +19,4 @@ export const atomicPopById: ScriptDef = {
   keyCount: 7,
   writes: true,
   lua,
-  twin(redis, keys, argv) {
-    const now = scriptNow(redis, argv);
-    const [msg, meta, leases, counters, queue, ready, unack] = keys as [string, string, string, string, string, string, string];
-    const id = argv[2]!;
-    const removed = (redis.call('zrem', queue, id) as number) + (redis.call('zrem', ready, id) as number);
-    if (removed === 0) return [];
-    return lease(redis, id, { msg, meta, leases, counters, unack }, now + Number(argv[3])) ?? [];
-  },
 };

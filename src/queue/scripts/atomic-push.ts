@@ -63,7 +63,9 @@ export const atomicPush: ScriptDef = {
       const priority = argv[i + 2]!;
       const delay = Number(argv[i + 3]);
       const json = argv[i + 4]!;
-      const present = shardKeys.some((key) => luaTruthy(redis.call('zscore', key, id)));
+      // every key is asked, as the Lua does (a key of the wrong type fails the script either way)
+      let present = false;
+      for (const key of shardKeys) if (luaTruthy(redis.call('zscore', key, id))) present = true;
       if (onlyIfAbsent && present) continue;
       if (present) for (const key of shardKeys) redis.call('zrem', key, id);
       redis.call('hdel', leases, id);

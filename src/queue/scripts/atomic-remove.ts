@@ -19,11 +19,4 @@ export const atomicRemove: ScriptDef = {
   keyCount: 'variable',
   writes: true,
   lua,
-  twin(redis, keys, argv) {
-    const id = argv[0]!;
-    let removed = 0;
-    for (const key of keys.slice(3)) removed += redis.call('zrem', key, id) as number;
-    for (const key of keys.slice(0, 3)) redis.call('hdel', key, id);
-    return removed > 0 ? 1 : 0;
-  },
 };

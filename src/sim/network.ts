@@ -39,10 +39,6 @@ export class Network {
     this.blocked.clear();
   }
 
-  get partitioned(): boolean {
-    return this.blocked.size > 0;
-  }
-
   canSend(fromZone: string, toZone: string): boolean {
     return fromZone === toZone || !this.blocked.has(`${fromZone}>${toZone}`);
   }

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../sim/config.js';
 import { generateFaults } from '../../sim/faults.js';
-import { PROPERTIES, type PropertyName } from '../../sim/guarantees.js';
+import { PROPERTIES } from '../../sim/guarantees.js';
 import { Rng } from '../../sim/rng.js';
 import { runSimulation } from '../../sim/run.js';
 import { shrink } from '../../sim/shrink.js';
@@ -13,8 +13,6 @@ export interface ExploreFlags {
   runs?: number;
   seed: string;
   out: string;
-  /** Only these properties count as findings (default: all three). */
-  properties?: PropertyName[];
 }
 
 /** A random configuration and fault schedule for one seed (swarm testing). */
@@ -58,7 +56,7 @@ export function randomConfiguration(seed: string): SimConfig {
 
 /** Swarm exploration: random seeds until a budget ends; each violation is shrunk and written out. */
 export async function exploreCommand(flags: ExploreFlags): Promise<number> {
-  const watched = flags.properties ?? [...PROPERTIES];
+  const watched = [...PROPERTIES];
   const deadline = flags.time !== undefined ? Date.now() + flags.time : Infinity;
   const maxRuns = flags.runs ?? Infinity;
   const bar = progress('explore');

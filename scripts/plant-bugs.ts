@@ -36,7 +36,7 @@ const BUGS: Bug[] = [
     id: 'B3',
     area: 'ack / lease',
     what: 'atomic ack drops the lease token (a stale consumer can ack)',
-    edits: [{ file: 'src/queue/atomic-queue.ts', from: '[id, token ?? ""]'.replace(/"/g, "'"), to: "[id, '']" }],
+    edits: [{ file: 'src/queue/scripts/queue-scripts.ts', from: 'this.allUnacks()], [id, token]);', to: "this.allUnacks()], [id, '']);" }],
   },
   {
     id: 'B4',
@@ -51,7 +51,7 @@ const BUGS: Bug[] = [
     id: 'B5',
     area: 'lease',
     what: 'atomic pop leases for 0 ms instead of unackTimeout',
-    edits: [{ file: 'src/queue/atomic-queue.ts', from: "      String(count),\n      String(this.options.unackTimeout),", to: "      String(count),\n      '0'," }],
+    edits: [{ file: 'src/queue/scripts/queue-scripts.ts', from: 'String(count), String(unackTimeout)]);', to: "String(count), '0']);" }],
   },
   {
     id: 'B6',
@@ -68,11 +68,8 @@ const BUGS: Bug[] = [
   {
     id: 'B8',
     area: 'remove / script',
-    what: 'atomic remove keeps the payload hash entry (Lua and twin)',
-    edits: twinAndLua('src/queue/scripts/atomic-remove.ts', [
-      ["redis.call('hdel', KEYS[1], id)\n", ''],
-      ['for (const key of keys.slice(0, 3)) redis.call', 'for (const key of keys.slice(1, 3)) redis.call'],
-    ]),
+    what: 'atomic remove keeps the payload hash entry (its Lua; the script has no twin)',
+    edits: [{ file: 'src/queue/scripts/atomic-remove.ts', from: "redis.call('hdel', KEYS[1], id)\n", to: '' }],
   },
   {
     id: 'B9',

@@ -16,6 +16,7 @@ import type { ScriptReply } from './script.js';
  *
  * Known differences from a redis-server (measured by test/conformance/lua-engine.test.ts): `string.format('%d', x)`
  * clamps x ≥ 2^31 to 2147483647 (the C `long` of wasm32 is 32 bits; Redis prints the number);
+ * a failed `redis.call` is reported "on @user_script:1" whatever its line (see firstValueOnly);
  * strings cross the boundary as UTF-8 (Redis is binary-safe); `math.random` restarts from seed 0 in
  * every script that uses it (Redis 7 carries its generator over from script to script, which no
  * simulation could reproduce deterministically).
@@ -131,15 +132,26 @@ function toClient(v: ReplyValue): ScriptReply {
 }
 
 /**
+ * Shadows `redis` with one whose call/pcall hand numbers over as Redis 7.0 does ("%.17g";
+ * lua-redis-wasm uses Lua's "%.14g", so 0.1 + 0.2 would be stored as "0.3").
+ */
+const NUMBER_ARGS_AS_REDIS =
+  "local redis = (function(r) local sf, sel, up, ty = string.format, select, unpack, type " +
+  "local function a(...) local t, n = {...}, sel('#', ...) for i = 1, n do if ty(t[i]) == 'number' then t[i] = sf('%.17g', t[i]) end end return up(t, 1, n) end " +
+  'return setmetatable({call = function(...) return r.call(a(...)) end, pcall = function(...) return r.pcall(a(...)) end}, {__index = r}) end)(redis) ';
+
+/**
  * Redis calls a script asking for one result, so `return a, b` replies a; lua-redis-wasm replies the
  * last value. The text is therefore run as the body of a function whose call is parenthesised (Lua's
- * "first value only"), with the prefix on the script's first line so that line numbers in errors
- * stay the script's own. Only a text that compiles on its own gets here (checkCompiles).
+ * "first value only"), with `redis` shadowed (NUMBER_ARGS_AS_REDIS), all of the prefix on the
+ * script's first line so that line numbers of Lua errors stay the script's own. (A failed
+ * `redis.call` is then reported on line 1: the engine takes the line of the Lua function that made
+ * the call, now the shadow.) Only a text that compiles on its own gets here (checkCompiles).
  */
 function firstValueOnly(lua: string): string {
   let wrapped = wrappers.get(lua);
   if (wrapped === undefined) {
-    wrapped = `return ((function() ${lua}\nend)())`;
+    wrapped = `return ((function() ${NUMBER_ARGS_AS_REDIS}${lua}\nend)())`;
     wrappers.set(lua, wrapped);
   }
   return wrapped;

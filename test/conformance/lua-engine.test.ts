@@ -71,10 +71,18 @@ const SAME = [
   "return redis.call('no-such-command')",
   "redis.call('hset', KEYS[2], 'f', 'v')",
   'return syntax error',
+  "redis.call('hset', KEYS[1], 'f', 0.1 + 0.2) return redis.call('hget', KEYS[1], 'f')",
+  "redis.call('zadd', KEYS[2], 1/3, 'a') return redis.call('zscore', KEYS[2], 'a')",
+  "return redis.call('hincrby', KEYS[1], 'n', 2^40)",
 ];
 
-/** Lua 5.1's '%d' on wasm32 converts through a 32-bit `long`: beyond 2^31 it clamps, Redis does not. */
-const KNOWN = ["return string.format('%d', 2^31)", "return string.format('%013d', 5000000000000)"];
+/** Lua 5.1's '%d' on wasm32 converts through a 32-bit `long`: beyond 2^31 it clamps, Redis does not; error lines. */
+const KNOWN = [
+  "return string.format('%d', 2^31)",
+  "return string.format('%013d', 5000000000000)",
+  // a failed redis.call is reported on line 1 (the shadow `redis` that formats numbers as Redis does)
+  "local x = 1\nreturn redis.call('hget', KEYS[1])",
+];
 
 async function onRedis(client: Redis, lua: string): Promise<unknown> {
   try {

@@ -17,7 +17,7 @@ import { createQueue } from '../src/queue/create-queue.js';
 import type { QueueMode } from '../src/queue/dyno-queue.js';
 import { systemClock, systemTimers } from '../src/runtime/system-time.js';
 import { IoredisStore } from '../src/store/ioredis-store.js';
-import { atomicPush } from '../src/store/scripts/index.js';
+import { atomicPush } from '../src/queue/scripts/index.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 
 const N = Number(process.env.BENCH_N ?? 5_000);

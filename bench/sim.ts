@@ -22,7 +22,7 @@ import { runSimulation } from '../src/sim/run.js';
 import { SimStore } from '../src/sim/sim-store.js';
 import { DynomiteTopology } from '../src/sim/topology/dynomite.js';
 import { Trace } from '../src/sim/trace.js';
-import { IoredisStore } from '../src/store/ioredis-store.js';
+import { IoredisMockStore } from '../src/store/ioredis-mock-store.js';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
 const QUEUED = Number(process.env.BENCH_QUEUED ?? 1_000_000);
@@ -63,7 +63,7 @@ async function simSparseHour() {
 
 async function mockSameWorkload() {
   const mock = new RedisMock({ host: 'bench', port: 1 });
-  const store = new IoredisStore(mock as unknown as Redis, { flavor: 'mock' });
+  const store = new IoredisMockStore(mock as unknown as Redis);
   let t = 1_700_000_000_000;
   const clock = { now: () => t };
   const timers = { setTimeout: () => 0, clearTimeout: () => undefined };

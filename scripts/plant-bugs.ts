@@ -27,7 +27,7 @@ const BUGS: Bug[] = [
     id: 'B2',
     area: 'pop / script',
     what: 'rank built with the priority reversed (99 − p) in the push script, Lua and twin',
-    edits: twinAndLua('src/store/scripts/atomic-push.ts', [
+    edits: twinAndLua('src/queue/scripts/atomic-push.ts', [
       ["local rank = priority .. string.format('%013d', seq)", "local rank = (99 - tonumber(priority)) .. string.format('%013d', seq)"],
       ["const rank = priority + String(seq).padStart(13, '0');", "const rank = String(99 - Number(priority)) + String(seq).padStart(13, '0');"],
     ]),
@@ -36,13 +36,13 @@ const BUGS: Bug[] = [
     id: 'B3',
     area: 'ack / lease',
     what: 'atomic ack drops the lease token (a stale consumer can ack)',
-    edits: [{ file: 'src/queue/atomic-queue.ts', from: '[id, token ?? ""]'.replace(/"/g, "'"), to: "[id, '']" }],
+    edits: [{ file: 'src/queue/scripts/queue-scripts.ts', from: 'this.allUnacks()], [id, token]);', to: "this.allUnacks()], [id, '']);" }],
   },
   {
     id: 'B4',
     area: 'reaper / script',
     what: 're-queue script takes back every lease, expired or not',
-    edits: twinAndLua('src/store/scripts/atomic-requeue-expired.ts', [
+    edits: twinAndLua('src/queue/scripts/atomic-requeue-expired.ts', [
       ["redis.call('zrangebyscore', unack, '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))", "redis.call('zrangebyscore', unack, '-inf', '+inf', 'LIMIT', 0, tonumber(ARGV[3]))"],
       ["redis.call('zrangebyscore', unack, '-inf', String(now), 'LIMIT', '0', argv[2]!)", "redis.call('zrangebyscore', unack, '-inf', '+inf', 'LIMIT', '0', argv[2]!)"],
     ]),
@@ -51,7 +51,7 @@ const BUGS: Bug[] = [
     id: 'B5',
     area: 'lease',
     what: 'atomic pop leases for 0 ms instead of unackTimeout',
-    edits: [{ file: 'src/queue/atomic-queue.ts', from: "      String(count),\n      String(this.options.unackTimeout),", to: "      String(count),\n      '0'," }],
+    edits: [{ file: 'src/queue/scripts/queue-scripts.ts', from: 'String(count), String(unackTimeout)]);', to: "String(count), '0']);" }],
   },
   {
     id: 'B6',
@@ -68,11 +68,8 @@ const BUGS: Bug[] = [
   {
     id: 'B8',
     area: 'remove / script',
-    what: 'atomic remove keeps the payload hash entry (Lua and twin)',
-    edits: twinAndLua('src/store/scripts/atomic-remove.ts', [
-      ["redis.call('hdel', KEYS[1], id)\n", ''],
-      ['for (const key of keys.slice(0, 3)) redis.call', 'for (const key of keys.slice(1, 3)) redis.call'],
-    ]),
+    what: 'atomic remove keeps the payload hash entry (its Lua; the script has no twin)',
+    edits: [{ file: 'src/queue/scripts/atomic-remove.ts', from: "redis.call('hdel', KEYS[1], id)\n", to: '' }],
   },
   {
     id: 'B9',

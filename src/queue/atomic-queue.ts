@@ -1,24 +1,10 @@
-import type { ScriptDef, ScriptReply } from '../store/script.js';
-import {
-  atomicAck,
-  atomicAckAndPop,
-  atomicExtendLease,
-  atomicFindStale,
-  atomicPeek,
-  atomicPop,
-  atomicPopById,
-  atomicPush,
-  atomicRemove,
-  atomicRequeueExpired,
-  atomicReschedule,
-  findByPayloadPattern,
-} from '../store/scripts/index.js';
-import { storedMessageJson } from '../store/scripts/stored-message.js';
+import type { ScriptReply } from '../redis/script.js';
+import { parseStoredMessage, storedMessageJson } from './stored-message.js';
 import { BaseQueue } from './base-queue.js';
 import type { AckAndPop, ShardSize } from './dyno-queue.js';
 import { DurabilityError, InvalidArgumentError } from './errors.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
-import { parseStoredMessage, validateId, validateMessageInput } from './message.js';
+import { validateId, validateMessageInput } from './message.js';
 
 const FIND_STALE_LIMIT = 1_000;
 
@@ -29,28 +15,6 @@ const FIND_STALE_LIMIT = 1_000;
  */
 export class AtomicQueue extends BaseQueue {
   readonly mode = 'atomic' as const;
-
-  private run(script: ScriptDef, keys: readonly string[], args: readonly string[]): Promise<ScriptReply> {
-    return this.quorum.runScript(script, keys, args);
-  }
-
-  /** ARGV[1..2] of every time-dependent script: the client's now and the server-time flag. */
-  private timeArgs(): [string, string] {
-    return this.options.serverTime ? ['0', '1'] : [String(this.options.clock.now()), '0'];
-  }
-
-  private get headKeys(): string[] {
-    return [this.keys.message, this.keys.meta, this.keys.leases, this.keys.counters];
-  }
-
-  private allShardSets(): string[] {
-    return this.allShards.flatMap((s) => [this.keys.queue(s), this.keys.ready(s), this.keys.unack(s)]);
-  }
-
-  private localShardKeys(): string[] {
-    const s = this.localShard;
-    return [...this.headKeys, this.keys.queue(s), this.keys.ready(s), this.keys.unack(s)];
-  }
 
   private async confirmDurable(operation: string, ids: readonly string[]): Promise<void> {
     const durable = this.options.durable;
@@ -64,14 +28,13 @@ export class AtomicQueue extends BaseQueue {
     const valid = messages.map((m) => validateMessageInput(m, this.options));
     const ids = valid.map((m) => m.id);
     if (valid.length === 0) return { ids, written: 0 };
-    const args = [...this.timeArgs(), onlyIfAbsent ? '1' : '0'];
-    for (const m of valid) {
+    const entries = valid.map((m) => {
       const shard = this.sharding.nextShard(this.allShards, m);
-      const index = this.allShards.indexOf(shard) + 1;
-      if (index === 0) throw new InvalidArgumentError('sharding', `strategy returned unknown shard ${shard}`);
-      args.push(String(index), m.id, String(m.priority), String(m.timeout), storedMessageJson({ ...m, shard }));
-    }
-    const written = Number(await this.run(atomicPush, [...this.headKeys, ...this.allShardSets()], args));
+      const shardIndex = this.allShards.indexOf(shard) + 1;
+      if (shardIndex === 0) throw new InvalidArgumentError('sharding', `strategy returned unknown shard ${shard}`);
+      return { shardIndex, id: m.id, priority: m.priority, timeout: m.timeout, json: storedMessageJson({ ...m, shard }) };
+    });
+    const written = Number(await this.runScript(this.scripts.push(entries, onlyIfAbsent)));
     await this.confirmDurable('push', ids);
     return { ids, written };
   }
@@ -87,32 +50,18 @@ export class AtomicQueue extends BaseQueue {
   }
 
   protected async popOnce(count: number): Promise<PoppedMessage[]> {
-    const reply = await this.run(atomicPop, this.localShardKeys(), [
-      ...this.timeArgs(),
-      String(count),
-      String(this.options.unackTimeout),
-    ]);
-    return leasedMessages(reply);
+    return leasedMessages(await this.runScript(this.scripts.pop(count, this.options.unackTimeout)));
   }
 
   async popWithMsgId(id: string): Promise<PoppedMessage | null> {
     this.checkOpen();
-    const reply = await this.run(atomicPopById, this.localShardKeys(), [
-      ...this.timeArgs(),
-      validateId(id),
-      String(this.options.unackTimeout),
-    ]);
-    return leasedMessages(reply)[0] ?? null;
+    return leasedMessages(await this.runScript(this.scripts.popById(validateId(id), this.options.unackTimeout)))[0] ?? null;
   }
 
   async peek(count: number): Promise<Message[]> {
     this.checkOpen();
     this.checkCount(count);
-    const s = this.localShard;
-    const flat = (await this.run(atomicPeek, [this.keys.message, this.keys.meta, this.keys.queue(s), this.keys.ready(s)], [
-      ...this.timeArgs(),
-      String(count),
-    ])) as string[];
+    const flat = (await this.runScript(this.scripts.peek(count))) as string[];
     // [id, payload]* : the payloads are at the odd positions
     return flat
       .filter((_, i) => i % 2 === 1)
@@ -123,9 +72,7 @@ export class AtomicQueue extends BaseQueue {
   async ack(id: string, token?: string): Promise<boolean> {
     this.checkOpen();
     validateId(id);
-    const unacks = this.allShards.map((s) => this.keys.unack(s));
-    const acked =
-      (await this.run(atomicAck, [this.keys.message, this.keys.meta, this.keys.leases, ...unacks], [id, token ?? ''])) === 1;
+    const acked = (await this.runScript(this.scripts.ack(id, token ?? ''))) === 1;
     if (acked) await this.confirmDurable('ack', [id]);
     return acked;
   }
@@ -134,14 +81,7 @@ export class AtomicQueue extends BaseQueue {
     this.checkOpen();
     validateId(id);
     this.checkCount(count);
-    const unacks = this.allShards.map((s) => this.keys.unack(s));
-    const reply = (await this.run(atomicAckAndPop, [...this.localShardKeys(), ...unacks], [
-      ...this.timeArgs(),
-      String(count),
-      String(this.options.unackTimeout),
-      id,
-      token ?? '',
-    ])) as ScriptReply[];
+    const reply = (await this.runScript(this.scripts.ackAndPop(id, token ?? '', count, this.options.unackTimeout))) as ScriptReply[];
     const acked = reply[0] === 1;
     if (acked) await this.confirmDurable('ack', [id]);
     return { acked, messages: leasedMessages(reply.slice(1)) };
@@ -151,14 +91,7 @@ export class AtomicQueue extends BaseQueue {
     this.checkOpen();
     validateId(id);
     this.checkTimeout(timeoutMs);
-    const unacks = this.allShards.map((s) => this.keys.unack(s));
-    const reply = await this.run(atomicExtendLease, [this.keys.leases, ...unacks], [
-      ...this.timeArgs(),
-      id,
-      token ?? '',
-      String(timeoutMs),
-    ]);
-    return reply === 1;
+    return (await this.runScript(this.scripts.extendLease(id, token ?? '', timeoutMs))) === 1;
   }
 
   /** Reschedules a queued message; the stored `timeout` field keeps the delay given at push. */
@@ -166,22 +99,20 @@ export class AtomicQueue extends BaseQueue {
     this.checkOpen();
     validateId(id);
     this.checkTimeout(timeoutMs);
-    const sets = this.allShards.flatMap((s) => [this.keys.queue(s), this.keys.ready(s)]);
-    return (await this.run(atomicReschedule, sets, [...this.timeArgs(), id, String(timeoutMs)])) === 1;
+    return (await this.runScript(this.scripts.reschedule(id, timeoutMs))) === 1;
   }
 
   async remove(id: string): Promise<boolean> {
     this.checkOpen();
     validateId(id);
-    return (await this.run(atomicRemove, [this.keys.message, this.keys.meta, this.keys.leases, ...this.allShardSets()], [id])) === 1;
+    return (await this.runScript(this.scripts.remove(id))) === 1;
   }
 
   private async findIdByPattern(pattern: string, localShardOnly: boolean): Promise<string | null> {
     this.checkOpen();
     const s = this.localShard;
-    const keys = [this.keys.message];
-    if (localShardOnly) keys.push(this.keys.queue(s), this.keys.ready(s));
-    const reply = await this.run(findByPayloadPattern, keys, [this.checkPattern(pattern)]);
+    const localSets = localShardOnly ? [this.keys.queue(s), this.keys.ready(s)] : [];
+    const reply = await this.runScript(this.scripts.findByPayload(this.checkPattern(pattern), localSets));
     return typeof reply === 'string' ? reply : null;
   }
 
@@ -217,18 +148,13 @@ export class AtomicQueue extends BaseQueue {
 
   async clear(): Promise<void> {
     this.checkOpen();
-    await this.quorum.del([...this.allShardSets(), ...this.headKeys]);
+    const sets = this.allShards.flatMap((s) => [this.keys.queue(s), this.keys.ready(s), this.keys.unack(s)]);
+    await this.quorum.del([...sets, this.keys.message, this.keys.meta, this.keys.leases, this.keys.counters]);
   }
 
   async processUnacks(): Promise<number> {
     this.checkOpen();
-    const s = this.localShard;
-    const reply = await this.run(
-      atomicRequeueExpired,
-      [this.keys.message, this.keys.meta, this.keys.leases, this.keys.ready(s), this.keys.unack(s)],
-      [...this.timeArgs(), String(this.options.reaperBatch)],
-    );
-    return Number(reply ?? 0);
+    return Number((await this.runScript(this.scripts.requeueExpired(this.options.reaperBatch))) ?? 0);
   }
 
   /** In atomic mode processUnacks is already one script. */
@@ -238,7 +164,7 @@ export class AtomicQueue extends BaseQueue {
 
   async findStaleMessages(): Promise<string[]> {
     this.checkOpen();
-    const reply = await this.run(atomicFindStale, [this.keys.message, ...this.allShardSets()], [String(FIND_STALE_LIMIT)]);
+    const reply = await this.runScript(this.scripts.findStale(FIND_STALE_LIMIT));
     return (reply as string[] | null) ?? [];
   }
 

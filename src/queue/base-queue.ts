@@ -1,9 +1,12 @@
+import type { ScriptReply } from '../redis/script.js';
 import type { Store } from '../store/store.js';
 import type { AckAndPop, ConsumeOptions, DynoQueue, PopOptions, QueueMode, ShardSize } from './dyno-queue.js';
 import { InvalidArgumentError, QueueClosedError } from './errors.js';
 import { QueueKeys } from './keys.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
-import { parseStoredMessage, validateDelay, validateId } from './message.js';
+import { validateDelay, validateId } from './message.js';
+import { QueueScripts, type ScriptCall } from './scripts/queue-scripts.js';
+import { parseStoredMessage } from './stored-message.js';
 import type { QueueOptions } from './options.js';
 import type { ShardingStrategy } from './sharding.js';
 import { shardingStrategy } from './sharding.js';
@@ -24,6 +27,8 @@ export abstract class BaseQueue implements DynoQueue {
   protected readonly allShards: readonly string[];
   protected readonly localShard: string;
   protected readonly sharding: ShardingStrategy;
+  /** Every script call, keys and args built in one place. */
+  protected readonly scripts: QueueScripts;
   private closed = false;
   private reaperHandle: TimerHandle | undefined;
   private reaping: Promise<unknown> | undefined;
@@ -37,6 +42,9 @@ export abstract class BaseQueue implements DynoQueue {
     this.allShards = options.shards.allShards;
     this.localShard = options.shards.currentShard;
     this.sharding = shardingStrategy(options.sharding);
+    this.scripts = new QueueScripts(this.keys, this.allShards, this.localShard, () =>
+      options.serverTime ? ['0', '1'] : [String(options.clock.now()), '0'],
+    );
     if (options.unackInterval > 0) this.scheduleReaper();
   }
 
@@ -60,6 +68,11 @@ export abstract class BaseQueue implements DynoQueue {
   abstract findStaleMessages(): Promise<string[]>;
   /** What the background reaper runs each period. */
   protected abstract reap(): Promise<number>;
+
+  /** Runs a script call through the quorum connection. */
+  protected runScript(call: ScriptCall): Promise<ScriptReply> {
+    return this.quorum.runScript(call.script, call.keys, call.args);
+  }
 
   async pop(count: number, options: PopOptions = {}): Promise<PoppedMessage[]> {
     this.checkOpen();

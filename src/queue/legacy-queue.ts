@@ -1,14 +1,8 @@
-import {
-  findByPayloadPattern,
-  legacyBulkPopLocal,
-  legacyFindStale,
-  legacyProcessUnacks,
-} from '../store/scripts/index.js';
-import { storedMessageJson } from '../store/scripts/stored-message.js';
+import { parseStoredMessage, storedMessageJson } from './stored-message.js';
 import { BaseQueue } from './base-queue.js';
 import type { PopOptions, ShardSize } from './dyno-queue.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
-import { parseStoredMessage, validateId, validateMessageInput } from './message.js';
+import { validateId, validateMessageInput } from './message.js';
 
 const PROCESS_UNACKS_BATCH = 1_000;
 const FIND_STALE_BATCH = 10;
@@ -49,11 +43,7 @@ export class LegacyQueue extends BaseQueue {
     if (ids.length === 0) return [];
     const now = this.options.clock.now();
     const unackScore = now + this.options.unackTimeout;
-    const reply = await this.quorum.runScript(
-      legacyBulkPopLocal,
-      [this.keys.message, this.keys.queue(this.localShard), this.keys.unack(this.localShard)],
-      [String(ids.length), String(now + 1), String(unackScore), ...ids],
-    );
+    const reply = await this.runScript(this.scripts.legacyBulkPop(ids, now + 1, unackScore));
     return ((reply as string[] | null) ?? [])
       .map((json) => parseStoredMessage(json))
       .filter((m): m is Message => m !== null)
@@ -225,9 +215,8 @@ export class LegacyQueue extends BaseQueue {
 
   private async findIdByPattern(pattern: string, localShardOnly: boolean): Promise<string | null> {
     this.checkOpen();
-    const keys = [this.keys.message];
-    if (localShardOnly) keys.push(this.keys.queue(this.localShard));
-    const reply = await this.quorum.runScript(findByPayloadPattern, keys, [this.checkPattern(pattern)]);
+    const localSets = localShardOnly ? [this.keys.queue(this.localShard)] : [];
+    const reply = await this.runScript(this.scripts.findByPayload(this.checkPattern(pattern), localSets));
     return typeof reply === 'string' ? reply : null;
   }
 
@@ -296,11 +285,7 @@ export class LegacyQueue extends BaseQueue {
 
   async atomicProcessUnacks(): Promise<number> {
     this.checkOpen();
-    const reply = await this.quorum.runScript(
-      legacyProcessUnacks,
-      [this.keys.message, this.keys.queue(this.localShard), this.keys.unack(this.localShard)],
-      [String(this.options.clock.now()), String(PROCESS_UNACKS_BATCH)],
-    );
+    const reply = await this.runScript(this.scripts.legacyProcessUnacks(this.options.clock.now(), PROCESS_UNACKS_BATCH));
     return Number(reply ?? 0);
   }
 
@@ -312,11 +297,7 @@ export class LegacyQueue extends BaseQueue {
       const queueKey = this.keys.queue(shard);
       const ids = await this.nonQuorum.zrangeByScore(queueKey, 0, now, { offset: 0, count: FIND_STALE_BATCH });
       if (ids.length === 0) continue;
-      const reply = await this.quorum.runScript(
-        legacyFindStale,
-        [this.keys.message, queueKey, this.keys.unack(shard)],
-        [String(ids.length), ...ids],
-      );
+      const reply = await this.runScript(this.scripts.legacyFindStale(shard, ids));
       stale.push(...((reply as string[] | null) ?? []));
     }
     return stale;

@@ -83,21 +83,3 @@ export function validateMessageInput(input: unknown, limits: MessageLimits): Req
   const priority = validatePriority(m.priority ?? 0, id);
   return { id, payload: m.payload, timeout, priority };
 }
-
-/** Parses a stored message; a corrupt entry yields null rather than an exception mid-batch. */
-export function parseStoredMessage(json: string | null): Message | null {
-  if (json === null) return null;
-  try {
-    const m = JSON.parse(json) as Partial<Message>;
-    if (typeof m.id !== 'string' || typeof m.payload !== 'string') return null;
-    return {
-      id: m.id,
-      payload: m.payload,
-      timeout: Number(m.timeout ?? 0),
-      priority: Number(m.priority ?? 0),
-      shard: String(m.shard ?? ''),
-    };
-  } catch {
-    return null;
-  }
-}

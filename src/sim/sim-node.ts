@@ -1,7 +1,7 @@
-import type { ScriptDef } from '../store/script.js';
+import type { ScriptDef } from '../redis/script.js';
 import { SkewedClock } from './actor-time.js';
 import type { Kernel } from './kernel.js';
-import { Keyspace, type Reply, type Value } from './keyspace/keyspace.js';
+import { Keyspace, type Reply, type ScriptMode, type Value } from '../redis/keyspace.js';
 
 /** One operation a client sends to a node. */
 export type StoreOp =
@@ -12,12 +12,26 @@ export type StoreOp =
   | { readonly kind: 'effects'; readonly entries: readonly [string, Value | undefined][] };
 
 const WRITE_COMMANDS = new Set(['zadd', 'zrem', 'hset', 'hdel', 'hincrby', 'del', 'flushall']);
-const READ_ONLY_SCRIPTS = new Set(['findByPayloadPattern', 'legacyFindStale', 'atomicFindStale']);
 
 export function isWrite(op: StoreOp): boolean {
   if (op.kind === 'cmd') return WRITE_COMMANDS.has(op.cmd);
-  if (op.kind === 'script') return !READ_ONLY_SCRIPTS.has(op.script.name);
+  if (op.kind === 'script') return op.script.writes;
   return op.kind === 'effects';
+}
+
+/**
+ * How simulated nodes run scripts: `'twin'` (the default; JS twins where a script has one, proven
+ * equal to the Lua by properties/lua-twin.test.ts) or `'lua'` (always Redis's Lua: slower, exact for
+ * any script). Both give the same trace for the same seed (test/sim/script-modes.test.ts).
+ * DYNOQ_SCRIPTS=lua selects exact Lua for a whole process (e.g. `DYNOQ_SCRIPTS=lua npx dynoq sim`).
+ */
+let scriptMode: ScriptMode = process.env.DYNOQ_SCRIPTS === 'lua' ? 'lua' : 'twin';
+
+/** Sets how nodes created from now on run scripts; returns the previous mode. */
+export function setSimScriptMode(mode: ScriptMode): ScriptMode {
+  const previous = scriptMode;
+  scriptMode = mode;
+  return previous;
 }
 
 /** What a node answers: a value, or a Redis error. */
@@ -37,7 +51,7 @@ export class SimNode {
     kernel: Kernel,
   ) {
     this.clock = new SkewedClock(kernel);
-    this.keyspace = new Keyspace(() => this.clock.now());
+    this.keyspace = new Keyspace(() => this.clock.now(), scriptMode);
   }
 
   apply(op: StoreOp): NodeReply {
@@ -60,6 +74,6 @@ export class SimNode {
   }
 
   wipe(): void {
-    this.keyspace = new Keyspace(() => this.clock.now());
+    this.keyspace = new Keyspace(() => this.clock.now(), this.keyspace.scriptMode);
   }
 }

@@ -1,4 +1,4 @@
-import type { ScriptDef, ScriptReply } from '../store/script.js';
+import type { ScriptDef, ScriptReply } from '../redis/script.js';
 import type { RangeLimit, ScoreBound, ScoredMember, Store, ZAddOptions } from '../store/store.js';
 import { formatBound, formatScoreArg } from '../store/store.js';
 import type { Connection } from './connection.js';

@@ -1,5 +1,4 @@
 export * from './store.js';
-export * from './script.js';
+export type { LuaRedis, LuaTable, LuaValue, ScriptDef, ScriptReply } from '../redis/script.js';
 export * from './errors.js';
 export { IoredisStore } from './ioredis-store.js';
-export type { IoredisFlavor, IoredisStoreOptions } from './ioredis-store.js';

@@ -1,4 +1,4 @@
-import type { ScriptDef, ScriptReply } from './script.js';
+import type { ScriptDef, ScriptReply } from '../redis/script.js';
 
 /**
  * A score bound for ZRANGEBYSCORE. Numbers are inclusive; `{ exclusive: n }` is Redis's `(n`.
@@ -66,4 +66,11 @@ export function formatScoreArg(n: number): string {
   if (n === Infinity) return '+inf';
   if (n === -Infinity) return '-inf';
   return String(n);
+}
+
+/** A flat [member, score, ...] reply as scored members. */
+export function pairs(flat: readonly string[]): ScoredMember[] {
+  const out: ScoredMember[] = [];
+  for (let i = 0; i < flat.length; i += 2) out.push({ member: flat[i]!, score: Number(flat[i + 1]) });
+  return out;
 }

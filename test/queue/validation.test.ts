@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DurabilityError, InvalidArgumentError, InvalidMessageError, QueueClosedError } from '../../src/queue/errors.js';
-import { parseStoredMessage, validateDelay, validateId, validateMessageInput, validatePriority } from '../../src/queue/message.js';
+import { validateDelay, validateId, validateMessageInput, validatePriority } from '../../src/queue/message.js';
+import { parseStoredMessage } from '../../src/queue/stored-message.js';
 import { parseQueueOptions } from '../../src/queue/options.js';
 import { HashSharding, RoundRobinSharding, shardingStrategy } from '../../src/queue/sharding.js';
 import { FakeTime } from '../support/fake-time.js';

@@ -1,6 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import RedisMock from 'ioredis-mock';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { IoredisMockStore } from '../../src/store/ioredis-mock-store.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
 import { redisCliAvailable, startRedisCluster, type RedisCluster } from './redis-cluster.js';
 import { redisRequired, redisServerBinary, startRedisServer, type RedisServer } from './redis-server.js';
@@ -70,16 +71,16 @@ export function useBackend(name: BackendName): Backend {
       // ioredis-mock shares one keyspace between instances with the same host and port.
       const client = new RedisMock({ host: 'mock', port: mockPort });
       clients.push(client);
-      return new IoredisStore(client as unknown as Redis, { flavor: 'mock' });
+      return new IoredisMockStore(client as unknown as Redis);
     }
     if (name === 'redis-cluster') {
       const client = new Cluster(cluster!.ports.map((port) => ({ host: '127.0.0.1', port })));
       clients.push(client);
-      return new IoredisStore(client, { flavor: 'redis' });
+      return new IoredisStore(client);
     }
     const client = new Redis({ host: '127.0.0.1', port: server!.port, maxRetriesPerRequest: 3 });
     clients.push(client);
-    return new IoredisStore(client, { flavor: 'redis' });
+    return new IoredisStore(client);
   };
 
   return {

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 
 /** A redis-server this test process started on a free loopback port, and stops. */
 export interface RedisServer {
@@ -98,4 +99,19 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
       await exited(child);
     },
   };
+}
+
+/** Inside a describe: a redis-server started before its tests and stopped after, and one client on it. */
+export function useRedisClient(): { readonly client: Redis } {
+  let server: RedisServer | undefined;
+  const handle = { client: undefined as unknown as Redis };
+  beforeAll(async () => {
+    server = await startRedisServer();
+    handle.client = new Redis({ host: '127.0.0.1', port: server.port });
+  }, 20_000);
+  afterAll(async () => {
+    handle.client?.disconnect();
+    await server?.stop();
+  });
+  return handle;
 }

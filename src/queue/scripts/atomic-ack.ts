@@ -1,4 +1,4 @@
-import type { ScriptDef } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
 import { ACK_LUA, STALE_TOKEN_LUA, ack } from './atomic-common.js';
 
 /**
@@ -16,8 +16,9 @@ return ack(KEYS[1], KEYS[2], KEYS[3], unacks, ARGV[1], ARGV[2])`;
 export const atomicAck: ScriptDef = {
   name: 'atomicAck',
   keyCount: 'variable',
+  writes: true,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const [msg, meta, leases] = keys as [string, string, string];
     return ack(redis, msg, meta, leases, keys.slice(3), argv[0]!, argv[1]!);
   },

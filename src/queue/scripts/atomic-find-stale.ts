@@ -1,4 +1,4 @@
-import type { LuaValue, ScriptDef } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
 
 /**
  * Atomic findStaleMessages: ids that break the layout's invariants — queued or leased without a
@@ -25,21 +25,6 @@ return stale`;
 export const atomicFindStale: ScriptDef = {
   name: 'atomicFindStale',
   keyCount: 'variable',
+  writes: false,
   lua,
-  run(redis, keys, argv) {
-    const msg = keys[0]!;
-    const limit = Number(argv[0]);
-    const stale: LuaValue[] = [];
-    const seen = new Set<string>();
-    for (const key of keys.slice(1)) {
-      for (const id of redis.call('zrange', key, '0', '-1') as string[]) {
-        seen.add(id);
-        if (stale.length < limit && redis.call('hexists', msg, id) === 0) stale.push(id);
-      }
-    }
-    for (const id of redis.call('hkeys', msg) as string[]) {
-      if (stale.length < limit && !seen.has(id)) stale.push(id);
-    }
-    return stale;
-  },
 };

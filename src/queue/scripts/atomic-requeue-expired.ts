@@ -1,5 +1,5 @@
-import type { ScriptDef } from '../script.js';
-import { luaTruthy } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
+import { luaTruthy } from '../../redis/script.js';
 import { NOW_LUA, scriptNow } from './atomic-common.js';
 
 /**
@@ -31,8 +31,9 @@ return moved`;
 export const atomicRequeueExpired: ScriptDef = {
   name: 'atomicRequeueExpired',
   keyCount: 5,
+  writes: true,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     const [msg, meta, leases, ready, unack] = keys as [string, string, string, string, string];
     const expired = redis.call('zrangebyscore', unack, '-inf', String(now), 'LIMIT', '0', argv[2]!) as string[];

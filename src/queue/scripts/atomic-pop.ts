@@ -1,4 +1,4 @@
-import type { ScriptDef } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
 import { LEASE_LUA, NOW_LUA, POP_LUA, PROMOTE_LUA, pop, scriptNow } from './atomic-common.js';
 
 /**
@@ -15,8 +15,9 @@ return pop(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], now, t
 export const atomicPop: ScriptDef = {
   name: 'atomicPop',
   keyCount: 7,
+  writes: true,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     const [msg, meta, leases, counters, queue, ready, unack] = keys as [string, string, string, string, string, string, string];
     return pop(redis, { msg, meta, leases, counters, queue, ready, unack }, now, Number(argv[2]), now + Number(argv[3]), []);

@@ -1,4 +1,4 @@
-import type { ScriptDef } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
 
 /**
  * Atomic remove: takes the id out of every shard's QUEUE, READY and UNACK and deletes its payload,
@@ -17,12 +17,6 @@ return 0`;
 export const atomicRemove: ScriptDef = {
   name: 'atomicRemove',
   keyCount: 'variable',
+  writes: true,
   lua,
-  run(redis, keys, argv) {
-    const id = argv[0]!;
-    let removed = 0;
-    for (const key of keys.slice(3)) removed += redis.call('zrem', key, id) as number;
-    for (const key of keys.slice(0, 3)) redis.call('hdel', key, id);
-    return removed > 0 ? 1 : 0;
-  },
 };

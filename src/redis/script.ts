@@ -1,8 +1,10 @@
 /**
- * A server-side script, defined once: the Lua text real Redis runs, and a JavaScript twin that a
- * simulated keyspace runs atomically. The twin is written against `LuaRedis`, which hands it values
- * exactly as Redis hands them to Lua (integers as numbers, bulk strings as strings, nil as `false`),
- * so that it can reproduce the Lua logic as written, quirks included. Conformance tests run both.
+ * A server-side script, defined once: the Lua text Redis runs (the in-process keyspace runs the same
+ * text in Redis's Lua, `lua-engine.ts`) and, where a simulation needs the speed, a JavaScript twin.
+ * A twin is written against `LuaRedis`, which hands it values exactly as Redis hands them to Lua
+ * (integers as numbers, bulk strings as strings, nil as `false`), so that it reproduces the Lua
+ * logic as written, quirks included; a property suite runs both on random states and demands equal
+ * replies and effects.
  */
 export type LuaValue = string | number | boolean | LuaTable | LuaStatus;
 export type LuaTable = LuaValue[];
@@ -18,14 +20,18 @@ export interface LuaRedis {
 /** A script's reply as the client sees it after Redis converts the Lua value. */
 export type ScriptReply = string | number | null | ScriptReply[];
 
+export type ScriptTwin = (redis: LuaRedis, keys: readonly string[], argv: readonly string[]) => LuaValue | null;
+
 export interface ScriptDef {
   /** Unique name, used in traces and in errors. */
   readonly name: string;
   /** Number of KEYS the script takes, or `'variable'` when it depends on the shard count. */
   readonly keyCount: number | 'variable';
+  /** False for a read-only script (a simulated replica need not replay it). */
+  readonly writes: boolean;
   readonly lua: string;
-  /** The JS twin: the same logic over `LuaRedis`; returns the Lua value the script returns. */
-  readonly run: (redis: LuaRedis, keys: readonly string[], argv: readonly string[]) => LuaValue | null;
+  /** The optional JS twin: the same logic over `LuaRedis`; returns the Lua value the script returns. */
+  readonly twin?: ScriptTwin;
 }
 
 /**
@@ -48,17 +54,14 @@ export function luaToReply(value: LuaValue | null): ScriptReply {
   return value.ok;
 }
 
+/** How Redis hands a command reply to Lua: nil becomes false, arrays become tables. */
+export function replyToLua(reply: ScriptReply): LuaValue {
+  if (reply === null) return false;
+  if (Array.isArray(reply)) return reply.map(replyToLua);
+  return reply;
+}
+
 /** Lua's truthiness: only nil and false are false (0 and '' are true). */
 export function luaTruthy(value: LuaValue | null | undefined): boolean {
   return value !== null && value !== undefined && value !== false;
-}
-
-/** Lua's `tonumber` for the strings and numbers scripts see. */
-export function luaToNumber(value: LuaValue | null | undefined): number | null {
-  if (typeof value === 'number') return value;
-  if (typeof value !== 'string') return null;
-  const trimmed = value.trim();
-  if (trimmed === '') return null;
-  const n = Number(trimmed);
-  return Number.isNaN(n) ? null : n;
 }

@@ -1,4 +1,4 @@
-import type { ScriptDef } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
 import { atomicAck } from './atomic-ack.js';
 import { atomicAckAndPop } from './atomic-ack-and-pop.js';
 import { atomicExtendLease } from './atomic-extend-lease.js';

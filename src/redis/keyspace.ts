@@ -1,9 +1,8 @@
-import type { ScriptDef, ScriptReply } from '../../store/script.js';
-import { luaToReply } from '../../store/script.js';
-import { formatRedisDouble } from '../../store/number-format.js';
+import { checkCompiles, runLua, scriptSha } from './lua-engine.js';
+import { formatRedisDouble } from './number-format.js';
 import { MIN_MAX_NOT_FLOAT, NOT_FLOAT, NOT_INTEGER, RedisError, SYNTAX, WRONGTYPE } from './redis-error.js';
+import { luaToReply, replyToLua, type ScriptDef, type ScriptReply } from './script.js';
 import { SortedSet } from './sorted-set.js';
-import { replyToLua } from './lua-bridge.js';
 
 export type Value = SortedSet | Map<string, string>;
 export type Reply = ScriptReply;
@@ -18,6 +17,13 @@ function parseScore(s: string | undefined, error = NOT_FLOAT): number {
   if (Number.isNaN(n)) throw new RedisError(error);
   return n;
 }
+
+/** Redis's arity per command (name included; negative: at least that many). */
+const ARITY: Record<string, number> = {
+  zadd: -4, zrem: -3, zscore: 3, zrank: 3, zcard: 2, zrangebyscore: -4, zrange: -4,
+  hset: -4, hget: 3, hdel: -3, hlen: 2, hexists: 3, hkeys: 2, hgetall: 2, hscan: -3, hincrby: 4,
+  del: -2, exists: -2, time: 1, flushall: -1, eval: -3, evalsha: -3, script: -2,
+};
 
 function parseInteger(s: string | undefined): number {
   if (s === undefined || !/^-?\d+$/.test(s)) throw new RedisError(NOT_INTEGER);
@@ -37,9 +43,15 @@ function parseBound(s: string): Bound {
 }
 
 /**
- * An in-memory Redis 7 keyspace for the command subset dynoq uses, with Redis's replies (bulk
- * strings, integers, nil as null) and Redis's errors. Scripts run through their JS twins,
- * atomically: nothing else runs between a script's first and last call.
+ * How a keyspace runs a script: `'lua'` always runs its Lua text in Redis's Lua; `'twin'` runs its
+ * JS twin where it has one (faster, proven equal by properties/lua-twin.test.ts) and the Lua otherwise.
+ */
+export type ScriptMode = 'twin' | 'lua';
+
+/**
+ * An in-memory Redis 7 keyspace: sorted sets, hashes, EVAL / EVALSHA / SCRIPT, with Redis's replies
+ * (bulk strings, integers, nil as null) and Redis's errors. A script runs atomically: nothing else
+ * runs between its first and last call.
  */
 function copyValue(value: Value): Value {
   if (!(value instanceof SortedSet)) return new Map(value);
@@ -50,16 +62,17 @@ function copyValue(value: Value): Value {
 
 export class Keyspace {
   private readonly data = new Map<string, Value>();
+  /** SCRIPT LOAD's cache, by SHA1. Like a restarted redis-server, a new keyspace starts without it. */
+  private readonly scriptCache = new Map<string, string>();
 
   /** `nowMs` is this node's clock, for TIME. */
-  constructor(private readonly nowMs: () => number = () => 0) {}
+  constructor(
+    private readonly nowMs: () => number = () => 0,
+    readonly scriptMode: ScriptMode = 'twin',
+  ) {}
 
   get keyCount(): number {
     return this.data.size;
-  }
-
-  exists(key: string): boolean {
-    return this.data.has(key);
   }
 
   keys(): string[] {
@@ -78,7 +91,7 @@ export class Keyspace {
 
   /** A deep copy (a replica's full resync, a crash that keeps its data). */
   clone(nowMs: () => number = this.nowMs): Keyspace {
-    const copy = new Keyspace(nowMs);
+    const copy = new Keyspace(nowMs, this.scriptMode);
     for (const [key, value] of this.data) copy.data.set(key, copyValue(value));
     return copy;
   }
@@ -109,8 +122,49 @@ export class Keyspace {
     return out;
   }
 
+  /** Runs a script atomically: its twin in twin mode when it has one, else its Lua text. */
   runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Reply {
-    return luaToReply(script.run({ call: (cmd, ...a) => replyToLua(this.exec(cmd, a)) }, keys, args));
+    if (this.scriptMode === 'twin' && script.twin) {
+      return luaToReply(script.twin({ call: (cmd, ...a) => replyToLua(this.exec(cmd, a)) }, keys, args));
+    }
+    return this.eval(script.lua, keys, args);
+  }
+
+  /** EVAL: the Lua text in Redis's Lua 5.1 against this keyspace. */
+  eval(lua: string, keys: readonly string[], args: readonly string[]): Reply {
+    return runLua(lua, keys, args, (cmd, a) => this.exec(cmd, a));
+  }
+
+  private evalCommand(args: readonly string[], bySha: boolean): Reply {
+    const numKeys = parseInteger(args[1]);
+    if (numKeys < 0) throw new RedisError("ERR Number of keys can't be negative");
+    if (numKeys > args.length - 2) throw new RedisError("ERR Number of keys can't be greater than number of args");
+    let lua = args[0] ?? '';
+    if (bySha) {
+      const cached = this.scriptCache.get(lua.toLowerCase());
+      if (cached === undefined) throw new RedisError('NOSCRIPT No matching script. Please use EVAL.');
+      lua = cached;
+    }
+    return this.eval(lua, args.slice(2, 2 + numKeys), args.slice(2 + numKeys));
+  }
+
+  private scriptCommand(args: readonly string[]): Reply {
+    switch (args[0]?.toLowerCase()) {
+      case 'load': {
+        const lua = args[1] ?? '';
+        checkCompiles(lua);
+        const sha = scriptSha(lua);
+        this.scriptCache.set(sha, lua);
+        return sha;
+      }
+      case 'exists':
+        return args.slice(1).map((sha) => (this.scriptCache.has(sha.toLowerCase()) ? 1 : 0));
+      case 'flush':
+        this.scriptCache.clear();
+        return 'OK';
+      default:
+        throw new RedisError(`ERR unknown subcommand '${args[0] ?? ''}'. Try SCRIPT HELP.`);
+    }
   }
 
   private zset(key: string, create: boolean): SortedSet | undefined {
@@ -143,6 +197,10 @@ export class Keyspace {
 
   exec(command: string, args: readonly string[]): Reply {
     const cmd = command.toLowerCase();
+    const arity = ARITY[cmd];
+    if (arity !== undefined && (arity > 0 ? args.length + 1 !== arity : args.length + 1 < -arity)) {
+      throw new RedisError(`ERR wrong number of arguments for '${cmd}' command`);
+    }
     const key = args[0] ?? '';
     switch (cmd) {
       case 'zadd':
@@ -218,6 +276,12 @@ export class Keyspace {
       case 'flushall':
         this.data.clear();
         return 'OK';
+      case 'eval':
+        return this.evalCommand(args, false);
+      case 'evalsha':
+        return this.evalCommand(args, true);
+      case 'script':
+        return this.scriptCommand(args);
       default:
         throw new RedisError(`ERR unknown command '${command}'`);
     }

@@ -1,6 +1,5 @@
-import type { ScriptDef } from '../script.js';
-import { luaTruthy } from '../script.js';
-import { NOW_LUA, STALE_TOKEN_LUA, scriptNow, staleToken } from './atomic-common.js';
+import type { ScriptDef } from '../../redis/script.js';
+import { NOW_LUA, STALE_TOKEN_LUA } from './atomic-common.js';
 
 /**
  * Atomic setUnackTimeout: moves the lease deadline of an un-acked id to now + timeout, only while
@@ -24,18 +23,6 @@ return 0`;
 export const atomicExtendLease: ScriptDef = {
   name: 'atomicExtendLease',
   keyCount: 'variable',
+  writes: true,
   lua,
-  run(redis, keys, argv) {
-    const now = scriptNow(redis, argv);
-    const leases = keys[0]!;
-    const id = argv[2]!;
-    if (staleToken(redis, leases, id, argv[3]!)) return 0;
-    for (const unack of keys.slice(1)) {
-      if (luaTruthy(redis.call('zscore', unack, id))) {
-        redis.call('zadd', unack, 'XX', String(now + Number(argv[4])), id);
-        return 1;
-      }
-    }
-    return 0;
-  },
 };

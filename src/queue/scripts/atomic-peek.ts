@@ -1,5 +1,5 @@
-import type { LuaValue, ScriptDef } from '../script.js';
-import { NOW_LUA, PROMOTE_LUA, promote, scriptNow } from './atomic-common.js';
+import type { ScriptDef } from '../../redis/script.js';
+import { NOW_LUA, PROMOTE_LUA } from './atomic-common.js';
 
 /**
  * Atomic peek on one shard: promotes due ids (invisible to users) and returns the next `count`
@@ -24,17 +24,6 @@ return out`;
 export const atomicPeek: ScriptDef = {
   name: 'atomicPeek',
   keyCount: 4,
+  writes: true,
   lua,
-  run(redis, keys, argv) {
-    const now = scriptNow(redis, argv);
-    const [msg, meta, queue, ready] = keys as [string, string, string, string];
-    promote(redis, queue, ready, meta, now);
-    const out: LuaValue[] = [];
-    const ids = redis.call('zrange', ready, '0', String(Number(argv[2]) - 1)) as string[];
-    for (const id of ids) {
-      const payload = redis.call('hget', msg, id);
-      if (payload !== false) out.push(id, payload);
-    }
-    return out;
-  },
 };

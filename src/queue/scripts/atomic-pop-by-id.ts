@@ -1,5 +1,5 @@
-import type { ScriptDef } from '../script.js';
-import { LEASE_LUA, NOW_LUA, lease, scriptNow } from './atomic-common.js';
+import type { ScriptDef } from '../../redis/script.js';
+import { LEASE_LUA, NOW_LUA } from './atomic-common.js';
 
 /**
  * Atomic popWithMsgId on one shard: leases the id if it is in that shard's QUEUE or READY, due or
@@ -17,13 +17,6 @@ return lease(id, msg, meta, leases, counters, unack, now + tonumber(ARGV[4])) or
 export const atomicPopById: ScriptDef = {
   name: 'atomicPopById',
   keyCount: 7,
+  writes: true,
   lua,
-  run(redis, keys, argv) {
-    const now = scriptNow(redis, argv);
-    const [msg, meta, leases, counters, queue, ready, unack] = keys as [string, string, string, string, string, string, string];
-    const id = argv[2]!;
-    const removed = (redis.call('zrem', queue, id) as number) + (redis.call('zrem', ready, id) as number);
-    if (removed === 0) return [];
-    return lease(redis, id, { msg, meta, leases, counters, unack }, now + Number(argv[3])) ?? [];
-  },
 };

@@ -1,5 +1,5 @@
-import type { LuaRedis, LuaValue } from '../script.js';
-import { luaTruthy } from '../script.js';
+import type { LuaRedis, LuaValue } from '../../redis/script.js';
+import { luaTruthy } from '../../redis/script.js';
 
 /**
  * Pieces shared by the atomic-mode scripts, each as Lua text and as its JS twin, so that every

@@ -1,5 +1,4 @@
-import type { ScriptDef } from '../script.js';
-import { luaTruthy } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
 
 /**
  * Dyno-queues' `atomicProcessUnacks`: the same steps as `processUnacks` in one script. The seeds do
@@ -32,22 +31,6 @@ return moved`;
 export const legacyProcessUnacks: ScriptDef = {
   name: 'legacyProcessUnacks',
   keyCount: 3,
+  writes: true,
   lua,
-  run(redis, keys, argv) {
-    const [hkey, queueShard, unackShard] = keys as [string, string, string];
-    const unacks = redis.call('zrangebyscore', unackShard, '0', argv[0]!, 'WITHSCORES', 'LIMIT', '0', argv[1]!) as string[];
-    let moved = 0;
-    for (let i = 0; i < unacks.length; i += 2) {
-      const member = unacks[i]!;
-      const score = unacks[i + 1]!;
-      if (luaTruthy(redis.call('hget', hkey, member))) {
-        redis.call('zadd', queueShard, score, member);
-        redis.call('zrem', unackShard, member);
-        moved++;
-      } else {
-        redis.call('zrem', unackShard, member);
-      }
-    }
-    return moved;
-  },
 };

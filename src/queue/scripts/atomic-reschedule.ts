@@ -1,5 +1,5 @@
-import type { ScriptDef } from '../script.js';
-import { NOW_LUA, scriptNow } from './atomic-common.js';
+import type { ScriptDef } from '../../redis/script.js';
+import { NOW_LUA } from './atomic-common.js';
 
 /**
  * Atomic setTimeout: a queued (delayed or due) id becomes due at now + timeout, in the shard where
@@ -20,18 +20,6 @@ return 0`;
 export const atomicReschedule: ScriptDef = {
   name: 'atomicReschedule',
   keyCount: 'variable',
+  writes: true,
   lua,
-  run(redis, keys, argv) {
-    const now = scriptNow(redis, argv);
-    const id = argv[2]!;
-    for (let i = 0; i < keys.length; i += 2) {
-      const queue = keys[i]!;
-      const ready = keys[i + 1]!;
-      if (redis.call('zscore', queue, id) !== false || redis.call('zrem', ready, id) === 1) {
-        redis.call('zadd', queue, String(now + Number(argv[3])), id);
-        return 1;
-      }
-    }
-    return 0;
-  },
 };

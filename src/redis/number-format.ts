@@ -1,10 +1,5 @@
 /** How Redis 7 and its Lua 5.1 print doubles; the simulated keyspace must print them the same way. */
 
-/** Lua 5.1's `tostring(number)`: "%.14g". */
-export function luaNumberToString(n: number): string {
-  return formatG(n, 14);
-}
-
 /** C's `%.<precision>g`. */
 export function formatG(n: number, precision: number): string {
   if (n === Infinity) return 'inf';

@@ -1,5 +1,4 @@
-import type { LuaValue, ScriptDef } from '../script.js';
-import { luaTruthy } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
 
 /**
  * Dyno-queues v1 `findStaleMsgsScript`, logic as written: an id is stale when it is not both in the
@@ -28,19 +27,6 @@ return stale_msgs`;
 export const legacyFindStale: ScriptDef = {
   name: 'legacyFindStale',
   keyCount: 3,
+  writes: false,
   lua,
-  run(redis, keys, argv) {
-    const [hkey, queueShard, unackShard] = keys as [string, string, string];
-    const n = Number(argv[0]);
-    const stale: LuaValue[] = [];
-    for (let i = 0; i < n; i++) {
-      const id = argv[1 + i]!;
-      const inHash = luaTruthy(redis.call('hget', hkey, id));
-      const inQueue = luaTruthy(redis.call('zscore', queueShard, id));
-      const inUnack = luaTruthy(redis.call('zscore', unackShard, id));
-      if (inHash && inQueue) continue;
-      if (!inUnack) stale.push(id);
-    }
-    return stale;
-  },
 };

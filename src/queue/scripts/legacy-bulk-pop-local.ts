@@ -1,5 +1,4 @@
-import type { LuaValue, ScriptDef } from '../script.js';
-import { luaTruthy } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
 
 /**
  * Dyno-queues v1 `atomicBulkPopScriptLocalOnly`, logic as written (the queue and un-ack shard names
@@ -43,29 +42,6 @@ return return_vals`;
 export const legacyBulkPopLocal: ScriptDef = {
   name: 'legacyBulkPopLocal',
   keyCount: 3,
+  writes: true,
   lua,
-  run(redis, keys, argv) {
-    const [hkey, queueShard, unackShard] = keys as [string, string, string];
-    const numMsgs = Number(argv[0]);
-    const peekUntil = argv[1]!;
-    const unackScore = argv[2]!;
-    const out: LuaValue[] = [];
-    for (let i = 0; i < numMsgs; i++) {
-      const id = argv[3 + i]!;
-      const exists = redis.call('zscore', queueShard, id);
-      if (!luaTruthy(exists)) return [];
-      // Lua compares two strings lexicographically here, as the original does.
-      if ((exists as string) <= peekUntil) {
-        const value = redis.call('hget', hkey, id);
-        if (luaTruthy(value)) {
-          const zaddRet = redis.call('zadd', unackShard, 'NX', unackScore, id);
-          if (luaTruthy(zaddRet)) {
-            redis.call('zrem', queueShard, id);
-            out.push(value);
-          }
-        }
-      }
-    }
-    return out;
-  },
 };

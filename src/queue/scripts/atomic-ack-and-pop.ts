@@ -1,4 +1,4 @@
-import type { ScriptDef } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
 import { ACK_LUA, LEASE_LUA, NOW_LUA, POP_LUA, PROMOTE_LUA, STALE_TOKEN_LUA, ack, pop, scriptNow } from './atomic-common.js';
 
 /**
@@ -22,8 +22,9 @@ return pop(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], now, t
 export const atomicAckAndPop: ScriptDef = {
   name: 'atomicAckAndPop',
   keyCount: 'variable',
+  writes: true,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     const [msg, meta, leases, counters, queue, ready, unack] = keys as [string, string, string, string, string, string, string];
     const acked = ack(redis, msg, meta, leases, keys.slice(7), argv[4]!, argv[5]!);

@@ -1,5 +1,5 @@
-import type { ScriptDef } from '../script.js';
-import { luaTruthy } from '../script.js';
+import type { ScriptDef } from '../../redis/script.js';
+import { luaTruthy } from '../../redis/script.js';
 import { NOW_LUA, scriptNow } from './atomic-common.js';
 
 /**
@@ -49,8 +49,9 @@ return written`;
 export const atomicPush: ScriptDef = {
   name: 'atomicPush',
   keyCount: 'variable',
+  writes: true,
   lua,
-  run(redis, keys, argv) {
+  twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     const [msg, meta, leases, counters] = keys as [string, string, string, string];
     const shardKeys = keys.slice(4);
@@ -62,7 +63,9 @@ export const atomicPush: ScriptDef = {
       const priority = argv[i + 2]!;
       const delay = Number(argv[i + 3]);
       const json = argv[i + 4]!;
-      const present = shardKeys.some((key) => luaTruthy(redis.call('zscore', key, id)));
+      // every key is asked, as the Lua does (a key of the wrong type fails the script either way)
+      let present = false;
+      for (const key of shardKeys) if (luaTruthy(redis.call('zscore', key, id))) present = true;
       if (onlyIfAbsent && present) continue;
       if (present) for (const key of shardKeys) redis.call('zrem', key, id);
       redis.call('hdel', leases, id);

@@ -1,0 +1,142 @@
+import type { ScriptDef } from '../../redis/script.js';
+import type { QueueKeys } from '../keys.js';
+import { atomicAck } from './atomic-ack.js';
+import { atomicAckAndPop } from './atomic-ack-and-pop.js';
+import { atomicExtendLease } from './atomic-extend-lease.js';
+import { atomicFindStale } from './atomic-find-stale.js';
+import { atomicPeek } from './atomic-peek.js';
+import { atomicPop } from './atomic-pop.js';
+import { atomicPopById } from './atomic-pop-by-id.js';
+import { atomicPush } from './atomic-push.js';
+import { atomicRemove } from './atomic-remove.js';
+import { atomicRequeueExpired } from './atomic-requeue-expired.js';
+import { atomicReschedule } from './atomic-reschedule.js';
+import { findByPayloadPattern } from './find-by-payload-pattern.js';
+import { legacyBulkPopLocal } from './legacy-bulk-pop-local.js';
+import { legacyFindStale } from './legacy-find-stale.js';
+import { legacyProcessUnacks } from './legacy-process-unacks.js';
+
+/** One script call, ready for `Store.runScript`. */
+export interface ScriptCall {
+  readonly script: ScriptDef;
+  readonly keys: readonly string[];
+  readonly args: readonly string[];
+}
+
+/** A call of `script`; a script with a fixed key count is given exactly that many keys. */
+function call(script: ScriptDef, keys: readonly string[], args: readonly string[]): ScriptCall {
+  if (script.keyCount !== 'variable' && keys.length !== script.keyCount) {
+    throw new Error(`${script.name} takes ${script.keyCount} keys, was given ${keys.length}`);
+  }
+  return { script, keys, args };
+}
+
+/** One message of an atomic push: its target shard's 1-based index and its stored form. */
+export interface PushEntry {
+  readonly shardIndex: number;
+  readonly id: string;
+  readonly priority: number;
+  readonly timeout: number;
+  readonly json: string;
+}
+
+/**
+ * Every script call the queue makes, with its KEYS and ARGV built here and nowhere else (as BullMQ's
+ * `Scripts` class does): the order each script's Lua reads them in is written once, next to the
+ * script's own KEYS/ARGV comment. `time()` is ARGV[1..2] of every time-dependent atomic script: the
+ * client's now and the server-time flag.
+ */
+export class QueueScripts {
+  constructor(
+    private readonly keys: QueueKeys,
+    private readonly allShards: readonly string[],
+    private readonly localShard: string,
+    private readonly time: () => readonly [string, string],
+  ) {}
+
+  private get head(): string[] {
+    return [this.keys.message, this.keys.meta, this.keys.leases, this.keys.counters];
+  }
+
+  /** queue, ready, unack of every shard. */
+  private allShardSets(): string[] {
+    return this.allShards.flatMap((s) => [this.keys.queue(s), this.keys.ready(s), this.keys.unack(s)]);
+  }
+
+  private allUnacks(): string[] {
+    return this.allShards.map((s) => this.keys.unack(s));
+  }
+
+  /** head keys, then the local shard's queue, ready, unack. */
+  private localShardKeys(): string[] {
+    const s = this.localShard;
+    return [...this.head, this.keys.queue(s), this.keys.ready(s), this.keys.unack(s)];
+  }
+
+  push(entries: readonly PushEntry[], onlyIfAbsent: boolean): ScriptCall {
+    const args = [...this.time(), onlyIfAbsent ? '1' : '0'];
+    for (const e of entries) args.push(String(e.shardIndex), e.id, String(e.priority), String(e.timeout), e.json);
+    return call(atomicPush, [...this.head, ...this.allShardSets()], args);
+  }
+
+  pop(count: number, unackTimeout: number): ScriptCall {
+    return call(atomicPop, this.localShardKeys(), [...this.time(), String(count), String(unackTimeout)]);
+  }
+
+  popById(id: string, unackTimeout: number): ScriptCall {
+    return call(atomicPopById, this.localShardKeys(), [...this.time(), id, String(unackTimeout)]);
+  }
+
+  peek(count: number): ScriptCall {
+    const s = this.localShard;
+    return call(atomicPeek, [this.keys.message, this.keys.meta, this.keys.queue(s), this.keys.ready(s)], [...this.time(), String(count)]);
+  }
+
+  ack(id: string, token: string): ScriptCall {
+    return call(atomicAck, [this.keys.message, this.keys.meta, this.keys.leases, ...this.allUnacks()], [id, token]);
+  }
+
+  ackAndPop(id: string, token: string, count: number, unackTimeout: number): ScriptCall {
+    return call(atomicAckAndPop, [...this.localShardKeys(), ...this.allUnacks()], [...this.time(), String(count), String(unackTimeout), id, token]);
+  }
+
+  extendLease(id: string, token: string, timeoutMs: number): ScriptCall {
+    return call(atomicExtendLease, [this.keys.leases, ...this.allUnacks()], [...this.time(), id, token, String(timeoutMs)]);
+  }
+
+  reschedule(id: string, timeoutMs: number): ScriptCall {
+    return call(atomicReschedule, this.allShards.flatMap((s) => [this.keys.queue(s), this.keys.ready(s)]), [...this.time(), id, String(timeoutMs)]);
+  }
+
+  remove(id: string): ScriptCall {
+    return call(atomicRemove, [this.keys.message, this.keys.meta, this.keys.leases, ...this.allShardSets()], [id]);
+  }
+
+  requeueExpired(batch: number): ScriptCall {
+    const s = this.localShard;
+    return call(atomicRequeueExpired, [this.keys.message, this.keys.meta, this.keys.leases, this.keys.ready(s), this.keys.unack(s)], [...this.time(), String(batch)]);
+  }
+
+  findStale(limit: number): ScriptCall {
+    return call(atomicFindStale, [this.keys.message, ...this.allShardSets()], [String(limit)]);
+  }
+
+  /** The predicate scripts; `localSets` restricts matches to ids in those sorted sets. */
+  findByPayload(pattern: string, localSets: readonly string[]): ScriptCall {
+    return call(findByPayloadPattern, [this.keys.message, ...localSets], [pattern]);
+  }
+
+  legacyBulkPop(ids: readonly string[], peekUntil: number, unackScore: number): ScriptCall {
+    const s = this.localShard;
+    return call(legacyBulkPopLocal, [this.keys.message, this.keys.queue(s), this.keys.unack(s)], [String(ids.length), String(peekUntil), String(unackScore), ...ids]);
+  }
+
+  legacyProcessUnacks(now: number, batch: number): ScriptCall {
+    const s = this.localShard;
+    return call(legacyProcessUnacks, [this.keys.message, this.keys.queue(s), this.keys.unack(s)], [String(now), String(batch)]);
+  }
+
+  legacyFindStale(shard: string, ids: readonly string[]): ScriptCall {
+    return call(legacyFindStale, [this.keys.message, this.keys.queue(shard), this.keys.unack(shard)], [String(ids.length), ...ids]);
+  }
+}

@@ -1,13 +1,14 @@
 import cliProgress from 'cli-progress';
+import { colourAllowed } from './output.js';
 
-/** A progress bar on a terminal; plain periodic lines otherwise (CI logs). */
+/** A progress bar on a terminal; plain periodic lines otherwise (CI logs, NO_COLOR, TERM=dumb). */
 export interface Progress {
   update(done: number, total: number): void;
   stop(): void;
 }
 
 export function progress(label: string): Progress {
-  if (process.stderr.isTTY) {
+  if (colourAllowed()) {
     const bar = new cliProgress.SingleBar(
       { format: `${label} [{bar}] {value}/{total} · {eta_formatted} left`, stream: process.stderr, hideCursor: true },
       cliProgress.Presets.shades_classic,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { UnsupportedStoreFeatureError } from './errors.js';
+import { clientSafetyProblems } from './client-safety.js';
+import { UnsafeClientError, UnsupportedStoreFeatureError } from './errors.js';
 import { runScriptOnMockData } from './mock-script-runner.js';
 import type { ScriptDef, ScriptReply } from './script.js';
 import type { RangeLimit, ScoreBound, ScoredMember, Store, ZAddOptions } from './store.js';
@@ -12,6 +13,12 @@ export type IoredisFlavor = 'redis' | 'mock';
 export interface IoredisStoreOptions {
   /** Defaults to 'mock' when the client is an ioredis-mock instance, else 'redis'. */
   readonly flavor?: IoredisFlavor;
+  /**
+   * What to do with a client whose settings can run a script twice or hang (see `connect()`):
+   * 'refuse' (default) throws `UnsafeClientError`; 'warn' emits a process warning once; 'off' accepts it.
+   * ioredis-mock is never checked.
+   */
+  readonly clientCheck?: 'refuse' | 'warn' | 'off';
 }
 
 type Client = Redis | Cluster;
@@ -72,6 +79,14 @@ export class IoredisStore implements Store {
     options: IoredisStoreOptions = {},
   ) {
     this.flavor = options.flavor ?? detectFlavor(client);
+    const check = options.clientCheck ?? 'refuse';
+    if (this.flavor === 'redis' && check !== 'off') {
+      const problems = clientSafetyProblems(client);
+      if (problems.length > 0) {
+        if (check === 'refuse') throw new UnsafeClientError(problems);
+        process.emitWarning(new UnsafeClientError(problems).message, { type: 'DynoqUnsafeClient', code: 'UNSAFE_CLIENT' });
+      }
+    }
   }
 
   async zadd(key: string, entries: readonly ScoredMember[], options: ZAddOptions = {}): Promise<number> {

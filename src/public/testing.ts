@@ -1,0 +1,2 @@
+/** `dynoq/testing` — the harness on your own setup (next commit). */
+export {};

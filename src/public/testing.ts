@@ -1,2 +1,17 @@
-/** `dynoq/testing` — the harness on your own setup (next commit). */
-export {};
+/**
+ * `dynoq/testing` — dynoq's harness on your own setup, callable from any test runner (vitest, jest,
+ * node:test): each function resolves when the check passed and rejects with a `HarnessFailure`
+ * whose message says how to replay the failure (fast-check seed and path, or a scenario file).
+ *
+ * `checkAgainstModel` and `compareWithRedis` generate their inputs with fast-check, an optional
+ * peer dependency: `npm install --save-dev fast-check`. `simulate` needs nothing more.
+ */
+export { checkAgainstModel, compareWithRedis, simulate } from '../testing/harness.js';
+export type { CheckAgainstModelOptions, CheckOutcome, CompareWithRedisOptions, RedisTarget, SimulateOptions } from '../testing/harness.js';
+export type { ModelCheckQueueOptions } from '../harness/model-check.js';
+export { HarnessFailure } from '../testing/failure.js';
+
+// ── Judging your own history ───────────────────────────────────────────────────────────────────
+// Reserved for `judge` (the API of `dynoq judge`: check a history file recorded from your own
+// system against the properties), which is being built in src/model. Export it here when it lands:
+//   export { judge } from '../model/judge.js';

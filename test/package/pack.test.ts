@@ -3,6 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisRequired, redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
 
@@ -37,10 +38,17 @@ function footprint(cwd: string): { kb: number; packages: number } {
   return { kb, packages: listed.length - 1 };
 }
 
+/** The README's `ts` code blocks, in order. */
+export function readmeBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+}
+
 describe('the package as a user installs it', () => {
   let work: string;
   let app: string;
   let tarball: string;
+  const readme = readmeBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
+  const readmeFiles = readme.map((_, i) => `readme-${i + 1}.ts`);
 
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'dynoq-pack-'));
@@ -51,6 +59,7 @@ describe('the package as a user installs it', () => {
     mkdirSync(app);
     // fast-check is the optional peer that dynoq/testing's generated checks need; @types/node for tsc.
     npmInstall(app, [tarball, `fast-check@${versionOf('fast-check')}`, `@types/node@${versionOf('@types/node')}`]);
+    readme.forEach((code, i) => writeFileSync(join(app, readmeFiles[i]!), code));
   }, 300_000);
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
@@ -86,7 +95,12 @@ console.log(JSON.stringify({ dynoq: Object.keys(dynoq), sim: Object.keys(sim), m
     expect(seen.deep).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 
-  it('type-checks a TypeScript file using all four entry points under strict + exactOptionalPropertyTypes', () => {
+  it('the README has ts blocks to check (the queue example and the dynoq/testing one)', () => {
+    expect(readme.length).toBeGreaterThanOrEqual(2);
+    expect(readme[0]).toContain("from 'dynoq'");
+  });
+
+  it('type-checks a TypeScript file using all four entry points, and the README blocks, under strict + exactOptionalPropertyTypes', () => {
     writeFileSync(
       join(app, 'tsconfig.json'),
       JSON.stringify({
@@ -101,7 +115,7 @@ console.log(JSON.stringify({ dynoq: Object.keys(dynoq), sim: Object.keys(sim), m
           noEmit: true,
           types: ['node'],
         },
-        files: ['use.ts'],
+        files: ['use.ts', ...readmeFiles],
       }),
     );
     writeFileSync(
@@ -194,6 +208,19 @@ export function judge(history: readonly HistoryEvent[]): CheckReport {
       expect(r.status).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual({ id: 'order-42', payload: '{"total":12}', acked: true, size: 0 });
     }, 30_000);
+
+    it("every ts block of the README runs against the installed package and exits on its own", () => {
+      for (const file of readmeFiles) {
+        const js = ts.transpileModule(readFileSync(join(app, file), 'utf8'), {
+          compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+        }).outputText;
+        const mjs = file.replace(/\.ts$/, '.mjs');
+        writeFileSync(join(app, mjs), js);
+        const r = sh('node', [mjs], app, { REDIS_URL: server.url });
+        expect({ file, signal: r.signal, status: r.status, stderr: r.stderr }).toEqual({ file, signal: null, status: 0, stderr: '' });
+      }
+      expect(readme[0] && sh('node', ['readme-1.mjs'], app, { REDIS_URL: server.url }).stdout).toContain('handling order-42');
+    }, 120_000);
 
     it('examples/dynoq-testing.test.mjs passes against the installed package (node --test)', () => {
       copyFileSync(join(root, 'examples', 'dynoq-testing.test.mjs'), join(app, 'dynoq-testing.test.mjs'));

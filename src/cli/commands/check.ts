@@ -18,12 +18,18 @@ export async function reachRedis(url: string): Promise<Redis | Cluster> {
   client.on('error', (err: Error) => {
     lastError = err.message;
   });
+  // A Cluster client retries its startup nodes forever: bound the wait here.
+  let timer: NodeJS.Timeout | undefined;
+  const giveUp = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('no answer within 10 s')), 10_000);
+  });
   try {
-    await client.connect();
-    await client.ping();
+    await Promise.race([client.connect().then(() => client.ping()), giveUp]);
   } catch (err) {
     client.disconnect();
     throw new CliError(`cannot reach Redis at ${url}: ${lastError || (err instanceof Error ? err.message : String(err))}`);
+  } finally {
+    clearTimeout(timer);
   }
   return client;
 }

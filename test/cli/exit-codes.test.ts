@@ -56,6 +56,7 @@ describe('dynoq exit codes and output', () => {
     [['check', '--redis', 'not a url'], /^dynoq: invalid Redis URL: "not a url" is not a URL/],
     [['check', '--redis', 'http://127.0.0.1:6379'], /^dynoq: invalid Redis URL: unknown scheme http:/],
     [['check', '--redis', 'redis://127.0.0.1:1'], /^dynoq: cannot reach Redis at redis:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/],
+    [['check', '--redis', 'redis-cluster://127.0.0.1:1'], /^dynoq: cannot reach Redis at redis-cluster:\/\/127\.0\.0\.1:1: /],
     [['sim', '--configuration', 'nope'], /^dynoq: unknown configuration nope/],
   ])('bad input %j: one friendly error, exit 2, no stack trace', async (args, message) => {
     const r = await dynoq(args, cwd);

@@ -16,6 +16,7 @@ import { Redis } from 'ioredis';
 import { createQueue } from '../src/queue/create-queue.js';
 import type { QueueMode } from '../src/queue/dyno-queue.js';
 import { systemClock, systemTimers } from '../src/runtime/system-time.js';
+import { safeRedisOptions } from '../src/store/connect.js';
 import { IoredisStore } from '../src/store/ioredis-store.js';
 import { atomicPush } from '../src/queue/scripts/index.js';
 import { startRedisServer } from '../test/support/redis-server.js';
@@ -32,7 +33,7 @@ const admin = new Redis(connection);
 let run = 0;
 
 function dynoq(mode: QueueMode, name: string) {
-  const client = new Redis(connection);
+  const client = new Redis({ ...safeRedisOptions(), host: '127.0.0.1', port: server.port });
   const queue = createQueue({ name, mode, quorum: new IoredisStore(client), clock: systemClock, timers: systemTimers, unackInterval: 0, unackTimeout: 60_000 });
   return { queue, close: async () => { await queue.close(); client.disconnect(); } };
 }

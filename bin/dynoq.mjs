@@ -1,14 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI through tsx, so `npx dynoq` works without a build step.
-import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
+// The dynoq command: the compiled CLI in dist/ (built by `npm run build`, which `npm install` of a
+// git checkout runs through `prepare`).
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const require = createRequire(import.meta.url);
-const tsx = require.resolve('tsx/cli');
-const result = spawnSync(process.execPath, [tsx, join(here, '..', 'src', 'cli', 'main.ts'), ...process.argv.slice(2)], {
-  stdio: 'inherit',
-});
-process.exit(result.status ?? 1);
+const compiled = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli', 'main.js');
+if (!existsSync(compiled)) {
+  console.error('dynoq: the compiled CLI is missing (dist/cli/main.js); run `npm run build` in the dynoq checkout');
+  process.exit(2);
+}
+await import(pathToFileURL(compiled).href);

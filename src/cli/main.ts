@@ -1,18 +1,10 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
-import { ZodError } from 'zod';
-import { HistoryFileError } from '../model/history-file.js';
-import { SimConfigError } from '../sim/run.js';
-import { ScenarioError } from '../sim/scenario.js';
-import { TraceFileError } from '../sim/trace-file.js';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError } from './cli-error.js';
-import { checkCommand } from './commands/check.js';
-import { exploreCommand } from './commands/explore.js';
-import { guaranteesCommand } from './commands/guarantees.js';
-import { judgeCommand } from './commands/judge.js';
-import { replayCommand } from './commands/replay.js';
-import { reportCommand } from './commands/report.js';
-import { schemaCommand } from './commands/schema.js';
-import { simCommand } from './commands/sim.js';
+import { EXIT, describeError } from './exit-codes.js';
+import { enableJsonMode } from './output.js';
+
+// Commands are loaded when they run, so that `dynoq --version` and `--help` start fast.
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -31,19 +23,32 @@ export function parseDuration(value: string): number {
   return Math.round(n * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[unit]!);
 }
 
-let exitCode = 0;
-const run = (fn: () => Promise<number> | number) => async () => {
+function packageVersion(): string {
+  // dist/cli/main.js and src/cli/main.ts are both two folders below package.json.
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+let exitCode: number = EXIT.ok;
+const run = (json: boolean | undefined, fn: () => Promise<number> | number) => async () => {
+  if (json) enableJsonMode();
   exitCode = await fn();
 };
 
 const program = new Command()
   .name('dynoq')
   .description('A Dyno-queues port on Redis and a deterministic simulator that measures what it guarantees.')
-  .showHelpAfterError();
+  .version(packageVersion(), '-V, --version', 'print the version')
+  .exitOverride()
+  .showHelpAfterError()
+  .addHelpText(
+    'after',
+    '\nExit codes: 0 every property held / replay matched · 1 a property violated or a replay differed · 2 bad input or usage · 3 internal error.\nWith --json, stdout carries exactly one JSON document; progress and notes go to stderr.',
+  );
 
 program
   .command('sim')
-  .description('Run one simulation (a scenario file, a named configuration, or the default story) and judge its history')
+  .description('Run one simulation (a scenario file, a named configuration, or the default story) and judge its history; exit 1 when a property is violated (a scenario: one it expects to hold)')
   .argument('[scenario]', 'a scenario JSON file (see scenarios/)')
   .option('--seed <seed>', 'seed of the run (printed first; the same seed replays the same run)')
   .option('--configuration <name>', 'a configuration of the guarantees table (see docs/GUARANTEES.md)')
@@ -53,39 +58,49 @@ program
   .option('--trace <file>', 'write the trace (one JSON line per event) to this file')
   .option('--history <file>', 'write the history (the format dynoq judge reads) to this file')
   .option('--check-determinism', 'run twice and fail if the trace hashes differ')
-  .option('--json', 'print the reports as JSON')
+  .option('--json', 'print the reports as one JSON document on stdout')
   .option('--verbose', 'the default story: print every run in full, not only the one-screen table')
   .option('--html <file>', 'write a self-contained HTML timeline of the run (one per run: -2, -3… for the default story)')
-  .action((scenario: string | undefined, opts) => run(() => simCommand(scenario, opts))());
+  .action((scenario: string | undefined, opts) =>
+    run(opts.json, async () => (await import('./commands/sim.js')).simCommand(scenario, opts))(),
+  );
 
 program
   .command('replay')
   .description('Re-run scenario files; exit 1 when an outcome or a recorded trace hash differs')
   .argument('<files...>', 'scenario JSON files')
   .option('--record', "write this run's outcome and trace hash into each file's expect (after a deliberate change)")
-  .action((files: string[], opts) => run(() => replayCommand(files, opts))());
+  .option('--json', 'print one JSON document on stdout: per file, the outcome and any difference')
+  .action((files: string[], opts) => run(opts.json, async () => (await import('./commands/replay.js')).replayCommand(files, opts))());
 
 program
   .command('explore')
-  .description('Swarm exploration: random configurations and fault schedules; each violation is shrunk and written as a scenario')
+  .description('Swarm exploration: random configurations and fault schedules; each violation is shrunk and written as a scenario (exit 1 when one is found)')
   .option('--time <duration>', 'wall-clock budget, e.g. 60s or 5m', parseDuration)
   .option('--runs <n>', 'number of seeds to try', positiveInt('--runs'))
   .option('--seed <seed>', 'base seed; seed i is <seed>-<i>', 'explore')
+  .option('--from <scenario>', "explore around this scenario's topology, queue and workload (new seeds and fault schedules)")
   .option('--out <dir>', 'where found scenarios go', 'scenarios/found')
+  .option('--json', 'print one JSON document on stdout: every finding and its scenario file')
   .action((opts) =>
-    run(() => {
+    run(opts.json, async () => {
       if (opts.time === undefined && opts.runs === undefined) throw new CliError('give --time (e.g. 60s) or --runs N');
-      return exploreCommand(opts);
+      return (await import('./commands/explore.js')).exploreCommand(opts);
     })(),
   );
 
 program
   .command('check')
-  .description('Run the model-based suite against a Redis you name (keys under dynoq-check-*, cleared afterwards)')
-  .requiredOption('--redis <url>', 'e.g. redis://127.0.0.1:6379')
+  .description('Run the model-based suite against a Redis you name (keys under dynoq-check-*, cleared afterwards); exit 1 when the queue disagrees with the model')
+  .requiredOption('--redis <url>', 'e.g. redis://127.0.0.1:6379, redis-sentinel://host:26379/mymaster, redis-cluster://host:7000')
   .option('--runs <n>', 'generated command sequences per mode', positiveInt('--runs'), 100)
-  .option('--seed <n>', 'fast-check seed (to replay a failure)', (v) => Number(v))
-  .action((opts) => run(() => checkCommand(opts))());
+  .option('--seed <n>', 'fast-check seed (to replay a failure)', (v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n)) throw new InvalidArgumentError(`a whole number (got ${JSON.stringify(v)})`);
+    return n;
+  })
+  .option('--json', 'print one JSON document on stdout: the outcome per mode')
+  .action((opts) => run(opts.json, async () => (await import('./commands/check.js')).checkCommand(opts))());
 
 program
   .command('guarantees')
@@ -96,7 +111,7 @@ program
   .option('--only <text>', 'only configurations whose name contains this')
   .option('--scenarios <dir>', 'shrink one scenario per mechanism into this folder')
   .option('--max-scenarios <n>', 'at most this many mechanism scenarios', positiveInt('--max-scenarios'), 40)
-  .action((opts) => run(() => guaranteesCommand(opts))());
+  .action((opts) => run(false, async () => (await import('./commands/guarantees.js')).guaranteesCommand(opts))());
 
 const nonNegative = (name: string) => (value: string): number => {
   const n = Number(value);
@@ -113,32 +128,33 @@ program
   .option('--reaper-interval <ms>', 'the reaper period (default: the run line, else 1000)', nonNegative('--reaper-interval'))
   .option('--recovery-bound <ms>', 'allowed recovery time after lease end + reaper period (default: the run line, else 5000)', nonNegative('--recovery-bound'))
   .option('--json', 'print the report as one JSON document')
-  .action((file: string, opts) => run(() => judgeCommand(file, opts))());
+  .action((file: string, opts) =>
+    run(opts.json, async () => (await import('./commands/judge.js')).judgeCommand(file, opts))(),
+  );
 
 program
   .command('report')
   .description('Judge a trace file (from dynoq sim --trace) again and draw it as a self-contained HTML timeline')
   .argument('<trace>', 'a trace file written by dynoq sim --trace')
-  .requiredOption('--html <file>', 'where the HTML goes')
-  .action((trace: string, opts) => run(() => reportCommand(trace, opts))());
+  .requiredOption('--html <file>', 'where the HTML goes (its folder is created)')
+  .action((trace: string, opts) => run(false, async () => (await import('./commands/report.js')).reportCommand(trace, opts))());
 
 program
   .command('schema')
   .description('Print the JSON Schema of scenario files (for editors)')
   .option('--out <file>', 'write it to a file instead')
-  .action((opts) => run(() => schemaCommand(opts))());
+  .action((opts) => run(false, async () => (await import('./commands/schema.js')).schemaCommand(opts))());
 
 try {
   await program.parseAsync(process.argv);
   process.exitCode = exitCode;
 } catch (err) {
-  if (err instanceof ScenarioError || err instanceof CliError || err instanceof TraceFileError || err instanceof HistoryFileError || err instanceof SimConfigError) {
-    console.error(`dynoq: ${err.message}`);
-    process.exitCode = 2;
-  } else if (err instanceof ZodError) {
-    console.error(`dynoq: invalid configuration\n${err.issues.map((i) => `  - ${i.path.join('.')}: ${i.message}`).join('\n')}`);
-    process.exitCode = 2;
+  if (err instanceof CommanderError) {
+    // Help and --version exit 0; every other commander error is a usage error (its message is printed).
+    process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   } else {
-    throw err;
+    const { message, code } = describeError(err);
+    console.error(message);
+    process.exitCode = code;
   }
 }

@@ -1,27 +1,43 @@
-import cliProgress from 'cli-progress';
+import { colourAllowed } from './output.js';
 
-/** A progress bar on a terminal; plain periodic lines otherwise (CI logs). */
+/**
+ * Progress of a long command on stderr, with an ETA from the pace so far: a bar redrawn in place on a
+ * terminal; plain lines at every tenth otherwise (CI logs, NO_COLOR, TERM=dumb). Wall-clock time is
+ * read here only to report progress, never on a simulated path.
+ */
 export interface Progress {
   update(done: number, total: number): void;
   stop(): void;
 }
 
+export function formatEta(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '?';
+  const s = Math.round(ms / 1_000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+function eta(started: number, done: number, total: number): string {
+  if (done <= 0 || done >= total) return done >= total ? '0s' : '?';
+  return formatEta(((Date.now() - started) / done) * (total - done));
+}
+
 export function progress(label: string): Progress {
-  if (process.stderr.isTTY) {
-    const bar = new cliProgress.SingleBar(
-      { format: `${label} [{bar}] {value}/{total} · {eta_formatted} left`, stream: process.stderr, hideCursor: true },
-      cliProgress.Presets.shades_classic,
-    );
-    let started = false;
+  const started = Date.now();
+  if (colourAllowed()) {
+    let drawn = false;
     return {
       update(done, total) {
-        if (!started) {
-          bar.start(total, 0);
-          started = true;
-        }
-        bar.update(done);
+        const width = 30;
+        const filled = total > 0 ? Math.round((done / total) * width) : 0;
+        process.stderr.write(`\r${label} [${'█'.repeat(filled)}${'░'.repeat(width - filled)}] ${done}/${total} · ${eta(started, done, total)} left  `);
+        drawn = true;
       },
-      stop: () => started && bar.stop(),
+      stop() {
+        if (drawn) process.stderr.write('\n');
+        drawn = false;
+      },
     };
   }
   let lastTenth = -1;
@@ -30,7 +46,7 @@ export function progress(label: string): Progress {
       const tenth = Math.floor((done / total) * 10);
       if (tenth !== lastTenth) {
         lastTenth = tenth;
-        process.stderr.write(`${label}: ${done}/${total}\n`);
+        process.stderr.write(`${label}: ${done}/${total} · ${eta(started, done, total)} left\n`);
       }
     },
     stop: () => undefined,

@@ -6,6 +6,7 @@ import type { BaseQueue } from '../queue/base-queue.js';
 import { createQueue } from '../queue/create-queue.js';
 import type { QueueMode } from '../queue/dyno-queue.js';
 import type { PoppedMessage } from '../queue/message.js';
+import type { QueueOptionsInput } from '../queue/options.js';
 import type { Store } from '../store/store.js';
 import { FakeTime } from './manual-time.js';
 
@@ -171,7 +172,9 @@ class OpCommand implements fc.AsyncCommand<QueueModel, Real> {
   }
 }
 
-const commandsArb = fc.commands([opArb.map((op) => new OpCommand(op))], { maxCommands: 40, size: 'max' });
+/** fast-check replays a failing command sequence from seed + path + the sequence's own replayPath. */
+const commandsArb = (replayPath?: string) =>
+  fc.commands([opArb.map((op) => new OpCommand(op))], { maxCommands: 40, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) });
 
 async function finalStateAgrees(model: QueueModel, real: Real): Promise<void> {
   const sizes = await real.run(real.queue.shardSizes());
@@ -185,8 +188,14 @@ function modelFor(mode: QueueMode, now: number): QueueModel {
   return m;
 }
 
-function makeQueue(mode: QueueMode, store: Store, time: FakeTime, name: string): BaseQueue {
-  return createQueue({ name, mode, quorum: store, clock: time, timers: time, unackInterval: 0, unackTimeout: UNACK });
+/**
+ * Queue options a user may set for the check. The rest are the check's own: the model is one shard
+ * on a hand-driven clock with a 100 ms lease and no background reaper.
+ */
+export type ModelCheckQueueOptions = Pick<QueueOptionsInput, 'prefix' | 'hashTag' | 'durable' | 'maxPayloadBytes' | 'reaperBatch'>;
+
+function makeQueue(mode: QueueMode, store: Store, time: FakeTime, name: string, extra: ModelCheckQueueOptions): BaseQueue {
+  return createQueue({ ...extra, name, mode, quorum: store, clock: time, timers: time, unackInterval: 0, unackTimeout: UNACK });
 }
 
 export interface ModelCheckOptions {
@@ -195,19 +204,25 @@ export interface ModelCheckOptions {
   readonly setup: (name: string) => { store: Store; run: Real['run'] };
   readonly runs: number;
   readonly seed?: number;
+  /** fast-check's shrink path (with seed): replays the smallest counterexample directly. */
+  readonly path?: string;
+  /** The counterexample's `replayPath` (printed after it), needed with seed and path to replay a command sequence. */
+  readonly replayPath?: string;
   /** Queue names are `${namePrefix}${n}` (default `mb`); each sequence clears its keys at the end. */
   readonly namePrefix?: string;
+  /** Options of the queue under test (prefix, hash tag, durable writes…). */
+  readonly queueOptions?: ModelCheckQueueOptions;
 }
 
 /** Runs the model-based property; throws fast-check's report (seed and replay path) on a mismatch. */
-export async function modelCheck({ mode, setup, runs, seed, namePrefix = 'mb' }: ModelCheckOptions): Promise<void> {
+export async function modelCheck({ mode, setup, runs, seed, path, replayPath, namePrefix = 'mb', queueOptions = {} }: ModelCheckOptions): Promise<void> {
   let n = 0;
   await fc.assert(
-    fc.asyncProperty(commandsArb, async (cmds) => {
+    fc.asyncProperty(commandsArb(replayPath), async (cmds) => {
       const time = new FakeTime();
       const name = `${namePrefix}${++n}`;
       const { store, run } = setup(name);
-      const queue = makeQueue(mode, store, time, name);
+      const queue = makeQueue(mode, store, time, name, queueOptions);
       const real: Real = { queue, time, run, tokens: new Map() };
       const model = modelFor(mode, time.now());
       try {
@@ -218,7 +233,7 @@ export async function modelCheck({ mode, setup, runs, seed, namePrefix = 'mb' }:
         await queue.close();
       }
     }),
-    { numRuns: runs, ...(seed === undefined ? {} : { seed }) },
+    { numRuns: runs, ...(seed === undefined ? {} : { seed }), ...(path === undefined ? {} : { path }) },
   );
 }
 

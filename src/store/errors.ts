@@ -9,3 +9,21 @@ export class UnsupportedStoreFeatureError extends Error {
     this.name = 'UnsupportedStoreFeatureError';
   }
 }
+
+/**
+ * An ioredis client whose settings can break the queue's promises: one that re-sends an in-flight
+ * script after a reconnect (the script may run twice: a re-run pop leases messages nobody receives,
+ * a re-run ack answers 0) or that has no command timeout (with re-sending off, a call on a dead
+ * connection can wait forever). Build the client with `connect()`, or opt out with
+ * `new IoredisStore(client, { clientCheck: 'warn' | 'off' })`.
+ */
+export class UnsafeClientError extends Error {
+  readonly code = 'UNSAFE_CLIENT';
+  constructor(readonly problems: readonly string[]) {
+    super(
+      `this ioredis client can break the queue's promises:\n${problems.map((p) => `  - ${p}`).join('\n')}\n` +
+        "build it with connect() from 'dynoq', or pass { clientCheck: 'warn' } or { clientCheck: 'off' } to IoredisStore to accept the risk",
+    );
+    this.name = 'UnsafeClientError';
+  }
+}

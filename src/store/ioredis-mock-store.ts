@@ -45,7 +45,8 @@ function withinBounds(score: number, min: ScoreBound, max: ScoreBound): boolean 
 export class IoredisMockStore extends IoredisStore {
   /** `client` is an ioredis-mock instance (typed as ioredis's client, whose API it mimics). */
   constructor(client: Redis) {
-    super(client);
+    // No reconnects, no re-sent scripts: the mock has no connection to lose, so no client check.
+    super(client, { clientCheck: 'off' });
   }
 
   override async zrangeByScore(key: string, min: ScoreBound, max: ScoreBound, limit?: RangeLimit): Promise<string[]> {

@@ -1,8 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
+import { clientSafetyProblems } from './client-safety.js';
+import { UnsafeClientError } from './errors.js';
 import type { ScriptDef, ScriptReply } from '../redis/script.js';
 import type { RangeLimit, ScoreBound, ScoredMember, Store, ZAddOptions } from './store.js';
 import { formatBound, pairs } from './store.js';
+
+export interface IoredisStoreOptions {
+  /**
+   * What to do with a client whose settings can run a script twice or hang (see `connect()`):
+   * 'refuse' (default) throws `UnsafeClientError`; 'warn' emits a process warning once; 'off' accepts it.
+   */
+  readonly clientCheck?: 'refuse' | 'warn' | 'off';
+}
 
 type Client = Redis | Cluster;
 
@@ -29,7 +39,19 @@ function normaliseReply(v: unknown): ScriptReply {
 export class IoredisStore implements Store {
   private readonly shas = new Map<ScriptDef, string>();
 
-  constructor(readonly client: Client) {}
+  constructor(
+    readonly client: Client,
+    options: IoredisStoreOptions = {},
+  ) {
+    const check = options.clientCheck ?? 'refuse';
+    if (check !== 'off') {
+      const problems = clientSafetyProblems(client);
+      if (problems.length > 0) {
+        if (check === 'refuse') throw new UnsafeClientError(problems);
+        process.emitWarning(new UnsafeClientError(problems).message, { type: 'DynoqUnsafeClient', code: 'UNSAFE_CLIENT' });
+      }
+    }
+  }
 
   async zadd(key: string, entries: readonly ScoredMember[], options: ZAddOptions = {}): Promise<number> {
     if (entries.length === 0) return 0;

@@ -1,6 +1,7 @@
-import { Cluster } from 'ioredis';
+import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueue } from '../../src/queue/create-queue.js';
+import { connect } from '../../src/store/connect.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
 import { FakeTime } from '../support/fake-time.js';
 import { redisCliAvailable, startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
@@ -14,7 +15,7 @@ describe.runIf(available)('Redis Cluster: why the hash tag', () => {
   let client: Cluster;
   beforeAll(async () => {
     cluster = await startRedisCluster(3);
-    client = new Cluster(cluster.ports.map((port) => ({ host: '127.0.0.1', port })));
+    client = connect(undefined, { cluster: cluster.ports.map((port) => ({ host: '127.0.0.1', port })), commandTimeout: 20_000 }) as Cluster;
   }, 60_000);
   afterAll(async () => {
     client?.disconnect();

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueue } from '../../src/queue/create-queue.js';
 import { systemClock, systemTimers } from '../../src/runtime/system-time.js';
+import { safeRedisOptions } from '../../src/store/connect.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
 import { redisRequired, redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
 
@@ -9,23 +10,10 @@ const available = redisServerBinary() !== null;
 if (!available && redisRequired) throw new Error('REQUIRE_REDIS=1 but redis-server is not installed');
 
 /**
- * The ioredis settings dynoq recommends, chosen because a re-sent script can run twice:
- * - autoResendUnfulfilledCommands: false — a command in flight when the connection drops fails
- *   instead of being sent again, so a pop is never silently executed twice (a re-run pop would
- *   lease messages nobody receives until their lease expires) and an ack's reply is never the
- *   second run's 0;
- * - enableOfflineQueue: true — commands issued while reconnecting wait for the connection;
- * - maxRetriesPerRequest: 1 — a command fails fast across a reconnect, the caller decides;
- * - commandTimeout: 2000 — no await on Redis lasts forever (a timed-out write may still apply);
- * - retryStrategy: reconnect every 100 ms, forever.
+ * The ioredis settings connect() gives a client (src/store/connect.ts explains each), with the
+ * 2 s command timeout this test was measured with: this test is what shows they keep the promises.
  */
-export const RECOMMENDED_IOREDIS = {
-  autoResendUnfulfilledCommands: false,
-  enableOfflineQueue: true,
-  maxRetriesPerRequest: 1,
-  commandTimeout: 2_000,
-  retryStrategy: () => 100,
-} as const;
+export const RECOMMENDED_IOREDIS = safeRedisOptions({ commandTimeout: 2_000 });
 
 describe.runIf(available)('connection faults on real Redis (AOF, fsync always)', () => {
   let server: RedisServer;
@@ -55,6 +43,11 @@ describe.runIf(available)('connection faults on real Redis (AOF, fsync always)',
     const total = 300;
     const acknowledgedPushes = new Set<string>();
     const acked = new Set<string>();
+    // An ack whose reply was lost (connection killed, server SIGKILLed after the AOF write) may have
+    // applied: its outcome is unknown. Such a message counts as done once the server no longer has it.
+    const uncertain = new Set<string>();
+    const ackedUnseen = new Set<string>();
+    const done = () => acked.size + [...ackedUnseen].filter((id) => !acked.has(id)).length;
     let dropped = 0;
     const deadline = Date.now() + 20_000;
 
@@ -74,14 +67,19 @@ describe.runIf(available)('connection faults on real Redis (AOF, fsync always)',
       }
     })();
     const consume = (async () => {
-      while (acked.size < total && Date.now() < deadline) {
+      while (done() < total && Date.now() < deadline) {
         try {
-          for (const m of await consumer.pop(10, { wait: 50 })) {
+          const got = await consumer.pop(10, { wait: 50 });
+          if (got.length === 0) {
+            for (const id of uncertain) if (!acked.has(id) && (await consumer.get(id)) === null) ackedUnseen.add(id);
+          }
+          for (const m of got) {
             // Drop every 25th delivery on the floor: only the reaper can bring it back.
             if (Number(m.id.slice(1)) % 25 === 0 && !acked.has(m.id) && dropped < 12) {
               dropped++;
               continue;
             }
+            uncertain.add(m.id);
             if (await consumer.ack(m.id, m.token)) acked.add(m.id);
           }
         } catch {
@@ -103,17 +101,18 @@ describe.runIf(available)('connection faults on real Redis (AOF, fsync always)',
     await Promise.all([produce, consume]);
     // The faults struck while messages were still flowing.
     expect(ackedBeforeRestart).toBeLessThan(total);
-    expect(acked.size).toBe(total);
+    expect(done()).toBe(total);
+    expect(await consumer.size()).toBe(0);
     await producer.close();
     await consumer.close();
     for (const c of clients) c.disconnect();
     process.off('unhandledRejection', onUnhandled);
 
     expect(acknowledgedPushes.size).toBe(total);
-    expect([...acknowledgedPushes].filter((id) => !acked.has(id))).toEqual([]);
+    expect([...acknowledgedPushes].filter((id) => !acked.has(id) && !ackedUnseen.has(id))).toEqual([]);
     // Dropped deliveries were all acked later: only the reaper, running across the restart, re-queues them.
     expect(dropped).toBeGreaterThan(0);
     expect(unhandled).toEqual([]);
-    console.info(`connection faults: ${dropped} deliveries dropped and recovered by the reaper, ${reaperErrors.length} reaper errors survived`);
+    console.info(`connection faults: ${dropped} deliveries dropped and recovered by the reaper, ${reaperErrors.length} reaper errors survived, ${ackedUnseen.size - [...ackedUnseen].filter((id) => acked.has(id)).length} acks with a lost reply that had applied`);
   }, 60_000);
 });

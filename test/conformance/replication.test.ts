@@ -5,6 +5,7 @@ import { DurabilityError } from '../../src/queue/errors.js';
 import type { QueueOptionsInput } from '../../src/queue/options.js';
 import { ActorTimers, SkewedClock } from '../../src/sim/actor-time.js';
 import { PrimaryReplicaTopology } from '../../src/sim/topology/primary-replica.js';
+import { safeRedisOptions } from '../../src/store/connect.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
 import type { Store } from '../../src/store/store.js';
 import { FakeTime } from '../support/fake-time.js';
@@ -55,8 +56,8 @@ describe.runIf(available)('real replication and failover (primary + replica on l
     const primary = await startRedisServer();
     const replica = await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
     servers.push(primary, replica);
-    const pc = new Redis({ port: primary.port, host: '127.0.0.1', maxRetriesPerRequest: 0, retryStrategy: () => null });
-    const rc = new Redis({ port: replica.port, host: '127.0.0.1' });
+    const pc = new Redis({ ...safeRedisOptions({ commandTimeout: 20_000 }), port: primary.port, host: '127.0.0.1', maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const rc = new Redis({ ...safeRedisOptions({ commandTimeout: 20_000 }), port: replica.port, host: '127.0.0.1' });
     pc.on('error', () => undefined);
     clients.push(pc, rc);
     await until(async () => (await rc.info('replication')).includes('master_link_status:up'), 'the replica link');

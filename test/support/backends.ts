@@ -1,7 +1,8 @@
-import { Cluster, Redis } from 'ioredis';
+import { Redis, type Cluster } from 'ioredis';
 import RedisMock from 'ioredis-mock';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { IoredisMockStore } from '../../src/store/ioredis-mock-store.js';
+import { connect as connectClient, safeRedisOptions } from '../../src/store/connect.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
 import { redisCliAvailable, startRedisCluster, type RedisCluster } from './redis-cluster.js';
 import { redisRequired, redisServerBinary, startRedisServer, type RedisServer } from './redis-server.js';
@@ -74,11 +75,12 @@ export function useBackend(name: BackendName): Backend {
       return new IoredisMockStore(client as unknown as Redis);
     }
     if (name === 'redis-cluster') {
-      const client = new Cluster(cluster!.ports.map((port) => ({ host: '127.0.0.1', port })));
+      // The settings connect() gives a client (the store refuses others); a generous timeout under CI load.
+      const client = connectClient(undefined, { cluster: cluster!.ports.map((port) => ({ host: '127.0.0.1', port })), commandTimeout: 20_000 });
       clients.push(client);
       return new IoredisStore(client);
     }
-    const client = new Redis({ host: '127.0.0.1', port: server!.port, maxRetriesPerRequest: 3 });
+    const client = new Redis({ ...safeRedisOptions({ commandTimeout: 20_000 }), host: '127.0.0.1', port: server!.port });
     clients.push(client);
     return new IoredisStore(client);
   };

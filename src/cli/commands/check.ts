@@ -1,29 +1,85 @@
-import { Redis } from 'ioredis';
-import { modelCheck } from '../../harness/model-check.js';
+import type { Cluster, Redis } from 'ioredis';
 import type { QueueMode } from '../../queue/dyno-queue.js';
+import { connect } from '../../store/connect.js';
 import { IoredisStore } from '../../store/ioredis-store.js';
+import { CliError } from '../cli-error.js';
+import { EXIT } from '../exit-codes.js';
+import { emitJson } from '../output.js';
+
+/** Connects (or fails in one line naming the URL), so that an unreachable Redis is an input error. */
+export async function reachRedis(url: string): Promise<Redis | Cluster> {
+  let client: Redis | Cluster;
+  try {
+    client = connect(url, { lazyConnect: true, connectTimeout: 3_000, commandTimeout: 10_000 });
+  } catch (err) {
+    throw new CliError(err instanceof Error ? err.message : String(err));
+  }
+  let lastError = '';
+  client.on('error', (err: Error) => {
+    lastError = err.message;
+  });
+  // A Cluster client retries its startup nodes forever: bound the wait here.
+  let timer: NodeJS.Timeout | undefined;
+  const giveUp = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('no answer within 10 s')), 10_000);
+  });
+  try {
+    await Promise.race([client.connect().then(() => client.ping()), giveUp]);
+  } catch (err) {
+    client.disconnect();
+    throw new CliError(`cannot reach Redis at ${url}: ${lastError || (err instanceof Error ? err.message : String(err))}`);
+  } finally {
+    clearTimeout(timer);
+  }
+  return client;
+}
+
+/** `import('fast-check')` is optional for the package: say how to get it when it is missing. */
+export async function loadModelCheck(): Promise<typeof import('../../harness/model-check.js')> {
+  try {
+    return await import('../../harness/model-check.js');
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String(err).includes('fast-check')) {
+      throw new CliError('dynoq check needs fast-check: npm install --save-dev fast-check');
+    }
+    throw err;
+  }
+}
 
 /**
  * The model-based suite against a Redis the user names. Each generated sequence uses its own
  * queue name under the prefix `dynoq-check-<pid>`, and clears its keys afterwards.
  */
-export async function checkCommand(flags: { redis: string; runs: number; seed?: number }): Promise<number> {
-  const client = new Redis(flags.redis, { maxRetriesPerRequest: 2, lazyConnect: true });
-  await client.connect();
+export async function checkCommand(flags: { redis: string; runs: number; seed?: number; json?: boolean }): Promise<number> {
+  const { modelCheck } = await loadModelCheck();
+  const client = await reachRedis(flags.redis);
   const store = new IoredisStore(client);
-  let exit = 0;
+  const isCluster = (client as { isCluster?: boolean }).isCluster === true;
+  let exit: number = EXIT.ok;
+  const outcomes: { mode: QueueMode; agrees: boolean; runs: number; report?: string }[] = [];
   try {
     for (const mode of ['atomic', 'legacy'] as QueueMode[]) {
       try {
-        await modelCheck({ mode, runs: flags.runs, seed: flags.seed, namePrefix: `dynoq-check-${process.pid}`, setup: () => ({ store, run: (p) => p }) });
+        await modelCheck({
+          mode,
+          runs: flags.runs,
+          seed: flags.seed,
+          namePrefix: `dynoq-check-${process.pid}`,
+          queueOptions: { hashTag: isCluster },
+          setup: () => ({ store, run: (p) => p }),
+        });
+        outcomes.push({ mode, agrees: true, runs: flags.runs });
         console.log(`${mode}: ${flags.runs} generated sequences agree with the model`);
       } catch (err) {
-        exit = 1;
-        console.log(`${mode}: DISAGREES with the model\n${err instanceof Error ? err.message : String(err)}`);
+        exit = EXIT.violated;
+        const report = err instanceof Error ? err.message : String(err);
+        outcomes.push({ mode, agrees: false, runs: flags.runs, report });
+        console.log(`${mode}: DISAGREES with the model\n${report}`);
       }
     }
   } finally {
     client.disconnect();
   }
+  if (flags.json) emitJson({ redis: flags.redis, outcomes });
   return exit;
 }

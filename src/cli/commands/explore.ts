@@ -1,11 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../sim/config.js';
-import { PROPERTY_NAMES, VIOLATION_KINDS } from '../../model/properties.js';
+import { PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../../model/properties.js';
 import { generateFaults } from '../../sim/faults/index.js';
 import { Rng } from '../../sim/rng.js';
 import { runSimulation } from '../../sim/run.js';
+import { loadScenario, scenarioConfig } from '../../sim/scenario.js';
 import { shrink } from '../../sim/shrink.js';
+import { EXIT } from '../exit-codes.js';
+import { emitJson } from '../output.js';
 import { progress } from '../progress.js';
 
 export interface ExploreFlags {
@@ -13,6 +16,19 @@ export interface ExploreFlags {
   runs?: number;
   seed: string;
   out: string;
+  /** A scenario file: explore around its topology, queue and workload (new seeds and fault schedules). */
+  from?: string;
+  json?: boolean;
+}
+
+/**
+ * Around a user's own configuration: its topology, queue options, network, workload and phases are
+ * kept; each seed draws a new fault schedule (1–5 faults in the safety phase) and a new seed.
+ */
+export function configurationAround(base: SimConfig, seed: string): SimConfig {
+  const rng = new Rng(seed, 'explore-from');
+  const faults = generateFaults(rng.stream('faults'), { count: rng.int(1, 5), safetyMs: base.phases.safetyMs, config: base });
+  return parseSimConfig({ ...base, seed, faults, keepTrace: false });
 }
 
 /** A random configuration and fault schedule for one seed (swarm testing). */
@@ -53,13 +69,15 @@ export function randomConfiguration(seed: string): SimConfig {
 export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   const deadline = flags.time !== undefined ? Date.now() + flags.time : Infinity;
   const maxRuns = flags.runs ?? Infinity;
+  const base = flags.from !== undefined ? scenarioConfig(loadScenario(flags.from)) : undefined;
   const bar = progress('explore');
+  const findings: { seed: string; failing: PropertyName[]; file: string; faults: number; messages: number }[] = [];
   let found = 0;
   let i = 0;
   console.log(`seed ${flags.seed}`);
   for (; i < maxRuns && Date.now() < deadline; i++) {
     const seed = `${flags.seed}-${i}`;
-    const config = randomConfiguration(seed);
+    const config = base ? configurationAround(base, seed) : randomConfiguration(seed);
     const result = await runSimulation(config);
     bar.update(i + 1, Number.isFinite(maxRuns) ? maxRuns : i + 1);
     const failing = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
@@ -80,9 +98,11 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
     const file = join(flags.out, `${name}.json`);
     writeFileSync(file, `${JSON.stringify(scenario, null, 2)}\n`);
     bar.stop();
+    findings.push({ seed, failing, file, faults: small.config.faults.length, messages: small.config.workload.messages });
     console.log(`violation at seed ${seed}: ${failing.join(', ')} → shrunk to ${small.config.faults.length} fault(s), ${small.config.workload.messages} message(s) → ${file}`);
   }
   bar.stop();
   console.log(`explored ${i} seed(s), ${found} with a violation`);
-  return 0;
+  if (flags.json) emitJson({ seed: flags.seed, from: flags.from ?? null, explored: i, found, findings });
+  return found > 0 ? EXIT.violated : EXIT.ok;
 }

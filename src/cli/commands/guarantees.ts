@@ -1,14 +1,13 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { VIOLATION_KINDS, type ViolationKind } from '../../model/properties.js';
 import { adviceFor } from '../../sim/advice.js';
-import { CONFIGURATIONS } from '../../sim/configurations.js';
-import { foldRow, guaranteesMarkdown, seedsFor, type GuaranteeRow, type MechanismScenario, type RunSummary } from '../../sim/guarantees.js';
+import { guaranteesMarkdown, type GuaranteeRow, type MechanismScenario } from '../../sim/guarantees.js';
+import { configurationsMatching, measureGuarantees } from '../../sim/measure-guarantees.js';
 import type { MechanismScenarioFile } from '../../sim/mechanism-scenarios.js';
 import { runPoolTask } from '../../sim/pool-handlers.js';
-import { runInPool, type PoolTask } from '../../sim/pool.js';
+import { runInPool } from '../../sim/pool.js';
 import { CliError } from '../cli-error.js';
+import { writeOutput } from '../output.js';
 import { progress } from '../progress.js';
 
 export interface GuaranteesFlags {
@@ -44,20 +43,15 @@ function firstShowings(rows: readonly GuaranteeRow[], limit: number): { configur
 }
 
 export async function guaranteesCommand(flags: GuaranteesFlags): Promise<number> {
-  const configurations = flags.only ? CONFIGURATIONS.filter((c) => c.name.includes(flags.only!)) : CONFIGURATIONS;
-  if (configurations.length === 0) throw new CliError(`no configuration matches ${JSON.stringify(flags.only)}`);
-  const jobs = flags.jobs ?? availableParallelism();
-  const seeds = seedsFor(flags.seeds);
-  const tasks: PoolTask<{ configuration: string; seed: string }>[] = configurations.flatMap((c) =>
-    seeds.map((seed) => ({ handler: 'summarizeRun', input: { configuration: c.name, seed } })),
-  );
+  if (configurationsMatching(flags.only).length === 0) throw new CliError(`no configuration matches ${JSON.stringify(flags.only)}`);
   const bar = progress('guarantees');
-  let done = 0;
-  const started = performance.now();
-  const summaries = (await runInPool(tasks, runPoolTask, { jobs, onResult: () => bar.update(++done, tasks.length) })) as RunSummary[];
+  const { rows, runs, jobs, seconds } = await measureGuarantees({
+    seeds: flags.seeds,
+    ...(flags.only !== undefined ? { only: flags.only } : {}),
+    ...(flags.jobs !== undefined ? { jobs: flags.jobs } : {}),
+    onRun: (done, total) => bar.update(done, total),
+  });
   bar.stop();
-  const seconds = (performance.now() - started) / 1_000;
-  const rows = configurations.map((c) => foldRow(c, summaries.filter((s) => s.configuration === c.name)));
 
   const scenarios: MechanismScenario[] = [];
   if (flags.scenarios) {
@@ -70,18 +64,16 @@ export async function guaranteesCommand(flags: GuaranteesFlags): Promise<number>
       { jobs, onResult: () => shrinkBar.update(++shrunk, wanted.length) },
     )) as MechanismScenarioFile[];
     shrinkBar.stop();
-    mkdirSync(flags.scenarios, { recursive: true });
     for (const f of files) {
       const file = join(flags.scenarios, `${f.name}.json`);
-      writeFileSync(file, `${JSON.stringify(f.scenario, null, 2)}\n`);
+      writeOutput(file, `${JSON.stringify(f.scenario, null, 2)}\n`);
       scenarios.push({ key: f.key, file });
     }
   }
-  const timing = `${tasks.length} runs in ${seconds.toFixed(0)} s on ${jobs} thread(s): ${(tasks.length / seconds).toFixed(1)} runs/s`;
+  const timing = `${runs} runs in ${seconds.toFixed(0)} s on ${jobs} thread(s): ${(runs / seconds).toFixed(1)} runs/s`;
   const command = `dynoq guarantees --seeds ${flags.seeds}${flags.scenarios ? ` --scenarios ${flags.scenarios}` : ''}`;
   const md = guaranteesMarkdown(rows, command, scenarios, advise, timing);
-  mkdirSync(dirname(flags.out), { recursive: true });
-  writeFileSync(flags.out, md);
+  writeOutput(flags.out, md);
   console.error(timing);
   console.log(`written to ${flags.out}`);
   return 0;

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { checkHistory, type CheckReport } from '../../model/checker.js';
-import { parseHistoryFile } from '../../model/history-file.js';
+import type { CheckReport } from '../../model/checker.js';
+import { judgeHistory } from '../../model/judge.js';
 import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../../model/properties.js';
 import { CliError } from '../cli-error.js';
+import { emitJson } from '../output.js';
 
 export interface JudgeFlags {
   livenessStart?: number;
@@ -34,14 +35,14 @@ export function judgeCommand(file: string, flags: JudgeFlags): number {
   } catch (err) {
     throw new CliError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const h = parseHistoryFile(text, file, {
+  const h = judgeHistory(text, {
     ...(flags.livenessStart !== undefined ? { livenessStart: flags.livenessStart } : {}),
     ...(flags.end !== undefined ? { end: flags.end } : {}),
     ...(flags.reaperInterval !== undefined ? { reaperIntervalMs: flags.reaperInterval } : {}),
     ...(flags.recoveryBound !== undefined ? { recoveryBoundMs: flags.recoveryBound } : {}),
-  });
-  const report = checkHistory(h.history, h.phases, h.settings);
-  if (flags.json) console.log(JSON.stringify({ file, phases: h.phases, settings: h.settings, report }, null, 2));
+  }, file);
+  const report = h.report;
+  if (flags.json) emitJson({ file, phases: h.phases, settings: h.settings, report });
   else console.log(formatJudgement(report, file));
   return PROPERTY_NAMES.every((p) => report.properties[p]) ? 0 : 1;
 }

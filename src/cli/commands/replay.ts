@@ -1,26 +1,23 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { runSimulation } from '../../sim/run.js';
 import { PROPERTY_NAMES } from '../../model/properties.js';
-import { loadScenario, scenarioConfig } from '../../sim/scenario.js';
+import { replayScenario } from '../../sim/replay.js';
+import { loadScenario } from '../../sim/scenario.js';
+import { EXIT } from '../exit-codes.js';
+import { emitJson } from '../output.js';
 
 /**
  * Re-runs each scenario; exit 1 if an outcome or a recorded trace hash differs. With `record`,
  * writes what this run measured into each file's `expect` instead of comparing.
  */
-export async function replayCommand(files: readonly string[], flags: { record?: boolean } = {}): Promise<number> {
+export async function replayCommand(files: readonly string[], flags: { record?: boolean; json?: boolean } = {}): Promise<number> {
   let failures = 0;
-  for (const file of files) {
-    const scenario = loadScenario(file);
-    const config = scenarioConfig(scenario);
-    console.log(`seed ${config.seed}`);
-    const result = await runSimulation(config);
-    const problems: string[] = [];
-    for (const p of scenario.expect.hold) if (!result.report.properties[p]) problems.push(`${p} expected to hold, violated`);
-    for (const p of scenario.expect.violate) if (result.report.properties[p]) problems.push(`${p} expected to be violated, held`);
-    if (scenario.expect.traceHash && scenario.expect.traceHash !== result.traceHash) {
-      problems.push(`trace hash ${result.traceHash} differs from the recorded ${scenario.expect.traceHash}`);
-    }
-    const held = PROPERTY_NAMES.filter((p) => result.report.properties[p]);
+  // Every file is validated before the first run: a typo in the last file fails fast.
+  const scenarios = files.map((file) => ({ file, scenario: loadScenario(file) }));
+  const outcomes: { file: string; name: string; seed: string; held: string[]; violated: string[]; traceHash: string; matched: boolean; problems: string[] }[] = [];
+  for (const { file, scenario } of scenarios) {
+    console.log(`seed ${scenario.seed}`);
+    const { result, held, violated, problems } = await replayScenario(scenario);
+    outcomes.push({ file, name: scenario.name, seed: scenario.seed, held: [...held], violated: [...violated], traceHash: result.traceHash, matched: problems.length === 0, problems: [...problems] });
     if (flags.record) {
       const json = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
       json.expect = { hold: held, violate: PROPERTY_NAMES.filter((p) => !result.report.properties[p]), traceHash: result.traceHash };
@@ -35,6 +32,7 @@ export async function replayCommand(files: readonly string[], flags: { record?: 
       console.log(`FAIL ${file} (${scenario.name}):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     }
   }
-  console.log(`${files.length - failures} of ${files.length} scenario(s) replayed as recorded`);
-  return failures > 0 ? 1 : 0;
+  if (!flags.record) console.log(`${files.length - failures} of ${files.length} scenario(s) replayed as recorded`);
+  if (flags.json) emitJson({ replayed: outcomes.length, differed: failures, recorded: Boolean(flags.record), scenarios: outcomes });
+  return failures > 0 ? EXIT.violated : EXIT.ok;
 }

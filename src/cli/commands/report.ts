@@ -1,8 +1,8 @@
-import { writeFileSync } from 'node:fs';
 import { checkHistory } from '../../model/checker.js';
 import { renderHtmlReport } from '../../report/html-report.js';
 import { readTrace } from '../../sim/trace-file.js';
 import { SIM_EPOCH, type SimResult } from '../../sim/run.js';
+import { writeOutput } from '../output.js';
 import { sha256File } from '../sha256-file.js';
 
 /** `dynoq report TRACE --html out.html`: judge a trace file again and draw it. */
@@ -12,7 +12,7 @@ export function reportCommand(file: string, flags: { html: string }): number {
     reaperIntervalMs: t.config.queue.reaperIntervalMs,
     recoveryBoundMs: t.config.checker.recoveryBoundMs,
   });
-  writeFileSync(
+  writeOutput(
     flags.html,
     renderHtmlReport({ title: `trace ${file}`, config: t.config, history: t.history, faults: t.faults, report, start: t.start, livenessStart: t.livenessStart, end: t.end, traceHash: sha256File(file) }),
   );
@@ -23,7 +23,7 @@ export function reportCommand(file: string, flags: { html: string }): number {
 /** The same picture straight from a run (dynoq sim --html). */
 export function writeRunReport(result: SimResult, title: string, path: string): void {
   const faults = result.config.faults.map((fault) => ({ t: SIM_EPOCH + fault.at, fault }));
-  writeFileSync(
+  writeOutput(
     path,
     renderHtmlReport({
       title,

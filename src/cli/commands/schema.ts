@@ -1,9 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { writeOutput } from '../output.js';
 import { scenarioJsonSchema } from '../../sim/scenario.js';
 
 export function schemaCommand(flags: { out?: string }): number {
   const text = `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`;
-  if (flags.out) writeFileSync(flags.out, text);
+  if (flags.out) writeOutput(flags.out, text);
   else process.stdout.write(text);
   return 0;
 }

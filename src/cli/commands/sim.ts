@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../sim/config.js';
 import { CONFIGURATIONS, configurationRun } from '../../sim/configurations.js';
 import { formatHistoryFile } from '../../model/history-file.js';
@@ -7,6 +6,7 @@ import { loadScenario, scenarioConfig, type Scenario } from '../../sim/scenario.
 import { formatSummary } from '../summary.js';
 import { CliError } from '../cli-error.js';
 import { DEFAULT_STORY, formatStoryTable } from '../default-story.js';
+import { emitJson, writeOutput } from '../output.js';
 import { writeRunReport } from './report.js';
 
 export interface SimFlags {
@@ -46,7 +46,7 @@ function configsFor(file: string | undefined, flags: SimFlags): { title: string;
   return DEFAULT_STORY.map((s) => ({ title: s.title, config: parseSimConfig(override(s.config)) }));
 }
 
-/** Exit code: 1 when a property the scenario expects to hold is violated. */
+/** Exit code: 1 when a property is violated (for a scenario file: a property it expects to hold). */
 export async function simCommand(file: string | undefined, flags: SimFlags): Promise<number> {
   let exit = 0;
   const results: SimResult[] = [];
@@ -69,7 +69,7 @@ export async function simCommand(file: string | undefined, flags: SimFlags): Pro
         console.log(`expected to hold but violated: ${broken.join(', ')}`);
         exit = 1;
       }
-    }
+    } else if (Object.values(result.report.properties).some((held) => !held)) exit = 1;
     if (flags.html) {
       const path = results.length > 1 ? flags.html.replace(/(\.html?)?$/, `-${results.length}$1`) : flags.html;
       writeRunReport(result, title, path);
@@ -78,12 +78,12 @@ export async function simCommand(file: string | undefined, flags: SimFlags): Pro
     if (flags.history) {
       const path = results.length > 1 ? flags.history.replace(/(\.jsonl?)?$/, `-${results.length}$1`) : flags.history;
       const c = result.config;
-      writeFileSync(path, formatHistoryFile(result.history, { livenessStart: result.livenessStart, end: SIM_EPOCH + result.simulatedMs }, { reaperIntervalMs: c.queue.reaperIntervalMs, recoveryBoundMs: c.checker.recoveryBoundMs }));
+      writeOutput(path, formatHistoryFile(result.history, { livenessStart: result.livenessStart, end: SIM_EPOCH + result.simulatedMs }, { reaperIntervalMs: c.queue.reaperIntervalMs, recoveryBoundMs: c.checker.recoveryBoundMs }));
       console.log(`history written to ${path}`);
     }
     if (flags.trace && result.traceText !== null) {
       const path = results.length > 1 ? flags.trace.replace(/(\.jsonl?)?$/, `-${results.length}$1`) : flags.trace;
-      writeFileSync(path, result.traceText);
+      writeOutput(path, result.traceText);
       console.log(`trace written to ${path}`);
     }
     if (!flags.json && (!story || flags.verbose)) console.log('');
@@ -92,7 +92,7 @@ export async function simCommand(file: string | undefined, flags: SimFlags): Pro
     console.log(formatStoryTable(configsFor(file, flags).map(({ title }, i) => ({ title, result: results[i]! }))));
   }
   if (flags.json) {
-    console.log(JSON.stringify(results.map((r) => ({ seed: r.config.seed, traceHash: r.traceHash, report: { ...r.report, violations: r.report.violations.slice(0, 50) } })), null, 2));
+    emitJson(results.map((r) => ({ seed: r.config.seed, traceHash: r.traceHash, report: { ...r.report, violations: r.report.violations.slice(0, 50) } })));
   }
   return exit;
 }

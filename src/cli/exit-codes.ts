@@ -1,0 +1,37 @@
+import { CliError } from './cli-error.js';
+
+/** The dynoq command's exit codes (README, "Exit codes"). */
+export const EXIT = {
+  /** Every property held; a replay matched; a check agreed. */
+  ok: 0,
+  /** A property was violated, a replay differed, or the queue disagreed with the model. */
+  violated: 1,
+  /** Bad input: a usage error, an invalid or missing file, a bad URL, an unreachable Redis. */
+  usage: 2,
+  /** dynoq itself failed (a bug): the stack trace is printed. */
+  internal: 3,
+} as const;
+
+const FILE_ERRORS = new Set(['ENOENT', 'EACCES', 'EISDIR', 'ENOTDIR', 'EROFS', 'EEXIST', 'EPERM']);
+
+/** Errors named by their class (loaded lazily with their commands, so matched by name and code). */
+const INPUT_ERRORS = new Set(['ScenarioError', 'TraceFileError', 'HistoryFileError', 'SimConfigError', 'CliError', 'InvalidArgumentError', 'InvalidMessageError']);
+
+/** One line (or a short list) for an input error, a stack for anything else. */
+export function describeError(err: unknown): { message: string; code: number } {
+  if (err instanceof CliError || (err instanceof Error && INPUT_ERRORS.has(err.name))) {
+    return { message: `dynoq: ${err.message}`, code: EXIT.usage };
+  }
+  if (err instanceof Error && err.name === 'ZodError' && 'issues' in err) {
+    const issues = (err as { issues: { path: PropertyKey[]; message: string }[] }).issues;
+    return {
+      message: `dynoq: invalid configuration\n${issues.map((i) => `  - ${i.path.map(String).join('.') || '(top level)'}: ${i.message}`).join('\n')}`,
+      code: EXIT.usage,
+    };
+  }
+  const code = (err as { code?: unknown } | null)?.code;
+  if (err instanceof Error && typeof code === 'string' && FILE_ERRORS.has(code)) {
+    return { message: `dynoq: ${err.message}`, code: EXIT.usage };
+  }
+  return { message: `dynoq: internal error (please report it)\n${err instanceof Error ? (err.stack ?? err.message) : String(err)}`, code: EXIT.internal };
+}

@@ -1,0 +1,36 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/**
+ * Where the CLI's words go. With `--json`, stdout carries exactly one JSON document (emitJson) and
+ * every human line — progress, notes, summaries — goes to stderr.
+ */
+let jsonMode = false;
+
+export function enableJsonMode(): void {
+  if (jsonMode) return;
+  jsonMode = true;
+  console.log = (...args: unknown[]) => console.error(...args);
+  console.info = console.log;
+}
+
+export function isJsonMode(): boolean {
+  return jsonMode;
+}
+
+/** The one JSON document of a `--json` run. */
+export function emitJson(doc: unknown): void {
+  process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+}
+
+/** Writes an output file, creating its folder first (`--html out/x.html` with no out/ yet). */
+export function writeOutput(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+/** True when the user asked for no colour (https://no-color.org) or stderr is not a terminal. */
+export function colourAllowed(): boolean {
+  const noColor = process.env.NO_COLOR;
+  return process.stderr.isTTY === true && (noColor === undefined || noColor === '') && process.env.TERM !== 'dumb';
+}

@@ -1,0 +1,14 @@
+/** `dynoq/model` — histories, the history checker, the property table and the sequential reference models. Pure, no I/O. */
+export { checkHistory } from '../model/checker.js';
+export type { CheckReport, Violation } from '../model/checker.js';
+export { judgeHistory } from '../model/judge.js';
+export type { Judgement } from '../model/judge.js';
+export { parseHistoryFile, formatHistoryFile, HistoryFileError, DEFAULT_JUDGE_SETTINGS } from '../model/history-file.js';
+export type { HistoryFile } from '../model/history-file.js';
+export { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS, VIOLATION_KIND_NAMES, FAILURE_KINDS, kindsBreaking } from '../model/properties.js';
+export type { PropertyName, ViolationKind } from '../model/properties.js';
+export { OUTCOMES } from '../model/history.js';
+export type { HistoryOp, PushOp, DeliverOp, AckOp, ExtendOp, RemoveOp, OpType, Outcome, RunPhases, CheckerSettings } from '../model/history.js';
+export { AtomicModel } from '../model/atomic-model.js';
+export { LegacyModel } from '../model/legacy-model.js';
+export type { QueueModel, ModelMessage, ModelLeased } from '../model/queue-model.js';

@@ -1,0 +1,15 @@
+/**
+ * `dynoq/testing` — dynoq's harness on your own setup, callable from any test runner (vitest, jest,
+ * node:test): each function resolves when the check passed and rejects with a `HarnessFailure`
+ * whose message says how to replay the failure (fast-check seed and path, or a scenario file).
+ *
+ * `checkAgainstModel` and `compareWithRedis` generate their inputs with fast-check, an optional
+ * peer dependency: `npm install --save-dev fast-check`. `simulate` needs nothing more.
+ */
+export { checkAgainstModel, compareWithRedis, simulate } from '../testing/harness.js';
+export type { CheckAgainstModelOptions, CheckOutcome, CompareWithRedisOptions, RedisTarget, SimulateOptions } from '../testing/harness.js';
+export type { ModelCheckQueueOptions } from '../harness/model-check.js';
+export { HarnessFailure } from '../testing/failure.js';
+
+export { judge } from '../testing/judge.js';
+export type { JudgeOptions } from '../testing/judge.js';

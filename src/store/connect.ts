@@ -1,0 +1,150 @@
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { InvalidArgumentError } from '../queue/errors.js';
+
+/** A host and port of a Sentinel or a Cluster node. */
+export interface HostPort {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface ConnectOptions {
+  /** Per-command timeout in ms (default 5000): a call on a dead connection fails instead of hanging. */
+  readonly commandTimeout?: number;
+  /** Connection timeout in ms (default 5000). */
+  readonly connectTimeout?: number;
+  /** Reconnect delay in ms (default 100; reconnects forever). */
+  readonly reconnectDelayMs?: number;
+  /** Sentinel: the sentinels to ask for the master named `name` (instead of a URL's host list). */
+  readonly sentinels?: readonly HostPort[];
+  /** Sentinel: the master group name. */
+  readonly name?: string;
+  /** Cluster: connect to these nodes as a Redis Cluster (instead of a `redis-cluster://` URL). */
+  readonly cluster?: readonly HostPort[];
+  readonly username?: string;
+  readonly password?: string;
+  /** Further ioredis options; the settings the queue depends on are applied over them. */
+  readonly redisOptions?: RedisOptions;
+  /** Further ioredis Cluster options (Cluster only); the settings the queue depends on are applied over them. */
+  readonly clusterOptions?: ClusterOptions;
+  /** Do not connect until the first command or `client.connect()`. */
+  readonly lazyConnect?: boolean;
+}
+
+/**
+ * The ioredis settings the queue's promises depend on (measured in test/conformance/connection-faults):
+ * an in-flight command is never re-sent after a reconnect (it fails instead: a re-run pop would lease
+ * messages nobody receives, a re-run ack would answer 0); commands not yet sent wait in the offline
+ * queue and are tried at most once more; every command has a timeout.
+ */
+export function safeRedisOptions(options: ConnectOptions = {}): RedisOptions {
+  const delay = options.reconnectDelayMs ?? 100;
+  return {
+    ...options.redisOptions,
+    ...(options.username !== undefined ? { username: options.username } : {}),
+    ...(options.password !== undefined ? { password: options.password } : {}),
+    ...(options.lazyConnect !== undefined ? { lazyConnect: options.lazyConnect } : {}),
+    connectTimeout: options.connectTimeout ?? 5_000,
+    autoResendUnfulfilledCommands: false,
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: 1,
+    commandTimeout: options.commandTimeout ?? 5_000,
+    retryStrategy: () => delay,
+  };
+}
+
+function parseHosts(list: string, url: string, defaultPort: number): HostPort[] {
+  const hosts = list.split(',').map((part) => {
+    const m = /^\[?([^\]]*?)\]?(?::(\d+))?$/.exec(part.trim());
+    if (!m || !m[1]) throw new InvalidArgumentError('Redis URL', `bad host ${JSON.stringify(part)} in ${url}`);
+    return { host: m[1], port: m[2] ? Number(m[2]) : defaultPort };
+  });
+  if (hosts.length === 0) throw new InvalidArgumentError('Redis URL', `no host in ${url}`);
+  return hosts;
+}
+
+interface ParsedMulti {
+  readonly hosts: HostPort[];
+  readonly path: string;
+  readonly username?: string;
+  readonly password?: string;
+}
+
+/** `scheme://[user[:password]@]host:port,host:port[/path]` — URL() cannot parse a host list. */
+function parseMultiHostUrl(url: string, scheme: string, defaultPort: number): ParsedMulti {
+  const rest = url.slice(scheme.length + 3);
+  const at = rest.lastIndexOf('@');
+  const auth = at >= 0 ? rest.slice(0, at) : '';
+  const afterAuth = at >= 0 ? rest.slice(at + 1) : rest;
+  const slash = afterAuth.indexOf('/');
+  const hostList = slash >= 0 ? afterAuth.slice(0, slash) : afterAuth;
+  const path = slash >= 0 ? decodeURIComponent(afterAuth.slice(slash + 1).split('?')[0]!) : '';
+  const [user, pass] = auth.includes(':') ? [auth.slice(0, auth.indexOf(':')), auth.slice(auth.indexOf(':') + 1)] : [auth, undefined];
+  return {
+    hosts: parseHosts(hostList, url, defaultPort),
+    path,
+    ...(user ? { username: decodeURIComponent(user) } : {}),
+    ...(pass !== undefined ? { password: decodeURIComponent(pass) } : {}),
+  };
+}
+
+/**
+ * An ioredis client with the settings the queue needs (see `safeRedisOptions`), for:
+ * - `redis://[user:password@]host:port[/db]` and `rediss://…` (TLS) — one server;
+ * - `redis-sentinel://[user:password@]host:port,host:port/masterName` or `{ sentinels, name }` —
+ *   the master a Sentinel group names, followed across failovers;
+ * - `redis-cluster://[user:password@]host:port,host:port` or `{ cluster: [...] }` — a Redis Cluster
+ *   (use the queue option `hashTag: true`). The Cluster client is also told not to re-send a
+ *   command whose connection closed (`retryDelayOnFailover: 0`).
+ * Close it with `client.quit()` (or `disconnect()`) when done, or the process will not exit.
+ */
+export function connect(url?: string, options: ConnectOptions = {}): Redis | Cluster {
+  if (options.cluster || url?.startsWith('redis-cluster://') || url?.startsWith('rediss-cluster://')) {
+    const tls = url?.startsWith('rediss-cluster://');
+    const parsed = url ? parseMultiHostUrl(url, tls ? 'rediss-cluster' : 'redis-cluster', 6379) : undefined;
+    const nodes = options.cluster ?? parsed!.hosts;
+    const redisOptions = safeRedisOptions({
+      ...(parsed?.username !== undefined ? { username: parsed.username } : {}),
+      ...(parsed?.password !== undefined ? { password: parsed.password } : {}),
+      ...options,
+      redisOptions: { ...(tls ? { tls: {} } : {}), ...options.redisOptions },
+    });
+    const { lazyConnect, retryStrategy: _perNode, ...nodeOptions } = redisOptions;
+    return new Cluster(
+      nodes.map((n) => ({ host: n.host, port: n.port })),
+      {
+        ...options.clusterOptions,
+        ...(lazyConnect !== undefined ? { lazyConnect } : {}),
+        redisOptions: nodeOptions,
+        enableOfflineQueue: true,
+        retryDelayOnFailover: 0,
+        clusterRetryStrategy: () => options.reconnectDelayMs ?? 100,
+      },
+    );
+  }
+  if (options.sentinels || url?.startsWith('redis-sentinel://')) {
+    const parsed = url ? parseMultiHostUrl(url, 'redis-sentinel', 26379) : undefined;
+    const sentinels = options.sentinels ?? parsed!.hosts;
+    const name = options.name ?? parsed?.path;
+    if (!name) throw new InvalidArgumentError('Redis URL', 'Sentinel needs the master name: redis-sentinel://host:26379/mymaster or { name }');
+    return new Redis({
+      ...safeRedisOptions({
+        ...(parsed?.username !== undefined ? { username: parsed.username } : {}),
+        ...(parsed?.password !== undefined ? { password: parsed.password } : {}),
+        ...options,
+      }),
+      sentinels: sentinels.map((s) => ({ host: s.host, port: s.port })),
+      name,
+    });
+  }
+  const target = url ?? 'redis://127.0.0.1:6379';
+  let parsedUrl: URL;
+  try {
+    parsedUrl = new URL(target);
+  } catch {
+    throw new InvalidArgumentError('Redis URL', `${JSON.stringify(target)} is not a URL (redis://host:port, redis-sentinel://…, redis-cluster://…)`);
+  }
+  if (parsedUrl.protocol !== 'redis:' && parsedUrl.protocol !== 'rediss:') {
+    throw new InvalidArgumentError('Redis URL', `unknown scheme ${parsedUrl.protocol} in ${target} (redis:, rediss:, redis-sentinel:, redis-cluster:)`);
+  }
+  return new Redis(target, safeRedisOptions(options));
+}

@@ -1,0 +1,170 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replayCommand } from '../../src/cli/commands/replay.js';
+import { checkAgainstModel, compareWithRedis, HarnessFailure, judge, simulate } from '../../src/public/testing.js';
+import { loadScenario, scenarioConfig } from '../../src/sim/scenario.js';
+import { connect } from '../../src/store/connect.js';
+import { UnsafeClientError } from '../../src/store/errors.js';
+import { IoredisStore } from '../../src/store/ioredis-store.js';
+import type { Store } from '../../src/store/store.js';
+import { redisRequired, redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
+
+const available = redisServerBinary() !== null;
+if (!available && redisRequired) throw new Error('REQUIRE_REDIS=1 but redis-server is not installed');
+
+async function rejection(p: Promise<unknown>): Promise<HarnessFailure> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(HarnessFailure);
+  return err as HarnessFailure;
+}
+
+describe('dynoq/testing: simulate', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dynoq-simulate-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('runs the user’s configuration on every seed and resolves when the properties held', async () => {
+    const results = await simulate({
+      config: { seed: 'mine', topology: { zones: ['a', 'b'] }, queue: { mode: 'atomic', unackTimeoutMs: 1_000, serverTime: true }, workload: { messages: 30, consumers: 2 } },
+      seeds: 2,
+    });
+    expect(results.map((r) => r.config.seed)).toEqual(['mine-0', 'mine-1']);
+    expect(results.every((r) => r.report.pushed === 30 && r.config.queue.unackTimeoutMs === 1_000)).toBe(true);
+  });
+
+  it('a violated property rejects with the seed and a scenario file that replays it', async () => {
+    const known = scenarioConfig(loadScenario('scenarios/primary-crash-loses-pushes.json'));
+    const failure = await rejection(simulate({ config: known, failuresDir: dir }));
+    expect(failure.seed).toBe(known.seed);
+    expect(failure.message).toContain('atLeastOnce');
+    expect(failure.message).toContain(`npx dynoq replay ${failure.scenarioFile}`);
+    expect(existsSync(failure.scenarioFile!)).toBe(true);
+    expect(await replayCommand([failure.scenarioFile!])).toBe(0);
+  });
+});
+
+describe.runIf(available)('dynoq/testing on the user’s own Redis', () => {
+  let server: RedisServer;
+  let admin: Redis;
+  beforeAll(async () => {
+    server = await startRedisServer();
+    admin = new Redis(server.port, '127.0.0.1');
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await server?.stop();
+  });
+
+  it('checkAgainstModel: both modes agree with the model, with the user’s prefix, and leave no key behind', async () => {
+    await admin.set('users-own-key', 'untouched');
+    const outcomes = await checkAgainstModel({ redis: server.url, modes: ['atomic', 'legacy'], runs: 15, queue: { prefix: 'myapp' } });
+    expect(outcomes).toEqual([
+      { mode: 'atomic', runs: 15 },
+      { mode: 'legacy', runs: 15 },
+    ]);
+    expect(await admin.keys('*')).toEqual(['users-own-key']);
+  }, 60_000);
+
+  it('checkAgainstModel: a queue that breaks a promise is caught, with a seed and path that replay it', async () => {
+    const client = connect(server.url);
+    try {
+      const real = new IoredisStore(client);
+      // A store that "loses" every ack: the queue then answers false where the model answers true.
+      const broken: Store = new Proxy(real, {
+        get(target, prop, receiver) {
+          if (prop === 'runScript') {
+            return (script: { name: string }, keys: readonly string[], args: readonly string[]) =>
+              script.name === 'atomicAck' ? Promise.resolve(0) : target.runScript(script as never, keys, args);
+          }
+          return Reflect.get(target, prop, receiver) as unknown;
+        },
+      });
+      const failure = await rejection(checkAgainstModel({ redis: broken, runs: 100 }));
+      expect(typeof failure.seed).toBe('number');
+      expect(failure.path).toMatch(/^\d+(:\d+)*$/);
+      expect(failure.replay).toContain(`seed: ${failure.seed}, path: '${failure.path}', replayPath: '${failure.replayPath}'`);
+      // The seed and path replay the same (shrunk) counterexample at once.
+      const again = await rejection(checkAgainstModel({ redis: broken, runs: 100, seed: failure.seed as number, path: failure.path!, replayPath: failure.replayPath! }));
+      expect(again.message).toContain('Property failed after 1 tests');
+      expect(again.message).toContain(failure.message.split('Counterexample: ')[1]!.split('\n')[0]);
+    } finally {
+      client.disconnect();
+    }
+  }, 60_000);
+
+  it('checkAgainstModel refuses a client that can re-send a script', async () => {
+    const risky = new Redis(server.port, '127.0.0.1', { lazyConnect: true });
+    try {
+      await expect(checkAgainstModel({ redis: risky, runs: 1 })).rejects.toBeInstanceOf(UnsafeClientError);
+    } finally {
+      risky.disconnect();
+    }
+  });
+
+  it('compareWithRedis: the simulated keyspace agrees with this server, and only its own keys are used', async () => {
+    await admin.set('users-own-key', 'untouched');
+    await compareWithRedis({ redis: server.url, runs: 30 });
+    expect(await admin.keys('*')).toEqual(['users-own-key']);
+  }, 120_000);
+
+  it('compareWithRedis: a server that answers differently is caught, with a seed and path', async () => {
+    const client = connect(server.url);
+    try {
+      // ZCARD off by one: what a diverging server version would look like.
+      const lying = new Proxy(client, {
+        get(target, prop, receiver) {
+          if (prop === 'call') {
+            return async (cmd: string, ...args: string[]) => {
+              const reply = await target.call(cmd, ...args);
+              return cmd === 'zcard' ? Number(reply) + 1 : reply;
+            };
+          }
+          const v = Reflect.get(target, prop, receiver) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      const failure = await rejection(compareWithRedis({ redis: lying, runs: 100, scripts: false }));
+      expect(failure.message).toContain('zcard');
+      expect(failure.replay).toContain(`seed: ${failure.seed}`);
+    } finally {
+      client.disconnect();
+    }
+  }, 60_000);
+});
+
+describe('dynoq/testing: judge', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dynoq-judge-api-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, lines: unknown[]) => {
+    const path = join(dir, name);
+    writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n'));
+    return path;
+  };
+  const op = (type: string, process: string, invokedAt: number, completedAt: number, outcome: string, extra: object = {}) => ({ type, process, id: 'm1', invokedAt, completedAt, outcome, ...extra });
+  const run = { type: 'run', reaperIntervalMs: 10, recoveryBoundMs: 10 };
+
+  it('resolves with the report when every property held', async () => {
+    const report = await judge(file('clean.jsonl', [run, op('push', 'p', 0, 1, 'ok'), op('deliver', 'c1', 2, 3, 'ok', { leaseUntil: 100 }), op('ack', 'c1', 4, 5, 'ok')]));
+    expect(report.acked).toBe(1);
+    expect(Object.values(report.properties).every(Boolean)).toBe(true);
+  });
+
+  it('rejects with the first violation and the command that re-judges it; `require` narrows what counts', async () => {
+    const lost = file('lost.jsonl', [run, op('push', 'p', 0, 1, 'ok'), op('deliver', 'c1', 2, 3, 'ok', { leaseUntil: 100 }), op('ack', 'c1', 4, 5, 'fail')]);
+    const err = await rejection(judge(lost, { end: 1_000 }));
+    expect(err.message).toContain('first: slow-recovery of m1');
+    expect(err.replay).toBe(`npx dynoq judge ${lost}`);
+    const report = await judge(lost, { end: 1_000, require: ['noDoublePop'] });
+    expect(report.properties.atLeastOnce).toBe(false);
+  });
+
+  it('bad input is a HistoryFileError naming file and line', async () => {
+    const bad = file('bad.jsonl', [op('ack', 'c1', 0, 1, 'perhaps')]);
+    await expect(judge(bad)).rejects.toMatchObject({ name: 'HistoryFileError', line: 1 });
+  });
+});

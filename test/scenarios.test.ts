@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runSimulation } from '../src/sim/run.js';
-import { loadScenario, parseScenario, ScenarioError, scenarioConfig } from '../src/sim/scenario.js';
+import { loadScenario, parseScenario, ScenarioError, scenarioConfig, scenarioJsonSchema } from '../src/sim/scenario.js';
 
 const DIR = join(import.meta.dirname, '..', 'scenarios');
 /** Hand-made scenarios, and one shrunk scenario per mechanism the guarantees table found. */
@@ -43,6 +43,10 @@ describe('scenario validation names the bad field', () => {
     [{ ...good, faults: [{ at: 0, kind: 'clock-skew', target: 'node-z', offsetMs: 5 }] }, 'faults.0 (clock-skew): no actor or node "node-z"'],
     [{ ...good, faults: [{ at: 0, kind: 'partition', from: 'a', to: 'q', durationMs: 5 }] }, 'faults.0 (partition): no zone "q"'],
     [{ ...good, faults: [{ at: 99_999, kind: 'lag-spike', extraMs: 5, durationMs: 5 }] }, 'is not inside the safety phase'],
+    [{ ...good, topology: { zones: ['a', 'b', 'a'] } }, 'topology.zones: "a" named twice'],
+    [{ ...good, workload: { consumers: 2 } }, 'leaves c with no consumer'],
+    [{ ...good, queue: { durable: { replicas: 1, timeoutMs: 100 } } }, 'queue.durable: Dynomite has no WAIT'],
+    [{ ...good, topology: { kind: 'primary-replica', zones: ['a', 'b'] }, workload: { consumers: 2 }, queue: { durable: { replicas: 2, timeoutMs: 100 } } }, 'queue.durable.replicas: 2 but a primary with 2 zones has 1 replica'],
   ])('%j → %s', (input, field) => {
     try {
       parseScenario(input, 'x.json');
@@ -51,5 +55,22 @@ describe('scenario validation names the bad field', () => {
       expect(err).toBeInstanceOf(ScenarioError);
       expect((err as ScenarioError).issues.join('\n')).toContain(field);
     }
+  });
+});
+
+describe('the scenario JSON Schema documents itself', () => {
+  it('every field of every object (faults included) has a description', () => {
+    const missing: string[] = [];
+    const walk = (s: unknown, path: string): void => {
+      if (!s || typeof s !== 'object') return;
+      const node = s as { properties?: Record<string, { description?: string }>; items?: unknown; anyOf?: unknown[]; oneOf?: unknown[] };
+      for (const [k, v] of Object.entries(node.properties ?? {})) {
+        if (!v.description) missing.push(`${path}.${k}`);
+        walk(v, `${path}.${k}`);
+      }
+      for (const x of [node.items, ...(node.anyOf ?? []), ...(node.oneOf ?? [])]) walk(x, `${path}[]`);
+    };
+    walk(scenarioJsonSchema(), '');
+    expect(missing).toEqual([]);
   });
 });

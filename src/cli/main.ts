@@ -6,6 +6,13 @@ import { enableJsonMode } from './output.js';
 
 // Commands are loaded when they run, so that `dynoq --version` and `--help` start fast.
 
+function shardArg(value: string): { index: number; count: number } {
+  const m = /^(\d+)\/(\d+)$/.exec(value.trim());
+  const shard = m ? { index: Number(m[1]), count: Number(m[2]) } : null;
+  if (!shard || shard.index < 1 || shard.index > shard.count) throw new InvalidArgumentError(`--shard must be K/N with 1 ≤ K ≤ N (got ${JSON.stringify(value)})`);
+  return shard;
+}
+
 function positiveInt(name: string) {
   return (value: string): number => {
     const n = Number(value);
@@ -81,6 +88,9 @@ program
   .option('--seed <seed>', 'base seed; seed i is <seed>-<i>', 'explore')
   .option('--from <scenario>', "explore around this scenario's topology, queue and workload (new seeds and fault schedules)")
   .option('--out <dir>', 'where found scenarios go', 'scenarios/found')
+  .option('--jobs <n>', 'worker threads (default 1; give the number of cores to use them all)', positiveInt('--jobs'))
+  .option('--shard <k/n>', 'explore only shard K of N of the seeds (one CI matrix job each; dynoq merge combines them)', shardArg)
+  .option('--results <file>', 'one JSON line per explored seed (default: <out>/explore[-K-of-N].jsonl)')
   .option('--json', 'print one JSON document on stdout: every finding and its scenario file')
   .action((opts) =>
     run(opts.json, async () => {
@@ -88,6 +98,14 @@ program
       return (await import('./commands/explore.js')).exploreCommand(opts);
     })(),
   );
+
+program
+  .command('merge')
+  .description('Combine explore results (shards of a CI matrix) into one results file and one folder of shrunk scenarios; exit 1 when any shard found a violation')
+  .argument('<results...>', 'results files (*.jsonl) or folders holding them')
+  .option('--out <dir>', 'where the merged results and scenarios go', 'scenarios/found')
+  .option('--json', 'print one JSON document on stdout')
+  .action((results: string[], opts) => run(opts.json, async () => (await import('./commands/merge.js')).mergeCommand(results, opts))());
 
 program
   .command('check')

@@ -9,21 +9,27 @@ export interface PoolTask<T> {
   readonly input: T;
 }
 
+/** Tasks given one at a time (undefined: no more), for a budget that ends while tasks remain. */
+export type TaskSource<T> = () => PoolTask<T> | undefined;
+
 /**
  * Runs tasks on worker threads, one per core by default (`jobs`), each task on whichever worker is
- * free; results come back in task order. With `jobs` 1 the tasks run in this thread (no workers).
- * Work is deterministic per task, so the results do not depend on the number of jobs.
+ * free; results come back in task order (for a source: the order tasks were taken). With `jobs` 1
+ * the tasks run in this thread (no workers). Work is deterministic per task, so the results do not
+ * depend on the number of jobs.
  */
 export async function runInPool<T, R>(
-  tasks: readonly PoolTask<T>[],
+  tasks: readonly PoolTask<T>[] | TaskSource<T>,
   run: (task: PoolTask<T>) => Promise<R>,
   options: { readonly jobs?: number; readonly onResult?: (result: R, index: number) => void } = {},
 ): Promise<R[]> {
-  const jobs = Math.max(1, Math.min(options.jobs ?? availableParallelism(), tasks.length));
-  const results: R[] = new Array(tasks.length);
+  const take: TaskSource<T> = typeof tasks === 'function' ? tasks : (() => { let i = 0; return () => tasks[i++]; })();
+  const limit = typeof tasks === 'function' ? Infinity : tasks.length;
+  const jobs = Math.max(1, Math.min(options.jobs ?? availableParallelism(), limit));
+  const results: R[] = [];
   if (jobs === 1) {
-    for (let i = 0; i < tasks.length; i++) {
-      results[i] = await run(tasks[i]!);
+    for (let task = take(), i = 0; task !== undefined; task = take(), i++) {
+      results[i] = await run(task);
       options.onResult?.(results[i]!, i);
     }
     return results;
@@ -39,12 +45,13 @@ export async function runInPool<T, R>(
     new Promise<void>((resolve, reject) => {
       const w = boot ? new Worker(boot, { eval: true, execArgv: [] }) : new Worker(workerUrl);
       const feed = () => {
-        if (next >= tasks.length) {
+        const task = take();
+        if (task === undefined) {
           void w.terminate().then(() => resolve());
           return;
         }
         const index = next++;
-        w.postMessage({ index, task: tasks[index] });
+        w.postMessage({ index, task });
       };
       w.on('message', (m: { index: number; result?: R; error?: string }) => {
         if (m.error !== undefined) {

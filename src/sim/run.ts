@@ -3,7 +3,8 @@ import type { HistoryOp } from '../model/history.js';
 import type { MessageInput } from '../queue/message.js';
 import { SimActor } from './actor.js';
 import type { Fault, SimConfig } from './config.js';
-import { applyFault, Exposure, faultScheduleProblems, familyOf, healAllFaults, type FaultFamily, type FaultWorld } from './faults/index.js';
+import { applyFault, Exposure, familyOf, healAllFaults, type FaultFamily, type FaultWorld } from './faults/index.js';
+import { configProblems } from './config-problems.js';
 import { HistoryRecorder, outcomeOfError } from './history-recorder.js';
 import type { Rng } from './rng.js';
 import { SIM_EPOCH, SimWorld } from './world.js';
@@ -49,7 +50,7 @@ export interface SimResult {
  * every fault healed, until every acknowledged push is acked or the liveness bound passes.
  */
 export async function runSimulation(config: SimConfig): Promise<SimResult> {
-  const problems = faultScheduleProblems(config);
+  const problems = configProblems(config);
   if (problems.length > 0) throw new SimConfigError(problems);
   const world = new SimWorld(config);
   const { kernel, trace, rng } = world;

@@ -2,25 +2,26 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { PROPERTY_NAMES } from '../model/properties.js';
 import { simConfigSchema, type SimConfig } from './config.js';
-import { faultScheduleProblems } from './faults/index.js';
+import { configProblems } from './config-problems.js';
 
 const property = z.enum(PROPERTY_NAMES);
 
 /** A scenario file: a simulation configuration plus its name, story and measured expectations. */
 export const scenarioSchema = simConfigSchema
   .extend({
-    name: z.string().min(1).regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and -'),
-    description: z.string().min(1),
+    name: z.string().min(1).regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and -').describe("the scenario's name: lower-case letters, digits and -"),
+    description: z.string().min(1).describe('what the scenario shows, for a reader'),
     expect: z
       .object({
         /** Properties the run must keep. */
-        hold: z.array(property).default([]),
+        hold: z.array(property).default([]).describe('properties the run must keep (default none)'),
         /** Properties the run is known to violate (a regression if they start holding). */
-        violate: z.array(property).default([]),
+        violate: z.array(property).default([]).describe('properties the run is known to violate: a regression if they start holding (default none)'),
         /** The trace hash this run produced when the expectations were measured. */
-        traceHash: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+        traceHash: z.string().regex(/^[0-9a-f]{64}$/).optional().describe('the trace hash measured when the expectations were recorded; replay fails when it differs'),
       })
-      .strict(),
+      .strict()
+      .describe('what replay checks: properties held and violated, and the trace hash'),
   })
   .strict();
 
@@ -47,7 +48,7 @@ export function parseScenario(input: unknown, file = '<scenario>'): Scenario {
       parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(top level)'}: ${i.message}`),
     );
   }
-  const problems = faultScheduleProblems(parsed.data);
+  const problems = configProblems(parsed.data);
   if (problems.length > 0) throw new ScenarioError(file, problems);
   return parsed.data;
 }

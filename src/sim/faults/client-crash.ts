@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { at, target } from './atoms.js';
 import type { FaultPackage } from './fault-package.js';
 
-const crashClientSchema = z.object({ at, kind: z.literal('crash-client'), actor: target.describe('the client process that dies (its leases stay in the store)') }).strict();
+const crashClientSchema = z.object({ at, kind: z.literal('crash-client').describe('the fault: crash-client'), actor: target.describe('the client process that dies (its leases stay in the store)') }).strict();
 type CrashClient = z.output<typeof crashClientSchema>;
 export const clientCrashSchemas = [crashClientSchema] as const;
 

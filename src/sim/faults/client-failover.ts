@@ -3,7 +3,7 @@ import { at, target, zone } from './atoms.js';
 import type { FaultPackage } from './fault-package.js';
 
 const clientFailoverSchema = z
-  .object({ at, kind: z.literal('client-failover'), actor: target.describe('the client whose connections move'), toZone: zone.describe("the zone whose node it uses from now on") })
+  .object({ at, kind: z.literal('client-failover').describe('the fault: client-failover'), actor: target.describe('the client whose connections move'), toZone: zone.describe("the zone whose node it uses from now on") })
   .strict();
 type ClientFailover = z.output<typeof clientFailoverSchema>;
 export const clientFailoverSchemas = [clientFailoverSchema] as const;

@@ -3,7 +3,7 @@ import { at, between, ms, target } from './atoms.js';
 import type { FaultPackage } from './fault-package.js';
 
 const pauseClientSchema = z
-  .object({ at, kind: z.literal('pause-client'), actor: target.describe('the client that stalls (a GC pause)'), durationMs: ms.describe('how long it hears nothing and does nothing') })
+  .object({ at, kind: z.literal('pause-client').describe('the fault: pause-client'), actor: target.describe('the client that stalls (a GC pause)'), durationMs: ms.describe('how long it hears nothing and does nothing') })
   .strict();
 type PauseClient = z.output<typeof pauseClientSchema>;
 export const clientPauseSchemas = [pauseClientSchema] as const;

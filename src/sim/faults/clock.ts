@@ -4,10 +4,10 @@ import { at, between, target } from './atoms.js';
 import type { FaultPackage, FaultWorld } from './fault-package.js';
 
 const clockSkew = z
-  .object({ at, kind: z.literal('clock-skew'), target: target.describe('a client or a node whose clock is set off true time'), offsetMs: z.number().int().describe('its offset from true time (ms)') })
+  .object({ at, kind: z.literal('clock-skew').describe('the fault: clock-skew'), target: target.describe('a client or a node whose clock is set off true time'), offsetMs: z.number().int().describe('its offset from true time (ms)') })
   .strict();
 const clockJump = z
-  .object({ at, kind: z.literal('clock-jump'), target: target.describe('a client or a node whose clock jumps'), deltaMs: z.number().int().describe('the jump (ms), added to its offset') })
+  .object({ at, kind: z.literal('clock-jump').describe('the fault: clock-jump'), target: target.describe('a client or a node whose clock jumps'), deltaMs: z.number().int().describe('the jump (ms), added to its offset') })
   .strict();
 type ClockFault = z.output<typeof clockSkew> | z.output<typeof clockJump>;
 export const clockSchemas = [clockSkew, clockJump] as const;

@@ -5,7 +5,7 @@ import type { FaultPackage } from './fault-package.js';
 const lagSpikeSchema = z
   .object({
     at,
-    kind: z.literal('lag-spike'),
+    kind: z.literal('lag-spike').describe('the fault: lag-spike'),
     extraMs: ms.describe('replication lag added to every replicated write while it lasts'),
     durationMs: ms.describe('how long it lasts'),
   })

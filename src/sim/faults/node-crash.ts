@@ -8,12 +8,12 @@ import type { FaultPackage, FaultWorld } from './fault-package.js';
 const crashNode = z
   .object({
     at,
-    kind: z.literal('crash-node'),
+    kind: z.literal('crash-node').describe('the fault: crash-node'),
     zone: zone.describe('the zone whose node (Dynomite node, or Redis primary/replica) dies'),
     loseUnreplicated: z.boolean().default(false).describe('it restarts empty: writes it had not replicated are gone'),
   })
   .strict();
-const restartNode = z.object({ at, kind: z.literal('restart-node'), zone: zone.describe('the zone whose node comes back') }).strict();
+const restartNode = z.object({ at, kind: z.literal('restart-node').describe('the fault: restart-node'), zone: zone.describe('the zone whose node comes back') }).strict();
 type NodeFault = z.output<typeof crashNode> | z.output<typeof restartNode>;
 export const nodeCrashSchemas = [crashNode, restartNode] as const;
 

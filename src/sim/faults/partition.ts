@@ -5,7 +5,7 @@ import type { FaultPackage } from './fault-package.js';
 const partitionSchema = z
   .object({
     at,
-    kind: z.literal('partition'),
+    kind: z.literal('partition').describe('the fault: partition'),
     from: zone.describe('one side: messages from this zone…'),
     to: zone.describe('…to this zone are dropped (requests time out)'),
     oneWay: z.boolean().default(false).describe('drop only from → to (default: both ways)'),

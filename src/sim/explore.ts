@@ -1,0 +1,99 @@
+import { PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../model/properties.js';
+import { parseSimConfig, type SimConfig, type SimConfigInput } from './config.js';
+import { generateFaults } from './faults/index.js';
+import { Rng } from './rng.js';
+import { runSimulation } from './run.js';
+import { shrink } from './shrink.js';
+
+/**
+ * Around a user's own configuration: its topology, queue options, network, workload and phases are
+ * kept; each seed draws a new fault schedule (1–5 faults in the safety phase) and a new seed.
+ */
+export function configurationAround(base: SimConfig, seed: string): SimConfig {
+  const rng = new Rng(seed, 'explore-from');
+  const faults = generateFaults(rng.stream('faults'), { count: rng.int(1, 5), safetyMs: base.phases.safetyMs, config: base });
+  return parseSimConfig({ ...base, seed, faults, keepTrace: false });
+}
+
+/** A random configuration and fault schedule for one seed (swarm testing). */
+export function randomConfiguration(seed: string): SimConfig {
+  const rng = new Rng(seed, 'explore');
+  const zones = ['a', 'b', 'c'].slice(0, rng.int(1, 3));
+  // At least one consumer per zone: a shard nobody pops is never drained, which is no finding.
+  const consumers = rng.int(zones.length, 4);
+  const mode = rng.pick(['legacy', 'atomic'] as const);
+  const input: SimConfigInput = {
+    seed,
+    topology: {
+      kind: rng.pick(['dynomite', 'primary-replica'] as const),
+      zones,
+      quorumConsistency: rng.pick(['DC_ONE', 'DC_QUORUM', 'DC_SAFE_QUORUM'] as const),
+      failoverDelayMs: rng.int(500, 3_000),
+    },
+    queue: { mode, unackTimeoutMs: rng.int(300, 3_000), reaperIntervalMs: rng.int(50, 500), serverTime: mode === 'atomic' && rng.chance(0.3) },
+    network: { lagMeanMs: rng.int(0, 100) },
+    workload: {
+      messages: rng.int(10, 80),
+      producers: rng.int(1, 3),
+      rate: rng.int(20, 200),
+      consumers,
+      consumerBatch: rng.int(1, 5),
+      processingMeanMs: rng.int(1, 300),
+      crashBeforeAckProbability: rng.chance(0.3) ? 0.05 : 0,
+      lateAckProbability: rng.chance(0.3) ? 0.1 : 0,
+      lateAckMs: rng.int(0, 3_000),
+    },
+    phases: { safetyMs: 3_000, livenessMs: 30_000 },
+  };
+  input.faults = generateFaults(rng.stream('faults'), { count: rng.int(1, 5), safetyMs: 3_000, config: parseSimConfig(input) });
+  return parseSimConfig(input);
+}
+
+/** Which seeds a shard explores: shard K of N takes seed indices K-1, K-1+N, K-1+2N, … (1-based K). */
+export interface Shard {
+  readonly index: number;
+  readonly count: number;
+}
+
+/** The i-th seed index of a shard (i = 0, 1, 2, …). */
+export function shardSeedIndex(shard: Shard, i: number): number {
+  return shard.index - 1 + i * shard.count;
+}
+
+/** One explored seed, as one line of an explore results file (`dynoq merge` reads them). */
+export interface SeedOutcome {
+  readonly seed: string;
+  /** Properties the run violated (empty: nothing found). */
+  readonly failing: PropertyName[];
+  readonly traceHash: string;
+  /** The shrunk scenario that replays the finding (only when `failing` is not empty). */
+  readonly scenario?: Record<string, unknown> & { readonly name: string };
+  readonly shrinkRuns?: number;
+}
+
+/** Input of one exploration task: a seed, and the user's configuration to explore around, if any. */
+export interface ExploreTask {
+  readonly seed: string;
+  readonly base?: SimConfig;
+}
+
+/** Runs one seed; a violation is shrunk into a scenario that replays it. Deterministic per task. */
+export async function exploreSeed(task: ExploreTask): Promise<SeedOutcome> {
+  const config = task.base ? configurationAround(task.base, task.seed) : randomConfiguration(task.seed);
+  const result = await runSimulation(config);
+  const failing = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
+  if (failing.length === 0) return { seed: task.seed, failing, traceHash: result.traceHash };
+  const small = await shrink(config, (r) => failing.some((p) => !r.report.properties[p]), { keepLiveness: failing.includes('atLeastOnce') });
+  const held = PROPERTY_NAMES.filter((p) => small.result.report.properties[p]);
+  const violated = PROPERTY_NAMES.filter((p) => !small.result.report.properties[p]);
+  const name = `found-${task.seed}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
+  const first = small.result.report.violations.find((v) => VIOLATION_KINDS[v.kind].breaks !== null)?.detail ?? 'n/a';
+  const scenario = {
+    name,
+    description: `Found by dynoq explore (seed ${task.seed}), shrunk in ${small.runs} runs: violates ${violated.join(', ')}. First violation: ${first}`,
+    ...small.config,
+    keepTrace: false,
+    expect: { hold: held, violate: violated, traceHash: small.result.traceHash },
+  };
+  return { seed: task.seed, failing, traceHash: result.traceHash, scenario, shrinkRuns: small.runs };
+}

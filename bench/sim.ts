@@ -15,13 +15,8 @@ import type { HistoryOp } from '../src/model/history.js';
 import { createQueue } from '../src/queue/create-queue.js';
 import { ActorTimers, SkewedClock } from '../src/sim/actor-time.js';
 import { parseSimConfig } from '../src/sim/config.js';
-import { Kernel } from '../src/sim/kernel.js';
-import { Network } from '../src/sim/network.js';
-import { Rng } from '../src/sim/rng.js';
 import { runSimulation } from '../src/sim/run.js';
-import { SimStore } from '../src/sim/sim-store.js';
-import { DynomiteTopology } from '../src/sim/topology/dynomite.js';
-import { Trace } from '../src/sim/trace.js';
+import { SimWorld } from '../src/sim/world.js';
 import { IoredisMockStore } from '../src/store/ioredis-mock-store.js';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
@@ -102,17 +97,13 @@ async function memoryAtQueued() {
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const before = process.memoryUsage().heapUsed;
-  const kernel = new Kernel(1_700_000_000_000);
-  const network = new Network(kernel, new Rng('mem'), { baseMs: 0.5, jitterMs: 0 }, { meanMs: 1, spikeProbability: 0, spikeMs: 0 });
-  const topology = new DynomiteTopology(kernel, network, ['a']);
-  const timers = new ActorTimers(kernel);
-  const store = new SimStore(
-    kernel,
-    topology,
-    { actor: 'loader', zone: 'a', role: 'quorum', consistency: 'DC_ONE', timers, nodeZone: 'a' },
-    new Trace(false),
-    { requestTimeoutMs: 60_000, failoverOnRefused: false, zones: ['a'] },
+  // One node (every extra zone is another full replica); the client waits up to a minute per call.
+  const world = new SimWorld(
+    parseSimConfig({ seed: 'mem', topology: { zones: ['a'] }, network: { latencyJitterMs: 0, lagMeanMs: 1, lagSpikeProbability: 0 }, workload: { consumers: 1 } }),
   );
+  const { kernel } = world;
+  const timers = new ActorTimers(kernel);
+  const store = world.client('loader', 'a', { consistency: 'DC_ONE', timers, requestTimeoutMs: 60_000 });
   const queue = createQueue({ name: 'mem', quorum: store, clock: new SkewedClock(kernel), timers, unackInterval: 0 });
   let peak = 0;
   const loading = (async () => {

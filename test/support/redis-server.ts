@@ -46,7 +46,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function waitUntilAnswering(port: number, child: ChildProcess): Promise<void> {
+export async function waitUntilAnswering(port: number, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode} before answering`);

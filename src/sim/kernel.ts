@@ -14,34 +14,39 @@ class EventHeap {
   }
 
   push(e: SimEvent): void {
+    // Sift up with a hole instead of swaps: one write per level.
     const a = this.items;
+    let i = a.length;
     a.push(e);
-    let i = a.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!before(a[i]!, a[p]!)) break;
-      [a[i], a[p]] = [a[p]!, a[i]!];
+      const parent = a[p]!;
+      if (!before(e, parent)) break;
+      a[i] = parent;
       i = p;
     }
+    a[i] = e;
   }
 
   pop(): SimEvent | undefined {
     const a = this.items;
     const top = a[0];
     const last = a.pop();
-    if (a.length > 0 && last) {
-      a[0] = last;
+    const n = a.length;
+    if (n > 0 && last) {
+      // Sift the last item down from the root with a hole.
       let i = 0;
       for (;;) {
         const l = 2 * i + 1;
+        if (l >= n) break;
         const r = l + 1;
-        let m = i;
-        if (l < a.length && before(a[l]!, a[m]!)) m = l;
-        if (r < a.length && before(a[r]!, a[m]!)) m = r;
-        if (m === i) break;
-        [a[i], a[m]] = [a[m]!, a[i]!];
+        const m = r < n && before(a[r]!, a[l]!) ? r : l;
+        const child = a[m]!;
+        if (!before(child, last)) break;
+        a[i] = child;
         i = m;
       }
+      a[i] = last;
     }
     return top;
   }

@@ -17,6 +17,8 @@ export class Trace {
   private readonly hash: Hash = createHash('sha256');
   private readonly lines: string[] | null;
   private count = 0;
+  /** Lines not yet hashed: hashing in chunks digests the same bytes with far fewer native calls. */
+  private pending = '';
 
   constructor(keepLines: boolean) {
     this.lines = keepLines ? [] : null;
@@ -24,8 +26,8 @@ export class Trace {
 
   record(event: TraceEvent): void {
     const line = JSON.stringify(event);
-    this.hash.update(line);
-    this.hash.update('\n');
+    this.pending += `${line}\n`;
+    if (this.pending.length > 65_536) this.flush();
     this.lines?.push(line);
     this.count++;
   }
@@ -39,8 +41,14 @@ export class Trace {
     return this.lines ? `${this.lines.join('\n')}\n` : null;
   }
 
+  private flush(): void {
+    this.hash.update(this.pending);
+    this.pending = '';
+  }
+
   /** Finishes the hash; call once, at the end of the run. */
   digest(): string {
+    this.flush();
     return this.hash.digest('hex');
   }
 }

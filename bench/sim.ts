@@ -16,6 +16,7 @@ import { createQueue } from '../src/queue/create-queue.js';
 import { ActorTimers, SkewedClock } from '../src/sim/actor-time.js';
 import { parseSimConfig } from '../src/sim/config.js';
 import { runSimulation } from '../src/sim/run.js';
+import { setSimScriptMode } from '../src/sim/sim-node.js';
 import { SimWorld } from '../src/sim/world.js';
 import { IoredisMockStore } from '../src/store/ioredis-mock-store.js';
 
@@ -151,10 +152,15 @@ function checkerMillion() {
 const checker = checkerMillion();
 const hour = await simSparseHour();
 const sim = await simReference();
+// The same run with every script in Redis's own Lua (no JS twins): what exact Lua costs end to end.
+const previousMode = setSimScriptMode('lua');
+const simLua = await simReference();
+setSimScriptMode(previousMode);
 const mock = await mockSameWorkload();
 console.log(`reference workload: ${MESSAGES} messages, 3 zones, 6 consumers, lag, one node crash + restart`);
 console.log(`  simulator   : ${sim.wallMs.toFixed(0)} ms wall, ${sim.events} events, ${((sim.events / sim.wallMs) * 1000).toFixed(0)} events/s, acked ${sim.acked}`);
 console.log(`                ${(sim.simulatedMs / 1000).toFixed(1)} simulated s → ${(sim.simulatedMs / sim.wallMs).toFixed(1)} simulated s per wall s`);
+console.log(`  exact Lua   : ${simLua.wallMs.toFixed(0)} ms wall (every script in Lua, no twins) → ${(simLua.simulatedMs / simLua.wallMs).toFixed(1)} simulated s per wall s; twins are ${(simLua.wallMs / sim.wallMs).toFixed(1)}× faster${simLua.acked === sim.acked ? '' : ` (acked ${simLua.acked}: the modes differ!)`}`);
 console.log(`sparse hour: 3,600 messages at 1/s, 6 consumers polling every second`);
 console.log(`  simulator   : ${hour.wallMs.toFixed(0)} ms wall for ${(hour.simulatedMs / 1000).toFixed(0)} simulated s → ${(hour.simulatedMs / hour.wallMs).toFixed(0)} simulated s per wall s (target ≥ 3,600), acked ${hour.acked}`);
 console.log(`  ioredis-mock: ${mock.wallMs.toFixed(0)} ms wall (same queue workload, no network model), acked ${mock.acked}`);

@@ -1,10 +1,10 @@
 import type { ScriptReply } from '../redis/script.js';
 import { parseStoredMessage, storedMessageJson } from './stored-message.js';
-import { BaseQueue } from './base-queue.js';
+import { BaseQueue, lookupId } from './base-queue.js';
 import type { AckAndPop, ShardSize } from './dyno-queue.js';
 import { DurabilityError, InvalidArgumentError } from './errors.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
-import { validateId, validateMessageInput } from './message.js';
+import { validateMessageInput } from './message.js';
 
 const FIND_STALE_LIMIT = 1_000;
 
@@ -25,7 +25,7 @@ export class AtomicQueue extends BaseQueue {
 
   /** Validates every message first (nothing is written if one is bad), then writes them in one script. */
   private async write(messages: readonly MessageInput[], onlyIfAbsent: boolean): Promise<{ ids: string[]; written: number }> {
-    const valid = messages.map((m) => validateMessageInput(m, this.options));
+    const valid = this.checkMessages(messages).map((m) => validateMessageInput(m, this.options));
     const ids = valid.map((m) => m.id);
     if (valid.length === 0) return { ids, written: 0 };
     const entries = valid.map((m) => {
@@ -55,7 +55,9 @@ export class AtomicQueue extends BaseQueue {
 
   async popWithMsgId(id: string): Promise<PoppedMessage | null> {
     this.checkOpen();
-    return leasedMessages(await this.runScript(this.scripts.popById(validateId(id), this.options.unackTimeout)))[0] ?? null;
+    const key = lookupId(id);
+    if (key === null) return null;
+    return leasedMessages(await this.runScript(this.scripts.popById(key, this.options.unackTimeout)))[0] ?? null;
   }
 
   async peek(count: number): Promise<Message[]> {
@@ -69,17 +71,25 @@ export class AtomicQueue extends BaseQueue {
       .filter((m): m is Message => m !== null);
   }
 
+  /** Works after close(): the queue's store is the caller's, and a message in hand must be ackable. */
   async ack(id: string, token?: string): Promise<boolean> {
-    this.checkOpen();
-    validateId(id);
-    const acked = (await this.runScript(this.scripts.ack(id, token ?? ''))) === 1;
-    if (acked) await this.confirmDurable('ack', [id]);
+    const key = lookupId(id);
+    if (key === null) return false;
+    const acked = (await this.runScript(this.scripts.ack(key, token ?? ''))) === 1;
+    if (acked) await this.confirmDurable('ack', [key]);
     return acked;
+  }
+
+  /** Hands a lease back: visible again now, rank kept. Given a token, only while that lease is current. Works after close(). */
+  async release(id: string, token?: string): Promise<boolean> {
+    const key = lookupId(id);
+    if (key === null) return false;
+    return (await this.runScript(this.scripts.release(key, token ?? ''))) === 1;
   }
 
   override async ackAndPop(id: string, token: string | undefined, count: number): Promise<AckAndPop> {
     this.checkOpen();
-    validateId(id);
+    if (lookupId(id) === null) return { acked: false, messages: await this.pop(count) };
     this.checkCount(count);
     const reply = (await this.runScript(this.scripts.ackAndPop(id, token ?? '', count, this.options.unackTimeout))) as ScriptReply[];
     const acked = reply[0] === 1;
@@ -87,47 +97,35 @@ export class AtomicQueue extends BaseQueue {
     return { acked, messages: leasedMessages(reply.slice(1)) };
   }
 
+  /** Works after close(), as ack does. */
   async setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean> {
-    this.checkOpen();
-    validateId(id);
     this.checkTimeout(timeoutMs);
+    if (lookupId(id) === null) return false;
     return (await this.runScript(this.scripts.extendLease(id, token ?? '', timeoutMs))) === 1;
   }
 
   /** Reschedules a queued message; the stored `timeout` field keeps the delay given at push. */
   async setTimeout(id: string, timeoutMs: number): Promise<boolean> {
     this.checkOpen();
-    validateId(id);
     this.checkTimeout(timeoutMs);
+    if (lookupId(id) === null) return false;
     return (await this.runScript(this.scripts.reschedule(id, timeoutMs))) === 1;
   }
 
   async remove(id: string): Promise<boolean> {
     this.checkOpen();
-    validateId(id);
-    return (await this.runScript(this.scripts.remove(id))) === 1;
+    const key = lookupId(id);
+    if (key === null) return false;
+    return (await this.runScript(this.scripts.remove(key))) === 1;
   }
 
-  private async findIdByPattern(pattern: string, localShardOnly: boolean): Promise<string | null> {
-    this.checkOpen();
-    const s = this.localShard;
-    const localSets = localShardOnly ? [this.keys.queue(s), this.keys.ready(s)] : [];
-    const reply = await this.runScript(this.scripts.findByPayload(this.checkPattern(pattern), localSets));
-    return typeof reply === 'string' ? reply : null;
+  /** Dyno's atomicRemove: in atomic mode remove is already one script. */
+  atomicRemove(id: string): Promise<boolean> {
+    return this.remove(id);
   }
 
-  async containsPredicate(pattern: string, localShardOnly = false): Promise<boolean> {
-    return (await this.findIdByPattern(pattern, localShardOnly)) !== null;
-  }
-
-  async getMsgWithPredicate(pattern: string, localShardOnly = false): Promise<Message | null> {
-    const id = await this.findIdByPattern(pattern, localShardOnly);
-    return id === null ? null : this.get(id);
-  }
-
-  async popMsgWithPredicate(pattern: string, localShardOnly = false): Promise<PoppedMessage | null> {
-    const id = await this.findIdByPattern(pattern, localShardOnly);
-    return id === null ? null : this.popWithMsgId(id);
+  protected localPredicateSets(): string[] {
+    return [this.keys.queue(this.localShard), this.keys.ready(this.localShard)];
   }
 
   async size(): Promise<number> {

@@ -106,16 +106,22 @@ export class LegacyQueue extends BaseQueue {
     const unackKey = this.keys.unack(this.localShard);
     const unackScore = this.options.clock.now() + this.options.unackTimeout;
     const popped: PoppedMessage[] = [];
-    while (popped.length < count) {
-      const id = this.prefetched.shift();
-      if (id === undefined) break;
-      const added = await this.quorum.zadd(unackKey, [{ score: unackScore, member: id }], { nx: true });
-      if (added === 0) continue;
-      const removed = await this.quorum.zrem(queueKey, [id]);
-      if (removed === 0) continue;
-      const message = parseStoredMessage(await this.quorum.hget(this.keys.message, id));
-      if (message === null) continue;
-      popped.push({ ...message, leaseDeadline: unackScore });
+    try {
+      while (popped.length < count) {
+        const id = this.prefetched.shift();
+        if (id === undefined) break;
+        const added = await this.quorum.zadd(unackKey, [{ score: unackScore, member: id }], { nx: true });
+        if (added === 0) continue;
+        const removed = await this.quorum.zrem(queueKey, [id]);
+        if (removed === 0) continue;
+        const message = parseStoredMessage(await this.quorum.hget(this.keys.message, id));
+        if (message === null) continue;
+        popped.push({ ...message, leaseDeadline: unackScore });
+      }
+    } catch (err) {
+      // a store error midway: what this pop already claimed would be held by nobody for a full lease
+      await this.releaseAll(popped);
+      throw err;
     }
     return popped;
   }

@@ -1,12 +1,15 @@
 import type { ScriptReply } from '../redis/script.js';
 import { parseStoredMessage, storedMessageJson } from './stored-message.js';
 import { BaseQueue, lookupId } from './base-queue.js';
+import { PROMOTE_BATCH } from './scripts/atomic-common.js';
 import type { AckAndPop, ShardSize } from './dyno-queue.js';
 import { DurabilityError, InvalidArgumentError } from './errors.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
 import { validateMessageInput } from './message.js';
 
 const FIND_STALE_LIMIT = 1_000;
+/** Entries per page of the stale walk (HSCAN / ZSCAN COUNT). */
+const STALE_PAGE = 200;
 
 /**
  * The default mode: every state change is one script on one slot; due messages come out by
@@ -160,14 +163,45 @@ export class AtomicQueue extends BaseQueue {
     return this.processUnacks();
   }
 
+  /**
+   * Walks the message hash and every shard's sets a page at a time (one bounded script call per
+   * page of STALE_PAGE entries) and returns up to FIND_STALE_LIMIT stale ids, each stale when its
+   * page was read.
+   */
   async findStaleMessages(): Promise<string[]> {
     this.checkOpen();
-    const reply = await this.runScript(this.scripts.findStale(FIND_STALE_LIMIT));
-    return (reply as string[] | null) ?? [];
+    const stale = new Set<string>();
+    for (let which = 0; which <= this.scripts.staleWalkSets && stale.size < FIND_STALE_LIMIT; which++) {
+      let cursor = '0';
+      do {
+        const reply = ((await this.runScript(this.scripts.findStale(which, cursor, STALE_PAGE))) as string[] | null) ?? [];
+        cursor = String(reply[0] ?? '0');
+        for (const id of reply.slice(1)) if (stale.size < FIND_STALE_LIMIT) stale.add(String(id));
+      } while (cursor !== '0' && stale.size < FIND_STALE_LIMIT);
+    }
+    return [...stale];
   }
 
-  protected reap(): Promise<number> {
-    return this.processUnacks();
+  /**
+   * The reaper's pass: re-queue expired leases, then promote every due message of this shard to READY
+   * in bounded steps (PROMOTE_BATCH per script call), so that a backlog that fell due at once is
+   * ordered by priority within one reaper period even when nobody pops.
+   */
+  protected async reap(): Promise<number> {
+    const requeued = await this.processUnacks();
+    if (this.options.promoteInReaper) await this.promoteDue();
+    return requeued;
+  }
+
+  /** Promotes due messages of this shard, one bounded script call per PROMOTE_BATCH, until none is left. */
+  async promoteDue(): Promise<number> {
+    this.checkOpen();
+    let total = 0;
+    for (;;) {
+      const moved = Number(await this.runScript(this.scripts.promote()));
+      total += moved;
+      if (moved < PROMOTE_BATCH || this.isClosed) return total;
+    }
   }
 }
 

@@ -6,6 +6,7 @@ import { atomicFindStale } from './atomic-find-stale.js';
 import { atomicPeek } from './atomic-peek.js';
 import { atomicPop } from './atomic-pop.js';
 import { atomicPopById } from './atomic-pop-by-id.js';
+import { atomicPromote } from './atomic-promote.js';
 import { atomicPush } from './atomic-push.js';
 import { atomicRelease } from './atomic-release.js';
 import { atomicRemove } from './atomic-remove.js';
@@ -24,6 +25,7 @@ export {
   atomicPeek,
   atomicPop,
   atomicPopById,
+  atomicPromote,
   atomicPush,
   atomicRelease,
   atomicRemove,
@@ -44,6 +46,7 @@ export const ALL_SCRIPTS: readonly ScriptDef[] = [
   atomicPeek,
   atomicPop,
   atomicPopById,
+  atomicPromote,
   atomicPush,
   atomicRelease,
   atomicRemove,

@@ -7,6 +7,7 @@ import { atomicFindStale } from './atomic-find-stale.js';
 import { atomicPeek } from './atomic-peek.js';
 import { atomicPop } from './atomic-pop.js';
 import { atomicPopById } from './atomic-pop-by-id.js';
+import { atomicPromote } from './atomic-promote.js';
 import { atomicPush } from './atomic-push.js';
 import { atomicRelease } from './atomic-release.js';
 import { atomicRemove } from './atomic-remove.js';
@@ -84,6 +85,11 @@ export class QueueScripts {
     return call(atomicPop, this.localShardKeys(), [...this.time(), String(count), String(unackTimeout)]);
   }
 
+  promote(): ScriptCall {
+    const s = this.localShard;
+    return call(atomicPromote, [this.keys.meta, this.keys.queue(s), this.keys.ready(s)], [...this.time()]);
+  }
+
   popById(id: string, unackTimeout: number): ScriptCall {
     return call(atomicPopById, this.localShardKeys(), [...this.time(), id, String(unackTimeout)]);
   }
@@ -123,8 +129,14 @@ export class QueueScripts {
     return call(atomicRequeueExpired, [this.keys.message, this.keys.meta, this.keys.leases, this.keys.ready(s), this.keys.unack(s)], [...this.time(), String(batch)]);
   }
 
-  findStale(limit: number): ScriptCall {
-    return call(atomicFindStale, [this.keys.message, ...this.allShardSets()], [String(limit)]);
+  /** One page of the stale walk: `which` 0 is the message hash, k ≥ 1 the k-th of queue, ready, unack per shard. */
+  findStale(which: number, cursor: string, count: number): ScriptCall {
+    return call(atomicFindStale, [this.keys.message, ...this.allShardSets()], [String(which), cursor, String(count)]);
+  }
+
+  /** How many sorted sets the stale walk pages through after the message hash. */
+  get staleWalkSets(): number {
+    return this.allShards.length * 3;
   }
 
   /** One page of the message hash from `cursor`; `sets` restricts it to ids in those sorted sets. */

@@ -192,6 +192,14 @@ function singleMatch(c: number, p: Uint8Array, pi: number, ep: number): boolean 
   }
 }
 
+/** The pattern's first byte when it is a literal that every match starts with, else -1. */
+function plainFirstByte(p: Uint8Array): number {
+  const c = p[0];
+  if (c === undefined || '^$*+?.([%-)]'.includes(String.fromCharCode(c))) return -1;
+  if (p.length === 2 && c === 0x24) return -1;
+  return isQuantifier(p[1]) ? -1 : c;
+}
+
 // --- the matcher ---------------------------------------------------------------------------------
 
 class Matcher {
@@ -214,8 +222,15 @@ class Matcher {
   find(): boolean {
     const anchor = this.p[0] === 0x5e;
     const start = anchor ? 1 : 0;
+    // When the pattern starts with a plain byte that must match once (not special, no quantifier
+    // after it), a match can only start where that byte is: skip straight to it (same answer).
+    const first = anchor ? -1 : plainFirstByte(this.p);
     let si = 0;
     do {
+      if (first !== -1) {
+        si = this.s.indexOf(first, si);
+        if (si === -1) return false;
+      }
       this.tick();
       this.level = 0;
       if (this.match(si, start) !== -1) return true;

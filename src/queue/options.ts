@@ -66,8 +66,8 @@ const schema = z
     onReaperError: z.custom<(err: unknown) => void>((v) => typeof v === 'function').optional(),
   })
   .strict()
-  .refine((o) => o.mode === 'atomic' || (!o.serverTime && !o.durable), {
-    message: 'serverTime and durable are atomic-mode options',
+  .refine((o) => o.mode === 'atomic' || (!o.serverTime && !o.durable && !o.promoteInReaper), {
+    message: 'serverTime, durable and promoteInReaper are atomic-mode options',
     path: ['mode'],
   });
 

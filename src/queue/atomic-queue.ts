@@ -1,6 +1,7 @@
 import type { ScriptReply } from '../redis/script.js';
 import { parseStoredMessage, storedMessageJson } from './stored-message.js';
 import { BaseQueue, lookupId } from './base-queue.js';
+import type { ScriptCall } from './scripts/queue-scripts.js';
 import { PROMOTE_BATCH } from './scripts/atomic-common.js';
 import type { AckAndPop, ShardSize } from './dyno-queue.js';
 import { DurabilityError, InvalidArgumentError } from './errors.js';
@@ -26,6 +27,28 @@ export class AtomicQueue extends BaseQueue {
     if (confirmed < durable.replicas) throw new DurabilityError(operation, ids, durable.replicas, confirmed);
   }
 
+  /**
+   * A write that durable mode must confirm: on a store that can (IoredisStore), the script and its
+   * WAIT go down one connection to the node that ran the script (Redis Cluster included); otherwise
+   * runScript, then WAIT. `succeeded` says whether the reply is a write worth confirming.
+   */
+  private async durableWrite(
+    call: ScriptCall,
+    operation: string,
+    ids: (reply: ScriptReply) => readonly string[],
+  ): Promise<ScriptReply> {
+    const durable = this.options.durable;
+    if (!durable || !this.quorum.runScriptThenWait) {
+      const reply = await this.runScript(call);
+      await this.confirmDurable(operation, ids(reply));
+      return reply;
+    }
+    const { reply, confirmed } = await this.quorum.runScriptThenWait(call.script, call.keys, call.args, durable.replicas, durable.timeoutMs);
+    const written = ids(reply);
+    if (written.length > 0 && confirmed < durable.replicas) throw new DurabilityError(operation, written, durable.replicas, confirmed);
+    return reply;
+  }
+
   /** Validates every message first (nothing is written if one is bad), then writes them in one script. */
   private async write(messages: readonly MessageInput[], onlyIfAbsent: boolean): Promise<{ ids: string[]; written: number }> {
     const valid = this.checkMessages(messages).map((m) => validateMessageInput(m, this.options));
@@ -37,8 +60,7 @@ export class AtomicQueue extends BaseQueue {
       if (shardIndex === 0) throw new InvalidArgumentError('sharding', `strategy returned unknown shard ${shard}`);
       return { shardIndex, id: m.id, priority: m.priority, timeout: m.timeout, json: storedMessageJson({ ...m, shard }) };
     });
-    const written = Number(await this.runScript(this.scripts.push(entries, onlyIfAbsent)));
-    await this.confirmDurable('push', ids);
+    const written = Number(await this.durableWrite(this.scripts.push(entries, onlyIfAbsent), 'push', () => ids));
     return { ids, written };
   }
 
@@ -78,9 +100,8 @@ export class AtomicQueue extends BaseQueue {
   async ack(id: string, token?: string): Promise<boolean> {
     const key = lookupId(id);
     if (key === null) return false;
-    const acked = (await this.runScript(this.scripts.ack(key, token ?? ''))) === 1;
-    if (acked) await this.confirmDurable('ack', [key]);
-    return acked;
+    const reply = await this.durableWrite(this.scripts.ack(key, token ?? ''), 'ack', (r) => (r === 1 ? [key] : []));
+    return reply === 1;
   }
 
   /** Hands a lease back: visible again now, rank kept. Given a token, only while that lease is current. Works after close(). */
@@ -94,10 +115,10 @@ export class AtomicQueue extends BaseQueue {
     this.checkOpen();
     if (lookupId(id) === null) return { acked: false, messages: await this.pop(count) };
     this.checkCount(count);
-    const reply = (await this.runScript(this.scripts.ackAndPop(id, token ?? '', count, this.options.unackTimeout))) as ScriptReply[];
-    const acked = reply[0] === 1;
-    if (acked) await this.confirmDurable('ack', [id]);
-    return { acked, messages: leasedMessages(reply.slice(1)) };
+    const reply = (await this.durableWrite(this.scripts.ackAndPop(id, token ?? '', count, this.options.unackTimeout), 'ack', (r) =>
+      (r as ScriptReply[])[0] === 1 ? [id] : [],
+    )) as ScriptReply[];
+    return { acked: reply[0] === 1, messages: leasedMessages(reply.slice(1)) };
   }
 
   /** Works after close(), as ack does. */

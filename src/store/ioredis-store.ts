@@ -151,6 +151,36 @@ export class IoredisStore implements Store {
     }
   }
 
+  /**
+   * The script and WAIT in one pipeline: ioredis sends a pipeline to the node that owns its keys'
+   * slot (EVALSHA's keys decide it; WAIT has none), over one connection, so WAIT counts the replicas
+   * of the master that ran the write. On NOSCRIPT (the script did not run) the pair is sent again
+   * with EVAL.
+   */
+  async runScriptThenWait(
+    script: ScriptDef,
+    keys: readonly string[],
+    args: readonly string[],
+    replicas: number,
+    timeoutMs: number,
+  ): Promise<{ reply: ScriptReply; confirmed: number }> {
+    const send = async (byText: boolean) => {
+      const pipeline = this.client.pipeline();
+      if (byText) pipeline.eval(script.lua, keys.length, ...keys, ...args);
+      else pipeline.evalsha(this.sha(script), keys.length, ...keys, ...args);
+      pipeline.wait(replicas, timeoutMs);
+      const results = (await pipeline.exec()) ?? [];
+      const [scriptErr, reply] = results[0] ?? [new Error('empty pipeline reply'), null];
+      const [waitErr, confirmed] = results[1] ?? [new Error('empty pipeline reply'), null];
+      return { scriptErr, reply, waitErr, confirmed };
+    };
+    let r = await send(false);
+    if (r.scriptErr instanceof Error && r.scriptErr.message.startsWith('NOSCRIPT')) r = await send(true);
+    if (r.scriptErr) throw r.scriptErr;
+    if (r.waitErr) throw r.waitErr;
+    return { reply: normaliseReply(r.reply), confirmed: Number(r.confirmed) };
+  }
+
   private sha(script: ScriptDef): string {
     let sha = this.shas.get(script);
     if (sha === undefined) {

@@ -1,5 +1,5 @@
 import type { ScriptDef } from '../../redis/script.js';
-import { NOW_LUA, PROMOTE_LUA, promote, scriptNow } from './atomic-common.js';
+import { NOW_LUA, PROMOTE_LUA } from './atomic-common.js';
 
 /**
  * One bounded promotion step on one shard (the reaper's promotion pass calls it until it moves
@@ -15,8 +15,4 @@ export const atomicPromote: ScriptDef = {
   keyCount: 3,
   writes: true,
   lua,
-  twin(redis, keys, argv) {
-    const [meta, queue, ready] = keys as [string, string, string];
-    return promote(redis, queue, ready, meta, scriptNow(redis, argv));
-  },
 };

@@ -304,6 +304,8 @@ describe.each(backendNames({ cluster: true }))('queue on %s', (backendName) => {
         [{ id: 'ok', payload: 'x', priority: 2.5 }, 'priority'],
         [{ id: 'ok', payload: 'y'.repeat(1_025) }, 'payload'],
         [{ id: 'ok', payload: 42 }, 'payload'],
+        [{ id: 'ok', payload: 'lone \ud800 surrogate' }, 'payload'],
+        [{ id: 'ok', payload: '\udc00 trailing half' }, 'payload'],
         [null, 'message'],
       ];
       for (const [message, field] of bad) {
@@ -313,13 +315,24 @@ describe.each(backendNames({ cluster: true }))('queue on %s', (backendName) => {
       }
       expect(await queue.size()).toBe(0);
       expect(await queue.get('good')).toBeNull();
-      await expect(queue.pop(0)).rejects.toBeInstanceOf(InvalidArgumentError);
+      await expect(queue.push(null as never)).rejects.toMatchObject({ name: 'InvalidArgumentError', argument: 'messages' });
+      expect(await queue.size()).toBe(0);
+      // Dyno's answers: pop(0) is an empty list; a lookup of an id that could never be pushed finds nothing
+      expect(await queue.pop(0)).toEqual([]);
+      expect(await queue.ack('bad id')).toBe(false);
+      expect(await queue.get('bad id')).toBeNull();
+      expect(await queue.remove('')).toBe(false);
+      expect(await queue.popWithMsgId('x'.repeat(300))).toBeNull();
+      await expect(queue.ack(42 as never)).rejects.toBeInstanceOf(InvalidMessageError);
+      await expect(queue.pop(-1)).rejects.toBeInstanceOf(InvalidArgumentError);
       await expect(queue.pop(1.5)).rejects.toBeInstanceOf(InvalidArgumentError);
       await expect(queue.pop(1, { wait: -1 })).rejects.toBeInstanceOf(InvalidArgumentError);
       await expect(queue.setUnackTimeout('m', -5)).rejects.toBeInstanceOf(InvalidMessageError);
       await expect(queue.setTimeout('m', Number.NaN)).rejects.toBeInstanceOf(InvalidMessageError);
-      await expect(queue.ack('bad id')).rejects.toBeInstanceOf(InvalidMessageError);
       await expect(queue.containsPredicate('')).rejects.toBeInstanceOf(InvalidArgumentError);
+      for (const malformed of ['%', '[a', '(a', 'a)', '%b(', '%fx', '%1', '(a)%2']) {
+        await expect(queue.containsPredicate(malformed)).rejects.toMatchObject({ name: 'InvalidArgumentError', argument: 'pattern' });
+      }
       const store = backend.store();
       const options = { quorum: store, clock: new FakeTime(), timers: new FakeTime(), mode, ...backend.queueDefaults };
       expect(() => createQueue({ ...options, name: 'has.dot' })).toThrow(InvalidArgumentError);

@@ -3,6 +3,7 @@
  * and `connect`, errors and types. Nothing here imports the simulator or fast-check.
  */
 import { createQueue as createQueueWith } from '../queue/create-queue.js';
+import { MultiQueue, type MultiQueueOptions } from '../queue/multi-queue.js';
 import type { BaseQueue } from '../queue/base-queue.js';
 import type { QueueOptionsInput } from '../queue/options.js';
 import type { Clock, Timers } from '../queue/time.js';
@@ -22,7 +23,19 @@ export function createQueue(options: CreateQueueOptions): BaseQueue {
   return createQueueWith({ ...rest, clock: clock ?? systemClock, timers: timers ?? systemTimers } as QueueOptionsInput);
 }
 
-// Everything src/queue exports, but createQueue is the one above (local exports win over `export *`).
+/** Multi-master queue options as a user writes them: `clock` and `timers` default to the process's own. */
+export type CreateMultiQueueOptions = Omit<MultiQueueOptions, 'clock' | 'timers'> & {
+  readonly clock?: Clock;
+  readonly timers?: Timers;
+};
+
+/** One queue over several Redis masters (Dyno v2's MultiRedisQueue); see MultiQueue. */
+export function createMultiQueue(options: CreateMultiQueueOptions): MultiQueue {
+  const { clock, timers, ...rest } = options;
+  return new MultiQueue({ ...rest, clock: clock ?? systemClock, timers: timers ?? systemTimers } as MultiQueueOptions);
+}
+
+// Everything src/queue exports, but createQueue and createMultiQueue are the ones above (local exports win over `export *`).
 export * from '../queue/index.js';
 export { systemClock, systemTimers } from '../runtime/system-time.js';
 export type { Store, ScoreBound, ScoredMember, RangeLimit, ZAddOptions } from '../store/store.js';

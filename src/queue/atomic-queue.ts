@@ -1,12 +1,16 @@
 import type { ScriptReply } from '../redis/script.js';
 import { parseStoredMessage, storedMessageJson } from './stored-message.js';
-import { BaseQueue } from './base-queue.js';
+import { BaseQueue, lookupId } from './base-queue.js';
+import type { ScriptCall } from './scripts/queue-scripts.js';
+import { PROMOTE_BATCH } from './scripts/atomic-common.js';
 import type { AckAndPop, ShardSize } from './dyno-queue.js';
 import { DurabilityError, InvalidArgumentError } from './errors.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
-import { validateId, validateMessageInput } from './message.js';
+import { validateMessageInput } from './message.js';
 
 const FIND_STALE_LIMIT = 1_000;
+/** Entries per page of the stale walk (HSCAN / ZSCAN COUNT). */
+const STALE_PAGE = 200;
 
 /**
  * The default mode: every state change is one script on one slot; due messages come out by
@@ -23,9 +27,31 @@ export class AtomicQueue extends BaseQueue {
     if (confirmed < durable.replicas) throw new DurabilityError(operation, ids, durable.replicas, confirmed);
   }
 
+  /**
+   * A write that durable mode must confirm: on a store that can (IoredisStore), the script and its
+   * WAIT go down one connection to the node that ran the script (Redis Cluster included); otherwise
+   * runScript, then WAIT. `succeeded` says whether the reply is a write worth confirming.
+   */
+  private async durableWrite(
+    call: ScriptCall,
+    operation: string,
+    ids: (reply: ScriptReply) => readonly string[],
+  ): Promise<ScriptReply> {
+    const durable = this.options.durable;
+    if (!durable || !this.quorum.runScriptThenWait) {
+      const reply = await this.runScript(call);
+      await this.confirmDurable(operation, ids(reply));
+      return reply;
+    }
+    const { reply, confirmed } = await this.quorum.runScriptThenWait(call.script, call.keys, call.args, durable.replicas, durable.timeoutMs);
+    const written = ids(reply);
+    if (written.length > 0 && confirmed < durable.replicas) throw new DurabilityError(operation, written, durable.replicas, confirmed);
+    return reply;
+  }
+
   /** Validates every message first (nothing is written if one is bad), then writes them in one script. */
   private async write(messages: readonly MessageInput[], onlyIfAbsent: boolean): Promise<{ ids: string[]; written: number }> {
-    const valid = messages.map((m) => validateMessageInput(m, this.options));
+    const valid = this.checkMessages(messages).map((m) => validateMessageInput(m, this.options));
     const ids = valid.map((m) => m.id);
     if (valid.length === 0) return { ids, written: 0 };
     const entries = valid.map((m) => {
@@ -34,8 +60,7 @@ export class AtomicQueue extends BaseQueue {
       if (shardIndex === 0) throw new InvalidArgumentError('sharding', `strategy returned unknown shard ${shard}`);
       return { shardIndex, id: m.id, priority: m.priority, timeout: m.timeout, json: storedMessageJson({ ...m, shard }) };
     });
-    const written = Number(await this.runScript(this.scripts.push(entries, onlyIfAbsent)));
-    await this.confirmDurable('push', ids);
+    const written = Number(await this.durableWrite(this.scripts.push(entries, onlyIfAbsent), 'push', () => ids));
     return { ids, written };
   }
 
@@ -55,7 +80,9 @@ export class AtomicQueue extends BaseQueue {
 
   async popWithMsgId(id: string): Promise<PoppedMessage | null> {
     this.checkOpen();
-    return leasedMessages(await this.runScript(this.scripts.popById(validateId(id), this.options.unackTimeout)))[0] ?? null;
+    const key = lookupId(id);
+    if (key === null) return null;
+    return leasedMessages(await this.runScript(this.scripts.popById(key, this.options.unackTimeout)))[0] ?? null;
   }
 
   async peek(count: number): Promise<Message[]> {
@@ -69,65 +96,60 @@ export class AtomicQueue extends BaseQueue {
       .filter((m): m is Message => m !== null);
   }
 
+  /** Works after close(): the queue's store is the caller's, and a message in hand must be ackable. */
   async ack(id: string, token?: string): Promise<boolean> {
-    this.checkOpen();
-    validateId(id);
-    const acked = (await this.runScript(this.scripts.ack(id, token ?? ''))) === 1;
-    if (acked) await this.confirmDurable('ack', [id]);
-    return acked;
+    const key = lookupId(id);
+    if (key === null) return false;
+    const reply = await this.durableWrite(this.scripts.ack(key, token ?? ''), 'ack', (r) => (r === 1 ? [key] : []));
+    return reply === 1;
+  }
+
+  /** Hands a lease back: visible again now, rank kept. Given a token, only while that lease is current. Works after close(). */
+  async release(id: string, token?: string): Promise<boolean> {
+    const key = lookupId(id);
+    if (key === null) return false;
+    return (await this.runScript(this.scripts.release(key, token ?? ''))) === 1;
   }
 
   override async ackAndPop(id: string, token: string | undefined, count: number): Promise<AckAndPop> {
     this.checkOpen();
-    validateId(id);
+    if (lookupId(id) === null) return { acked: false, messages: await this.pop(count) };
     this.checkCount(count);
-    const reply = (await this.runScript(this.scripts.ackAndPop(id, token ?? '', count, this.options.unackTimeout))) as ScriptReply[];
-    const acked = reply[0] === 1;
-    if (acked) await this.confirmDurable('ack', [id]);
-    return { acked, messages: leasedMessages(reply.slice(1)) };
+    const reply = (await this.durableWrite(this.scripts.ackAndPop(id, token ?? '', count, this.options.unackTimeout), 'ack', (r) =>
+      (r as ScriptReply[])[0] === 1 ? [id] : [],
+    )) as ScriptReply[];
+    return { acked: reply[0] === 1, messages: leasedMessages(reply.slice(1)) };
   }
 
+  /** Works after close(), as ack does. */
   async setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean> {
-    this.checkOpen();
-    validateId(id);
     this.checkTimeout(timeoutMs);
+    if (lookupId(id) === null) return false;
     return (await this.runScript(this.scripts.extendLease(id, token ?? '', timeoutMs))) === 1;
   }
 
   /** Reschedules a queued message; the stored `timeout` field keeps the delay given at push. */
   async setTimeout(id: string, timeoutMs: number): Promise<boolean> {
     this.checkOpen();
-    validateId(id);
     this.checkTimeout(timeoutMs);
+    if (lookupId(id) === null) return false;
     return (await this.runScript(this.scripts.reschedule(id, timeoutMs))) === 1;
   }
 
   async remove(id: string): Promise<boolean> {
     this.checkOpen();
-    validateId(id);
-    return (await this.runScript(this.scripts.remove(id))) === 1;
+    const key = lookupId(id);
+    if (key === null) return false;
+    return (await this.runScript(this.scripts.remove(key))) === 1;
   }
 
-  private async findIdByPattern(pattern: string, localShardOnly: boolean): Promise<string | null> {
-    this.checkOpen();
-    const s = this.localShard;
-    const localSets = localShardOnly ? [this.keys.queue(s), this.keys.ready(s)] : [];
-    const reply = await this.runScript(this.scripts.findByPayload(this.checkPattern(pattern), localSets));
-    return typeof reply === 'string' ? reply : null;
+  /** Dyno's atomicRemove: in atomic mode remove is already one script. */
+  atomicRemove(id: string): Promise<boolean> {
+    return this.remove(id);
   }
 
-  async containsPredicate(pattern: string, localShardOnly = false): Promise<boolean> {
-    return (await this.findIdByPattern(pattern, localShardOnly)) !== null;
-  }
-
-  async getMsgWithPredicate(pattern: string, localShardOnly = false): Promise<Message | null> {
-    const id = await this.findIdByPattern(pattern, localShardOnly);
-    return id === null ? null : this.get(id);
-  }
-
-  async popMsgWithPredicate(pattern: string, localShardOnly = false): Promise<PoppedMessage | null> {
-    const id = await this.findIdByPattern(pattern, localShardOnly);
-    return id === null ? null : this.popWithMsgId(id);
+  protected localPredicateSets(): string[] {
+    return [this.keys.queue(this.localShard), this.keys.ready(this.localShard)];
   }
 
   async size(): Promise<number> {
@@ -162,14 +184,45 @@ export class AtomicQueue extends BaseQueue {
     return this.processUnacks();
   }
 
+  /**
+   * Walks the message hash and every shard's sets a page at a time (one bounded script call per
+   * page of STALE_PAGE entries) and returns up to FIND_STALE_LIMIT stale ids, each stale when its
+   * page was read.
+   */
   async findStaleMessages(): Promise<string[]> {
     this.checkOpen();
-    const reply = await this.runScript(this.scripts.findStale(FIND_STALE_LIMIT));
-    return (reply as string[] | null) ?? [];
+    const stale = new Set<string>();
+    for (let which = 0; which <= this.scripts.staleWalkSets && stale.size < FIND_STALE_LIMIT; which++) {
+      let cursor = '0';
+      do {
+        const reply = ((await this.runScript(this.scripts.findStale(which, cursor, STALE_PAGE))) as string[] | null) ?? [];
+        cursor = String(reply[0] ?? '0');
+        for (const id of reply.slice(1)) if (stale.size < FIND_STALE_LIMIT) stale.add(String(id));
+      } while (cursor !== '0' && stale.size < FIND_STALE_LIMIT);
+    }
+    return [...stale];
   }
 
-  protected reap(): Promise<number> {
-    return this.processUnacks();
+  /**
+   * The reaper's pass: re-queue expired leases, then promote every due message of this shard to READY
+   * in bounded steps (PROMOTE_BATCH per script call), so that a backlog that fell due at once is
+   * ordered by priority within one reaper period even when nobody pops.
+   */
+  protected async reap(): Promise<number> {
+    const requeued = await this.processUnacks();
+    if (this.options.promoteInReaper) await this.promoteDue();
+    return requeued;
+  }
+
+  /** Promotes due messages of this shard, one bounded script call per PROMOTE_BATCH, until none is left. */
+  async promoteDue(): Promise<number> {
+    this.checkOpen();
+    let total = 0;
+    for (;;) {
+      const moved = Number(await this.runScript(this.scripts.promote()));
+      total += moved;
+      if (moved < PROMOTE_BATCH || this.isClosed) return total;
+    }
   }
 }
 

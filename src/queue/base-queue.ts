@@ -1,10 +1,11 @@
 import type { ScriptReply } from '../redis/script.js';
 import type { Store } from '../store/store.js';
-import type { AckAndPop, ConsumeOptions, DynoQueue, PopOptions, QueueMode, ShardSize } from './dyno-queue.js';
-import { InvalidArgumentError, QueueClosedError } from './errors.js';
+import type { AckAndPop, AckItem, ConsumeOptions, DynoQueue, PopOptions, QueueMode, ShardSize } from './dyno-queue.js';
+import { InvalidArgumentError, InvalidMessageError, QueueClosedError } from './errors.js';
 import { QueueKeys } from './keys.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
-import { validateDelay, validateId } from './message.js';
+import { ID_PATTERN, MAX_ID_LENGTH, validateDelay } from './message.js';
+import { compileLuaPattern, luaPatternMatches } from './lua-pattern.js';
 import { QueueScripts, type ScriptCall } from './scripts/queue-scripts.js';
 import { parseStoredMessage } from './stored-message.js';
 import type { QueueOptions } from './options.js';
@@ -13,6 +14,8 @@ import { shardingStrategy } from './sharding.js';
 import type { TimerHandle } from './time.js';
 
 export const MAX_POP_COUNT = 10_000;
+/** Message-hash entries asked for per scan page (HSCAN COUNT): the bound on one page's work in Redis. */
+export const SCAN_PAGE = 16;
 
 /**
  * What both modes share: options, key names, argument checks, the background reaper, long-poll,
@@ -53,13 +56,14 @@ export abstract class BaseQueue implements DynoQueue {
   abstract popWithMsgId(id: string): Promise<PoppedMessage | null>;
   abstract peek(count: number): Promise<Message[]>;
   abstract ack(id: string, token?: string): Promise<boolean>;
+  abstract release(id: string, token?: string): Promise<boolean>;
+  abstract atomicRemove(id: string): Promise<boolean>;
   abstract setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean>;
   abstract setTimeout(id: string, timeoutMs: number): Promise<boolean>;
   abstract remove(id: string): Promise<boolean>;
   abstract ensure(message: MessageInput): Promise<boolean>;
-  abstract containsPredicate(luaPattern: string, localShardOnly?: boolean): Promise<boolean>;
-  abstract getMsgWithPredicate(luaPattern: string, localShardOnly?: boolean): Promise<Message | null>;
-  abstract popMsgWithPredicate(luaPattern: string, localShardOnly?: boolean): Promise<PoppedMessage | null>;
+  /** The local shard's sorted sets a `localShardOnly` predicate restricts matches to. */
+  protected abstract localPredicateSets(): string[];
   abstract size(): Promise<number>;
   abstract shardSizes(): Promise<Record<string, ShardSize>>;
   abstract clear(): Promise<void>;
@@ -76,6 +80,7 @@ export abstract class BaseQueue implements DynoQueue {
 
   async pop(count: number, options: PopOptions = {}): Promise<PoppedMessage[]> {
     this.checkOpen();
+    if (count === 0) return [];
     this.checkCount(count);
     const wait = this.checkWait(options.wait ?? 0);
     return this.longPoll(count, wait, options.signal, (n) => this.popOnce(n));
@@ -93,21 +98,127 @@ export abstract class BaseQueue implements DynoQueue {
 
   async get(id: string): Promise<Message | null> {
     this.checkOpen();
-    return parseStoredMessage(await this.quorum.hget(this.keys.message, validateId(id)));
+    const key = lookupId(id);
+    return key === null ? null : parseStoredMessage(await this.quorum.hget(this.keys.message, key));
   }
 
   async localGet(id: string): Promise<Message | null> {
     this.checkOpen();
-    return parseStoredMessage(await this.nonQuorum.hget(this.keys.message, validateId(id)));
+    const key = lookupId(id);
+    return key === null ? null : parseStoredMessage(await this.nonQuorum.hget(this.keys.message, key));
   }
 
+  /** The lease deadline of a popped, un-acked message (on the clock that set it), or null. */
+  async getUnackTime(id: string): Promise<number | null> {
+    this.checkOpen();
+    const key = lookupId(id);
+    if (key === null) return null;
+    for (const shard of this.allShards) {
+      const deadline = await this.quorum.zscore(this.keys.unack(shard), key);
+      if (deadline !== null) return deadline;
+    }
+    return null;
+  }
+
+  /**
+   * Acks several messages (each as `ack` would: with its token, if it has one); returns, in order,
+   * whether each was acked. Works after close(), as ack does.
+   */
+  async ackMany(items: readonly AckItem[]): Promise<boolean[]> {
+    if (!Array.isArray(items)) throw new InvalidArgumentError('items', 'must be an array of { id, token? }');
+    const out: boolean[] = [];
+    for (const item of items) {
+      if (typeof item !== 'object' || item === null) throw new InvalidArgumentError('items', 'must be an array of { id, token? }');
+      out.push(await this.ack(item.id, item.token));
+    }
+    return out;
+  }
+
+  /** Every stored message (Dyno's getAllMessages), read in pages of SCAN_PAGE entries. */
+  async getAllMessages(): Promise<Message[]> {
+    this.checkOpen();
+    const out: Message[] = [];
+    await this.scanMessages([], (_id, json) => {
+      const m = parseStoredMessage(json);
+      if (m) out.push(m);
+      return false;
+    });
+    return out;
+  }
+
+  /**
+   * Walks the message hash a page at a time (one bounded script call per page), calling `visit`
+   * with each entry until it returns true. `sets` restricts entries to ids in those sorted sets.
+   * HSCAN's guarantee holds: an entry present for the whole walk is visited (perhaps twice).
+   */
+  protected async scanMessages(sets: readonly string[], visit: (id: string, json: string) => boolean): Promise<void> {
+    let cursor = '0';
+    do {
+      const reply = ((await this.runScript(this.scripts.scanMessages(cursor, SCAN_PAGE, sets))) as string[] | null) ?? [];
+      cursor = String(reply[0] ?? '0');
+      for (let i = 1; i + 1 < reply.length; i += 2) if (visit(String(reply[i]), String(reply[i + 1]))) return;
+    } while (cursor !== '0');
+  }
+
+  /**
+   * The first id (in HSCAN order) whose payload matches the Lua pattern. The pattern is checked
+   * first (InvalidArgumentError when malformed); matching runs here, in the client, over pages of
+   * the message hash, with a step budget per payload (PatternTooComplexError past it).
+   */
+  private async findIdByPattern(pattern: string, localShardOnly: boolean): Promise<string | null> {
+    this.checkOpen();
+    const compiled = compileLuaPattern(pattern);
+    let found: string | null = null;
+    await this.scanMessages(localShardOnly ? this.localPredicateSets() : [], (id, json) => {
+      const m = parseStoredMessage(json);
+      if (m && luaPatternMatches(compiled, m.payload, id)) found = id;
+      return found !== null;
+    });
+    return found;
+  }
+
+  async containsPredicate(pattern: string, localShardOnly = false): Promise<boolean> {
+    return (await this.findIdByPattern(pattern, localShardOnly)) !== null;
+  }
+
+  async getMsgWithPredicate(pattern: string, localShardOnly = false): Promise<Message | null> {
+    const id = await this.findIdByPattern(pattern, localShardOnly);
+    return id === null ? null : this.get(id);
+  }
+
+  async popMsgWithPredicate(pattern: string, localShardOnly = false): Promise<PoppedMessage | null> {
+    const id = await this.findIdByPattern(pattern, localShardOnly);
+    return id === null ? null : this.popWithMsgId(id);
+  }
+
+  /**
+   * Yields popped messages one by one. Leaving the loop early (`break`, `return`, a throw in the
+   * loop body) releases the messages of the current batch not yet yielded, so no lease is left
+   * held by nobody; the message the loop body was given stays with it (ack or release it).
+   */
   async *consume(options: ConsumeOptions = {}): AsyncIterableIterator<PoppedMessage> {
     const batch = options.batch ?? 1;
     this.checkCount(batch);
     const wait = options.wait ?? 1_000;
-    while (!this.closed && !options.signal?.aborted) {
-      const messages = await this.pop(batch, { wait, signal: options.signal });
-      for (const m of messages) yield m;
+    let pending: PoppedMessage[] = [];
+    try {
+      while (!this.closed && !options.signal?.aborted) {
+        pending = await this.pop(batch, { wait, signal: options.signal });
+        while (pending.length > 0) yield pending.shift()!;
+      }
+    } finally {
+      await this.releaseAll(pending.splice(0));
+    }
+  }
+
+  /** Best-effort release of leases nobody will process; errors are swallowed (the lease then expires). */
+  protected async releaseAll(messages: readonly PoppedMessage[]): Promise<void> {
+    for (const m of messages) {
+      try {
+        await this.release(m.id, m.token);
+      } catch {
+        // the reaper re-queues it when its lease ends
+      }
     }
   }
 
@@ -139,7 +250,13 @@ export abstract class BaseQueue implements DynoQueue {
     const out: PoppedMessage[] = [];
     if (signal?.aborted) return out;
     for (;;) {
-      out.push(...(await attempt(count - out.length)));
+      try {
+        out.push(...(await attempt(count - out.length)));
+      } catch (err) {
+        // What earlier attempts leased would otherwise be held by nobody until its lease ends.
+        await this.releaseAll(out);
+        throw err;
+      }
       const left = deadline - clock.now();
       if (out.length >= count || left <= 0 || this.closed || signal?.aborted) return out;
       await this.sleep(Math.min(this.options.pollInterval, left), signal);
@@ -203,14 +320,23 @@ export abstract class BaseQueue implements DynoQueue {
     return validateDelay(timeoutMs, 'timeout');
   }
 
-  protected checkPattern(pattern: string): string {
-    if (typeof pattern !== 'string' || pattern.length === 0 || pattern.length > 1024) {
-      throw new InvalidArgumentError('pattern', 'must be a Lua pattern of 1 to 1024 characters');
-    }
-    return pattern;
+  /** The messages argument of push: an array (its messages are checked one by one later). */
+  protected checkMessages(messages: readonly MessageInput[]): readonly MessageInput[] {
+    if (!Array.isArray(messages)) throw new InvalidArgumentError('messages', 'must be an array of messages');
+    return messages;
   }
 
   protected shardSetKeys(shard: string): string[] {
     return [this.keys.queue(shard), this.keys.unack(shard)];
   }
+}
+
+/**
+ * The id of a lookup (get, remove, ack, ...): a string that could never have been pushed (empty,
+ * too long, characters outside the id alphabet) names no message, so the lookup answers null/false
+ * as Dyno does; a non-string is a programming error and throws InvalidMessageError.
+ */
+export function lookupId(id: unknown): string | null {
+  if (typeof id !== 'string') throw new InvalidMessageError('id', 'must be a string');
+  return id.length > 0 && id.length <= MAX_ID_LENGTH && ID_PATTERN.test(id) ? id : null;
 }

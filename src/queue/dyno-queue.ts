@@ -26,6 +26,12 @@ export interface AckAndPop {
   readonly messages: PoppedMessage[];
 }
 
+/** What `ackMany` takes: a popped message, or an id with its lease token. */
+export interface AckItem {
+  readonly id: string;
+  readonly token?: string | undefined;
+}
+
 /** Dyno-queues' DynoQueue API, asynchronous. */
 export interface DynoQueue {
   readonly name: string;
@@ -35,19 +41,32 @@ export interface DynoQueue {
   bulkPop(count: number, options?: PopOptions): Promise<PoppedMessage[]>;
   popWithMsgId(id: string): Promise<PoppedMessage | null>;
   peek(count: number): Promise<Message[]>;
-  /** With a token (atomic mode), acks only while that lease is current. */
+  /** With a token (atomic mode), acks only while that lease is current. Works after close(). */
   ack(id: string, token?: string): Promise<boolean>;
+  /** Acks each item as ack would; whether each was acked, in order. Works after close(). */
+  ackMany(items: readonly AckItem[]): Promise<boolean[]>;
+  /**
+   * Hands a lease back, visible again now (atomic: rank kept, token-checked, one script; legacy:
+   * several steps). True when released. Works after close().
+   */
+  release(id: string, token?: string): Promise<boolean>;
+  /** The lease deadline of a popped, un-acked message, or null. */
+  getUnackTime(id: string): Promise<number | null>;
   /** Acks one message and pops up to `count` more: one script call in atomic mode, two steps in legacy. */
   ackAndPop(id: string, token: string | undefined, count: number): Promise<AckAndPop>;
   setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean>;
   setTimeout(id: string, timeoutMs: number): Promise<boolean>;
   remove(id: string): Promise<boolean>;
+  /** Dyno's atomicRemove: remove as one script (atomic mode: the same as remove). */
+  atomicRemove(id: string): Promise<boolean>;
   ensure(message: MessageInput): Promise<boolean>;
   containsPredicate(luaPattern: string, localShardOnly?: boolean): Promise<boolean>;
   getMsgWithPredicate(luaPattern: string, localShardOnly?: boolean): Promise<Message | null>;
   popMsgWithPredicate(luaPattern: string, localShardOnly?: boolean): Promise<PoppedMessage | null>;
   get(id: string): Promise<Message | null>;
   localGet(id: string): Promise<Message | null>;
+  /** Every stored message (Dyno's getAllMessages), read a page at a time. */
+  getAllMessages(): Promise<Message[]>;
   size(): Promise<number>;
   shardSizes(): Promise<Record<string, ShardSize>>;
   clear(): Promise<void>;

@@ -52,3 +52,23 @@ export class DurabilityError extends DynoqError {
     this.name = 'DurabilityError';
   }
 }
+
+/**
+ * A predicate pattern needed more matching steps on one payload than its budget allows (see
+ * `patternStepBudget`): a backtracking pattern such as `.-.-.-b`. Nothing was changed; the match runs
+ * in the client, so Redis was never blocked by it.
+ */
+export class PatternTooComplexError extends DynoqError {
+  readonly code = 'PATTERN_TOO_COMPLEX';
+  constructor(
+    readonly pattern: string,
+    readonly messageId: string,
+    readonly payloadBytes: number,
+    readonly budget: number,
+  ) {
+    super(
+      `pattern ${JSON.stringify(pattern.length > 64 ? `${pattern.slice(0, 64)}…` : pattern)} needs more than ${budget} steps on the ${payloadBytes}-byte payload of ${JSON.stringify(messageId)}`,
+    );
+    this.name = 'PatternTooComplexError';
+  }
+}

@@ -9,3 +9,7 @@ export type { QueueOptions, QueueOptionsInput } from './options.js';
 export * from './sharding.js';
 export * from './time.js';
 export { QueueKeys } from './keys.js';
+export { compileLuaPattern, luaPatternMatches, patternStepBudget, PATTERN_BASE_STEPS, PATTERN_STEPS_PER_BYTE } from './lua-pattern.js';
+export type { LuaPattern } from './lua-pattern.js';
+export { MultiQueue, createMultiQueue } from './multi-queue.js';
+export type { MultiQueueOptions, MultiQueueShard } from './multi-queue.js';

@@ -1,8 +1,9 @@
 import { parseStoredMessage, storedMessageJson } from './stored-message.js';
-import { BaseQueue } from './base-queue.js';
+import { BaseQueue, lookupId } from './base-queue.js';
+import { InvalidArgumentError } from './errors.js';
 import type { PopOptions, ShardSize } from './dyno-queue.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
-import { validateId, validateMessageInput } from './message.js';
+import { validateMessageInput } from './message.js';
 
 const PROCESS_UNACKS_BATCH = 1_000;
 const FIND_STALE_BATCH = 10;
@@ -20,10 +21,16 @@ export class LegacyQueue extends BaseQueue {
 
   async push(messages: readonly MessageInput[]): Promise<string[]> {
     this.checkOpen();
-    const valid = messages.map((m) => validateMessageInput(m, this.options));
-    const ids: string[] = [];
-    for (const m of valid) {
+    const valid = this.checkMessages(messages).map((m) => validateMessageInput(m, this.options));
+    // Every shard is chosen (and checked) before anything is written: Dyno wrote the payload and
+    // then ZADDed to whatever key the strategy named, stranding a message on an unknown shard.
+    const placed = valid.map((m) => {
       const shard = this.sharding.nextShard(this.allShards, m);
+      if (!this.allShards.includes(shard)) throw new InvalidArgumentError('sharding', `strategy returned unknown shard ${shard}`);
+      return { m, shard };
+    });
+    const ids: string[] = [];
+    for (const { m, shard } of placed) {
       await this.quorum.hset(this.keys.message, m.id, storedMessageJson({ ...m, shard }));
       const score = this.options.clock.now() + m.timeout + m.priority / 100;
       await this.quorum.zadd(this.keys.queue(shard), [{ score, member: m.id }]);
@@ -33,11 +40,15 @@ export class LegacyQueue extends BaseQueue {
   }
 
   override async pop(count: number, options: PopOptions = {}): Promise<PoppedMessage[]> {
+    this.checkOpen();
+    if (count === 0) return [];
     return (await this.prefetchForPop(count, options)) ? this.claim(count) : [];
   }
 
   /** Dyno's bulkPop: prefetch, then claim the prefetched ids with atomicBulkPopScriptLocalOnly. */
   override async bulkPop(count: number, options: PopOptions = {}): Promise<PoppedMessage[]> {
+    this.checkOpen();
+    if (count === 0) return [];
     if (!(await this.prefetchForPop(count, options))) return [];
     const ids = this.prefetched.splice(0, Math.min(count, this.prefetched.length));
     if (ids.length === 0) return [];
@@ -95,23 +106,29 @@ export class LegacyQueue extends BaseQueue {
     const unackKey = this.keys.unack(this.localShard);
     const unackScore = this.options.clock.now() + this.options.unackTimeout;
     const popped: PoppedMessage[] = [];
-    while (popped.length < count) {
-      const id = this.prefetched.shift();
-      if (id === undefined) break;
-      const added = await this.quorum.zadd(unackKey, [{ score: unackScore, member: id }], { nx: true });
-      if (added === 0) continue;
-      const removed = await this.quorum.zrem(queueKey, [id]);
-      if (removed === 0) continue;
-      const message = parseStoredMessage(await this.quorum.hget(this.keys.message, id));
-      if (message === null) continue;
-      popped.push({ ...message, leaseDeadline: unackScore });
+    try {
+      while (popped.length < count) {
+        const id = this.prefetched.shift();
+        if (id === undefined) break;
+        const added = await this.quorum.zadd(unackKey, [{ score: unackScore, member: id }], { nx: true });
+        if (added === 0) continue;
+        const removed = await this.quorum.zrem(queueKey, [id]);
+        if (removed === 0) continue;
+        const message = parseStoredMessage(await this.quorum.hget(this.keys.message, id));
+        if (message === null) continue;
+        popped.push({ ...message, leaseDeadline: unackScore });
+      }
+    } catch (err) {
+      // a store error midway: what this pop already claimed would be held by nobody for a full lease
+      await this.releaseAll(popped);
+      throw err;
     }
     return popped;
   }
 
   async popWithMsgId(id: string): Promise<PoppedMessage | null> {
     this.checkOpen();
-    validateId(id);
+    if (lookupId(id) === null) return null;
     const queueKey = this.keys.queue(this.localShard);
     const unackKey = this.keys.unack(this.localShard);
     const unackScore = this.options.clock.now() + this.options.unackTimeout;
@@ -137,10 +154,9 @@ export class LegacyQueue extends BaseQueue {
     return out;
   }
 
-  /** Legacy acks by id only: the token argument is ignored, as Dyno has none. */
+  /** Legacy acks by id only: the token argument is ignored, as Dyno has none. Works after close(). */
   async ack(id: string): Promise<boolean> {
-    this.checkOpen();
-    validateId(id);
+    if (lookupId(id) === null) return false;
     for (const shard of this.allShards) {
       if ((await this.quorum.zrem(this.keys.unack(shard), [id])) > 0) {
         await this.quorum.hdel(this.keys.message, [id]);
@@ -152,9 +168,8 @@ export class LegacyQueue extends BaseQueue {
 
   /** As Dyno: ZSCORE then a plain ZADD, so an ack between the two brings the entry back. */
   async setUnackTimeout(id: string, timeoutMs: number): Promise<boolean> {
-    this.checkOpen();
-    validateId(id);
     this.checkTimeout(timeoutMs);
+    if (lookupId(id) === null) return false;
     const score = this.options.clock.now() + timeoutMs;
     for (const shard of this.allShards) {
       const key = this.keys.unack(shard);
@@ -172,8 +187,8 @@ export class LegacyQueue extends BaseQueue {
    */
   async setTimeout(id: string, timeoutMs: number): Promise<boolean> {
     this.checkOpen();
-    validateId(id);
     this.checkTimeout(timeoutMs);
+    if (lookupId(id) === null) return false;
     const message = parseStoredMessage(await this.nonQuorum.hget(this.keys.message, id));
     if (message === null) return false;
     for (const shard of this.allShards) {
@@ -189,9 +204,34 @@ export class LegacyQueue extends BaseQueue {
     return false;
   }
 
+  /**
+   * Legacy has no token: releases whatever lease the id has, as several steps — ZREM from un-ack,
+   * then (payload still there) ZADD back to that shard's queue at now + priority/100. Works after close().
+   */
+  async release(id: string): Promise<boolean> {
+    if (lookupId(id) === null) return false;
+    for (const shard of this.allShards) {
+      if ((await this.quorum.zrem(this.keys.unack(shard), [id])) > 0) {
+        const message = parseStoredMessage(await this.quorum.hget(this.keys.message, id));
+        if (message === null) return false;
+        const score = this.options.clock.now() + message.priority / 100;
+        await this.quorum.zadd(this.keys.queue(shard), [{ score, member: id }]);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Dyno's atomicRemove: ZREM from every shard's un-ack and queue and HDEL, in one script. */
+  async atomicRemove(id: string): Promise<boolean> {
+    this.checkOpen();
+    if (lookupId(id) === null) return false;
+    return (await this.runScript(this.scripts.legacyRemove(id))) === 1;
+  }
+
   async remove(id: string): Promise<boolean> {
     this.checkOpen();
-    validateId(id);
+    if (lookupId(id) === null) return false;
     for (const shard of this.allShards) {
       await this.quorum.zrem(this.keys.unack(shard), [id]);
       if ((await this.quorum.zrem(this.keys.queue(shard), [id])) > 0) {
@@ -213,25 +253,8 @@ export class LegacyQueue extends BaseQueue {
     return true;
   }
 
-  private async findIdByPattern(pattern: string, localShardOnly: boolean): Promise<string | null> {
-    this.checkOpen();
-    const localSets = localShardOnly ? [this.keys.queue(this.localShard)] : [];
-    const reply = await this.runScript(this.scripts.findByPayload(this.checkPattern(pattern), localSets));
-    return typeof reply === 'string' ? reply : null;
-  }
-
-  async containsPredicate(pattern: string, localShardOnly = false): Promise<boolean> {
-    return (await this.findIdByPattern(pattern, localShardOnly)) !== null;
-  }
-
-  async getMsgWithPredicate(pattern: string, localShardOnly = false): Promise<Message | null> {
-    const id = await this.findIdByPattern(pattern, localShardOnly);
-    return id === null ? null : this.get(id);
-  }
-
-  async popMsgWithPredicate(pattern: string, localShardOnly = false): Promise<PoppedMessage | null> {
-    const id = await this.findIdByPattern(pattern, localShardOnly);
-    return id === null ? null : this.popWithMsgId(id);
+  protected localPredicateSets(): string[] {
+    return [this.keys.queue(this.localShard)];
   }
 
   async size(): Promise<number> {

@@ -65,6 +65,13 @@ export function validatePriority(value: unknown, messageId?: string): number {
   return value;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The index of the first lone UTF-16 surrogate in `s` (no UTF-8 form; Redis's cjson refuses its escape), or -1. */
+export function loneSurrogateAt(s: string): number {
+  return s.search(LONE_SURROGATE);
+}
+
 function utf8Length(s: string): number {
   return Buffer.byteLength(s, 'utf8');
 }
@@ -75,6 +82,14 @@ export function validateMessageInput(input: unknown, limits: MessageLimits): Req
   const m = input as Record<string, unknown>;
   const id = validateId(m.id);
   if (typeof m.payload !== 'string') throw new InvalidMessageError('payload', 'must be a string', id);
+  const surrogate = loneSurrogateAt(m.payload);
+  if (surrogate >= 0) {
+    throw new InvalidMessageError(
+      'payload',
+      `is not well-formed Unicode: a lone UTF-16 surrogate at index ${surrogate} has no UTF-8 form and cannot round-trip through Redis's Lua/cjson`,
+      id,
+    );
+  }
   const bytes = utf8Length(m.payload);
   if (bytes > limits.maxPayloadBytes) {
     throw new InvalidMessageError('payload', `is ${bytes} bytes, over the limit of ${limits.maxPayloadBytes}`, id);

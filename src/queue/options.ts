@@ -43,6 +43,12 @@ const schema = z
     /** Reaper period; 0 turns the background reaper off (call processUnacks yourself). */
     unackInterval: ms.default(1_000),
     reaperBatch: z.number().int().positive().max(100_000).default(1_000),
+    /**
+     * Atomic only: the background reaper also promotes every due message to READY each period, in
+     * bounded steps, so that priority orders a backlog that fell due at once within one period
+     * even when nobody pops (off: only pops and peeks promote, PROMOTE_BATCH per call).
+     */
+    promoteInReaper: z.boolean().default(false),
     /** Legacy only: use atomicProcessUnacks in the reaper (Dyno's singleRingTopology). */
     singleRingTopology: z.boolean().default(false),
     /** Long-poll step while pop waits for messages. */
@@ -60,8 +66,8 @@ const schema = z
     onReaperError: z.custom<(err: unknown) => void>((v) => typeof v === 'function').optional(),
   })
   .strict()
-  .refine((o) => o.mode === 'atomic' || (!o.serverTime && !o.durable), {
-    message: 'serverTime and durable are atomic-mode options',
+  .refine((o) => o.mode === 'atomic' || (!o.serverTime && !o.durable && !o.promoteInReaper), {
+    message: 'serverTime, durable and promoteInReaper are atomic-mode options',
     path: ['mode'],
   });
 

@@ -20,7 +20,7 @@ function parseScore(s: string | undefined, error = NOT_FLOAT): number {
 
 /** Redis's arity per command (name included; negative: at least that many). */
 const ARITY: Record<string, number> = {
-  zadd: -4, zrem: -3, zscore: 3, zrank: 3, zcard: 2, zrangebyscore: -4, zrange: -4,
+  zadd: -4, zrem: -3, zscore: 3, zrank: 3, zcard: 2, zrangebyscore: -4, zrange: -4, zscan: -3,
   hset: -4, hget: 3, hdel: -3, hlen: 2, hexists: 3, hkeys: 2, hgetall: 2, hscan: -3, hincrby: 4,
   del: -2, exists: -2, time: 1, flushall: -1, eval: -3, evalsha: -3, script: -2,
 };
@@ -224,6 +224,13 @@ export class Keyspace {
         return this.zrangebyscore(key, args.slice(1));
       case 'zrange':
         return this.zrange(key, args.slice(1));
+      case 'zscan': {
+        // As hscan: one pass returns everything with cursor 0 (member, score pairs).
+        if (args[1] !== '0') throw new RedisError('ERR invalid cursor');
+        const z = this.zset(key, false);
+        const entries = z ? z.byRank(0, z.size - 1) : [];
+        return ['0', entries.flatMap((e) => [e.member, formatRedisDouble(e.score)])];
+      }
       case 'hset': {
         if (args.length < 3 || args.length % 2 === 0) throw new RedisError("ERR wrong number of arguments for 'hset' command");
         const h = this.hash(key, true)!;
@@ -252,7 +259,7 @@ export class Keyspace {
       case 'hgetall':
         return [...(this.hash(key, false)?.entries() ?? [])].flat();
       case 'hscan':
-        // One pass returns everything with cursor 0: a valid (if unhurried) HSCAN reply.
+        // One pass returns everything with cursor 0 (COUNT is a hint): a valid (if unhurried) HSCAN reply.
         if (args[1] !== '0') throw new RedisError('ERR invalid cursor');
         return ['0', [...(this.hash(key, false)?.entries() ?? [])].flat()];
       case 'hincrby': {

@@ -49,6 +49,18 @@ export class IoredisMockStore extends IoredisStore {
     super(client, { clientCheck: 'off' });
   }
 
+  /** No pipeline to one node here: the script in Redis's Lua, then WAIT (which the mock does not have). */
+  override async runScriptThenWait(
+    script: ScriptDef,
+    keys: readonly string[],
+    args: readonly string[],
+    replicas: number,
+    timeoutMs: number,
+  ): Promise<{ reply: ScriptReply; confirmed: number }> {
+    const reply = await this.runScript(script, keys, args);
+    return { reply, confirmed: await this.wait(replicas, timeoutMs) };
+  }
+
   override async zrangeByScore(key: string, min: ScoreBound, max: ScoreBound, limit?: RangeLimit): Promise<string[]> {
     if (!hasFraction(min, max)) return super.zrangeByScore(key, min, max, limit);
     return (await this.fractionalRange(key, min, max, limit)).map((e) => e.member);

@@ -125,8 +125,10 @@ export class IoredisStore implements Store {
 
   async del(keys: readonly string[]): Promise<number> {
     let removed = 0;
-    // One DEL per key: in a Cluster the keys of different queues may live in different slots.
-    for (const key of keys) removed += Number(await this.client.del(key));
+    // One call per key: in a Cluster the keys of different queues may live in different slots.
+    // UNLINK, not DEL: the reply is the same, and a big sorted set or hash (a million messages) is
+    // freed in the background instead of blocking Redis for the whole O(N) free.
+    for (const key of keys) removed += Number(await this.client.unlink(key));
     return removed;
   }
 
@@ -147,6 +149,36 @@ export class IoredisStore implements Store {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
       return normaliseReply(await this.client.eval(script.lua, keys.length, ...keys, ...args));
     }
+  }
+
+  /**
+   * The script and WAIT in one pipeline: ioredis sends a pipeline to the node that owns its keys'
+   * slot (EVALSHA's keys decide it; WAIT has none), over one connection, so WAIT counts the replicas
+   * of the master that ran the write. On NOSCRIPT (the script did not run) the pair is sent again
+   * with EVAL.
+   */
+  async runScriptThenWait(
+    script: ScriptDef,
+    keys: readonly string[],
+    args: readonly string[],
+    replicas: number,
+    timeoutMs: number,
+  ): Promise<{ reply: ScriptReply; confirmed: number }> {
+    const send = async (byText: boolean) => {
+      const pipeline = this.client.pipeline();
+      if (byText) pipeline.eval(script.lua, keys.length, ...keys, ...args);
+      else pipeline.evalsha(this.sha(script), keys.length, ...keys, ...args);
+      pipeline.wait(replicas, timeoutMs);
+      const results = (await pipeline.exec()) ?? [];
+      const [scriptErr, reply] = results[0] ?? [new Error('empty pipeline reply'), null];
+      const [waitErr, confirmed] = results[1] ?? [new Error('empty pipeline reply'), null];
+      return { scriptErr, reply, waitErr, confirmed };
+    };
+    let r = await send(false);
+    if (r.scriptErr instanceof Error && r.scriptErr.message.startsWith('NOSCRIPT')) r = await send(true);
+    if (r.scriptErr) throw r.scriptErr;
+    if (r.waitErr) throw r.waitErr;
+    return { reply: normaliseReply(r.reply), confirmed: Number(r.confirmed) };
   }
 
   private sha(script: ScriptDef): string {

@@ -52,6 +52,18 @@ export interface Store {
   /** Redis WAIT: blocks until `replicas` replicas acknowledged earlier writes or `timeoutMs` passed. */
   wait(replicas: number, timeoutMs: number): Promise<number>;
   runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Promise<ScriptReply>;
+  /**
+   * Optional: runs a script and then WAIT on the **same connection to the same node**, so the replicas
+   * counted are those of the node that ran the write (on Redis Cluster a bare WAIT has no key and goes
+   * to any master). A store without it gets `runScript` then `wait`.
+   */
+  runScriptThenWait?(
+    script: ScriptDef,
+    keys: readonly string[],
+    args: readonly string[],
+    replicas: number,
+    timeoutMs: number,
+  ): Promise<{ reply: ScriptReply; confirmed: number }>;
 }
 
 /** Redis's textual form of a score bound. */

@@ -58,6 +58,7 @@ export const scriptCalls: Record<string, fc.Arbitrary<[string[], string[]]>> = {
     .tuple(now, fc.constantFrom('0', '1'), fc.array(fc.tuple(fc.constantFrom('1', '2'), ids, fc.constantFrom('0', '5', '50'), fc.constantFrom('0', '1000')), { minLength: 1, maxLength: 3 }))
     .map(([n, absent, ms]) => [[...head, ...shards], [n, '0', absent, ...ms.flatMap(([s, id, p, d]) => [s, id, p, d, `{"id":"${id}","payload":"p ${id}"}`])]]),
   atomicPop: fc.tuple(now, fc.integer({ min: 1, max: 3 })).map(([n, c]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a'], [n, '0', String(c), '1000']]),
+  atomicPromote: now.map((n) => [['h:meta', 'z:q:a', 'z:r:a'], [n, '0']]),
   atomicPopById: fc.tuple(now, ids).map(([n, id]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a'], [n, '0', id, '1000']]),
   atomicAck: fc.tuple(ids, fc.constantFrom('', '1', '2', '3')).map(([id, t]) => [['h:msg', 'h:meta', 'h:lease', 'z:u:a', 'z:u:b'], [id, t]]),
   atomicAckAndPop: fc
@@ -66,10 +67,11 @@ export const scriptCalls: Record<string, fc.Arbitrary<[string[], string[]]>> = {
   atomicExtendLease: fc.tuple(now, ids, fc.constantFrom('', '1', '2')).map(([n, id, t]) => [['h:lease', 'z:u:a', 'z:u:b'], [n, '0', id, t, '500']]),
   atomicRequeueExpired: now.map((n) => [['h:msg', 'h:meta', 'h:lease', 'z:r:a', 'z:u:a'], [n, '0', '10']]),
   atomicReschedule: fc.tuple(now, ids).map(([n, id]) => [['z:q:a', 'z:r:a', 'z:q:b', 'z:r:b'], [n, '0', id, '200']]),
+  atomicRelease: fc.tuple(ids, fc.constantFrom('', '1', '2')).map(([id, t]) => [['h:msg', 'h:meta', 'h:lease', 'z:r:a', 'z:u:a', 'z:r:b', 'z:u:b'], [id, t]]),
   atomicRemove: ids.map((id) => [['h:msg', 'h:meta', 'h:lease', ...shards], [id]]),
   atomicPeek: fc.tuple(now, fc.integer({ min: 1, max: 3 })).map(([n, c]) => [['h:msg', 'h:meta', 'z:q:a', 'z:r:a'], [n, '0', String(c)]]),
-  atomicFindStale: fc.constant([['h:msg', ...shards], ['10']]),
-  findByPayloadPattern: fc.tuple(fc.constantFrom('p m%d', '^p', 'zz', 'm2$'), fc.boolean()).map(([p, local]) => [local ? ['h:msg', 'z:q:a', 'z:r:a'] : ['h:msg'], [p]]),
+  atomicFindStale: fc.integer({ min: 0, max: shards.length }).map((which) => [['h:msg', ...shards], [String(which), '0', '100']]),
+  scanMessages: fc.boolean().map((local) => [local ? ['h:msg', 'z:q:a', 'z:r:a'] : ['h:msg'], ['0', '100']]),
   legacyBulkPopLocal: fc.tuple(fc.array(ids, { minLength: 1, maxLength: 3 }), now).map(([xs, n]) => [['h:msg', 'z:q:a', 'z:u:a'], [String(xs.length), n, '1700000009999', ...xs]]),
   legacyFindStale: fc.array(ids, { minLength: 1, maxLength: 3 }).map((xs) => [['h:msg', 'z:q:a', 'z:u:a'], [String(xs.length), ...xs]]),
   legacyProcessUnacks: now.map((n) => [['h:msg', 'z:q:a', 'z:u:a'], [n, '10']]),

@@ -26,31 +26,32 @@ export function scriptNow(redis: LuaRedis, argv: readonly string[]): number {
   return Number(argv[0]);
 }
 
-const PROMOTE_BATCH = 1000;
+/** Due ids moved from QUEUE to READY per script call: the bound on one promotion's work. */
+export const PROMOTE_BATCH = 1000;
 
-/** Moves every due id from QUEUE to READY with its rank; ids without a rank are stale and dropped. */
+/**
+ * Moves up to PROMOTE_BATCH due ids, earliest due first, from QUEUE to READY with their rank (ids
+ * without a rank are stale and dropped); returns how many it took out of QUEUE. Bounded: a backlog of
+ * N due ids is promoted over N / PROMOTE_BATCH calls (pops, peeks and the reaper's promotion pass).
+ */
 export const PROMOTE_LUA = `local function promote(queue, ready, meta, now)
-  while true do
-    local due = redis.call('zrangebyscore', queue, '-inf', now, 'LIMIT', 0, ${PROMOTE_BATCH})
-    for i=1,#due do
-      local rank = redis.call('hget', meta, due[i])
-      if rank then redis.call('zadd', ready, rank, due[i]) end
-      redis.call('zrem', queue, due[i])
-    end
-    if #due < ${PROMOTE_BATCH} then return end
+  local due = redis.call('zrangebyscore', queue, '-inf', now, 'LIMIT', 0, ${PROMOTE_BATCH})
+  for i=1,#due do
+    local rank = redis.call('hget', meta, due[i])
+    if rank then redis.call('zadd', ready, rank, due[i]) end
+    redis.call('zrem', queue, due[i])
   end
+  return #due
 end`;
 
-export function promote(redis: LuaRedis, queue: string, ready: string, meta: string, now: number): void {
-  for (;;) {
-    const due = redis.call('zrangebyscore', queue, '-inf', String(now), 'LIMIT', '0', String(PROMOTE_BATCH)) as string[];
-    for (const id of due) {
-      const rank = redis.call('hget', meta, id);
-      if (luaTruthy(rank)) redis.call('zadd', ready, rank as string, id);
-      redis.call('zrem', queue, id);
-    }
-    if (due.length < PROMOTE_BATCH) return;
+export function promote(redis: LuaRedis, queue: string, ready: string, meta: string, now: number): number {
+  const due = redis.call('zrangebyscore', queue, '-inf', String(now), 'LIMIT', '0', String(PROMOTE_BATCH)) as string[];
+  for (const id of due) {
+    const rank = redis.call('hget', meta, id);
+    if (luaTruthy(rank)) redis.call('zadd', ready, rank as string, id);
+    redis.call('zrem', queue, id);
   }
+  return due.length;
 }
 
 /** Leases one id popped from READY: returns {id, payload, token, deadline} or nil when it is stale. */

@@ -1,26 +1,36 @@
 import type { ScriptDef } from '../../redis/script.js';
 
 /**
- * Atomic findStaleMessages: ids that break the layout's invariants — queued or leased without a
- * payload, or with a payload but neither queued nor leased in any shard. Read-only; returns ids.
- * KEYS: msg, then queue, ready, unack per shard. ARGV: limit.
+ * One page of the atomic findStaleMessages walk: ids that break the layout's invariants. Page 0 is
+ * a step of HSCAN over the message hash (a payload in none of the sorted sets); page k ≥ 1 is a step
+ * of ZSCAN over the k-th sorted set (an id queued or leased without a payload). Each id is checked
+ * inside this one script, so an id it names was stale at that moment; the client walks every page
+ * (one bounded call each) until the cursors come back to 0. Read-only.
+ * KEYS: msg, then queue, ready, unack per shard. ARGV: which (0 = the hash, k = KEYS[k + 1]),
+ * cursor, count. Returns {next cursor, stale id...}.
  */
-const lua = `local msg = KEYS[1]
-local limit = tonumber(ARGV[1])
-local stale = {}
-local seen = {}
-for i = 2, #KEYS do
-  local ids = redis.call('zrange', KEYS[i], 0, -1)
-  for j = 1, #ids do
-    seen[ids[j]] = true
-    if #stale < limit and redis.call('hexists', msg, ids[j]) == 0 then stale[#stale + 1] = ids[j] end
+const lua = `local which, cursor, count = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3])
+local out = {}
+if which == 0 then
+  local ret = redis.call('hscan', KEYS[1], cursor, 'COUNT', count)
+  out[1] = ret[1]
+  local entries = ret[2]
+  for i = 1, #entries, 2 do
+    local placed = false
+    for k = 2, #KEYS do
+      if not placed and redis.call('zscore', KEYS[k], entries[i]) then placed = true end
+    end
+    if not placed then out[#out + 1] = entries[i] end
+  end
+else
+  local ret = redis.call('zscan', KEYS[which + 1], cursor, 'COUNT', count)
+  out[1] = ret[1]
+  local entries = ret[2]
+  for i = 1, #entries, 2 do
+    if redis.call('hexists', KEYS[1], entries[i]) == 0 then out[#out + 1] = entries[i] end
   end
 end
-local all = redis.call('hkeys', msg)
-for j = 1, #all do
-  if #stale < limit and not seen[all[j]] then stale[#stale + 1] = all[j] end
-end
-return stale`;
+return out`;
 
 export const atomicFindStale: ScriptDef = {
   name: 'atomicFindStale',

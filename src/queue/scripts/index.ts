@@ -6,14 +6,16 @@ import { atomicFindStale } from './atomic-find-stale.js';
 import { atomicPeek } from './atomic-peek.js';
 import { atomicPop } from './atomic-pop.js';
 import { atomicPopById } from './atomic-pop-by-id.js';
+import { atomicPromote } from './atomic-promote.js';
 import { atomicPush } from './atomic-push.js';
+import { atomicRelease } from './atomic-release.js';
 import { atomicRemove } from './atomic-remove.js';
 import { atomicRequeueExpired } from './atomic-requeue-expired.js';
 import { atomicReschedule } from './atomic-reschedule.js';
-import { findByPayloadPattern } from './find-by-payload-pattern.js';
 import { legacyBulkPopLocal } from './legacy-bulk-pop-local.js';
 import { legacyFindStale } from './legacy-find-stale.js';
 import { legacyProcessUnacks } from './legacy-process-unacks.js';
+import { scanMessages } from './scan-messages.js';
 
 export {
   atomicAck,
@@ -23,14 +25,16 @@ export {
   atomicPeek,
   atomicPop,
   atomicPopById,
+  atomicPromote,
   atomicPush,
+  atomicRelease,
   atomicRemove,
   atomicRequeueExpired,
   atomicReschedule,
-  findByPayloadPattern,
   legacyBulkPopLocal,
   legacyFindStale,
   legacyProcessUnacks,
+  scanMessages,
 };
 
 /** Every script, for conformance tests and for a store that preloads them. */
@@ -42,12 +46,14 @@ export const ALL_SCRIPTS: readonly ScriptDef[] = [
   atomicPeek,
   atomicPop,
   atomicPopById,
+  atomicPromote,
   atomicPush,
+  atomicRelease,
   atomicRemove,
   atomicRequeueExpired,
   atomicReschedule,
-  findByPayloadPattern,
   legacyBulkPopLocal,
   legacyFindStale,
   legacyProcessUnacks,
+  scanMessages,
 ];

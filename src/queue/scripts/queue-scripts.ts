@@ -7,14 +7,16 @@ import { atomicFindStale } from './atomic-find-stale.js';
 import { atomicPeek } from './atomic-peek.js';
 import { atomicPop } from './atomic-pop.js';
 import { atomicPopById } from './atomic-pop-by-id.js';
+import { atomicPromote } from './atomic-promote.js';
 import { atomicPush } from './atomic-push.js';
+import { atomicRelease } from './atomic-release.js';
 import { atomicRemove } from './atomic-remove.js';
 import { atomicRequeueExpired } from './atomic-requeue-expired.js';
 import { atomicReschedule } from './atomic-reschedule.js';
-import { findByPayloadPattern } from './find-by-payload-pattern.js';
 import { legacyBulkPopLocal } from './legacy-bulk-pop-local.js';
 import { legacyFindStale } from './legacy-find-stale.js';
 import { legacyProcessUnacks } from './legacy-process-unacks.js';
+import { scanMessages } from './scan-messages.js';
 
 /** One script call, ready for `Store.runScript`. */
 export interface ScriptCall {
@@ -83,6 +85,11 @@ export class QueueScripts {
     return call(atomicPop, this.localShardKeys(), [...this.time(), String(count), String(unackTimeout)]);
   }
 
+  promote(): ScriptCall {
+    const s = this.localShard;
+    return call(atomicPromote, [this.keys.meta, this.keys.queue(s), this.keys.ready(s)], [...this.time()]);
+  }
+
   popById(id: string, unackTimeout: number): ScriptCall {
     return call(atomicPopById, this.localShardKeys(), [...this.time(), id, String(unackTimeout)]);
   }
@@ -108,6 +115,11 @@ export class QueueScripts {
     return call(atomicReschedule, this.allShards.flatMap((s) => [this.keys.queue(s), this.keys.ready(s)]), [...this.time(), id, String(timeoutMs)]);
   }
 
+  release(id: string, token: string): ScriptCall {
+    const sets = this.allShards.flatMap((s) => [this.keys.ready(s), this.keys.unack(s)]);
+    return call(atomicRelease, [this.keys.message, this.keys.meta, this.keys.leases, ...sets], [id, token]);
+  }
+
   remove(id: string): ScriptCall {
     return call(atomicRemove, [this.keys.message, this.keys.meta, this.keys.leases, ...this.allShardSets()], [id]);
   }
@@ -117,13 +129,19 @@ export class QueueScripts {
     return call(atomicRequeueExpired, [this.keys.message, this.keys.meta, this.keys.leases, this.keys.ready(s), this.keys.unack(s)], [...this.time(), String(batch)]);
   }
 
-  findStale(limit: number): ScriptCall {
-    return call(atomicFindStale, [this.keys.message, ...this.allShardSets()], [String(limit)]);
+  /** One page of the stale walk: `which` 0 is the message hash, k ≥ 1 the k-th of queue, ready, unack per shard. */
+  findStale(which: number, cursor: string, count: number): ScriptCall {
+    return call(atomicFindStale, [this.keys.message, ...this.allShardSets()], [String(which), cursor, String(count)]);
   }
 
-  /** The predicate scripts; `localSets` restricts matches to ids in those sorted sets. */
-  findByPayload(pattern: string, localSets: readonly string[]): ScriptCall {
-    return call(findByPayloadPattern, [this.keys.message, ...localSets], [pattern]);
+  /** How many sorted sets the stale walk pages through after the message hash. */
+  get staleWalkSets(): number {
+    return this.allShards.length * 3;
+  }
+
+  /** One page of the message hash from `cursor`; `sets` restricts it to ids in those sorted sets. */
+  scanMessages(cursor: string, count: number, sets: readonly string[]): ScriptCall {
+    return call(scanMessages, [this.keys.message, ...sets], [cursor, String(count)]);
   }
 
   legacyBulkPop(ids: readonly string[], peekUntil: number, unackScore: number): ScriptCall {
@@ -134,6 +152,12 @@ export class QueueScripts {
   legacyProcessUnacks(now: number, batch: number): ScriptCall {
     const s = this.localShard;
     return call(legacyProcessUnacks, [this.keys.message, this.keys.queue(s), this.keys.unack(s)], [String(now), String(batch)]);
+  }
+
+  /** Dyno's atomicRemove on legacy's keys: the atomic remove script over every shard's QUEUE and UNACK (META and LEASE stay empty in legacy). */
+  legacyRemove(id: string): ScriptCall {
+    const sets = this.allShards.flatMap((s) => [this.keys.queue(s), this.keys.unack(s)]);
+    return call(atomicRemove, [this.keys.message, this.keys.meta, this.keys.leases, ...sets], [id]);
   }
 
   legacyFindStale(shard: string, ids: readonly string[]): ScriptCall {

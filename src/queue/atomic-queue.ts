@@ -15,6 +15,18 @@ const FIND_STALE_LIMIT = 1_000;
  */
 export class AtomicQueue extends BaseQueue {
   readonly mode = 'atomic' as const;
+  /** The last ordering key handed out: ordering keys of one instance strictly increase. */
+  private lastOrd = 0;
+
+  /**
+   * The ordering key of a push: the client's clock in ms, bumped past the previous one so that one
+   * instance's pushes keep their order within a millisecond. It is an argument of the script, never
+   * a server-side counter, so every replica that re-executes the push ranks it the same.
+   */
+  private nextOrd(): number {
+    this.lastOrd = Math.max(Math.floor(this.options.clock.now()), this.lastOrd + 1);
+    return this.lastOrd;
+  }
 
   private async confirmDurable(operation: string, ids: readonly string[]): Promise<void> {
     const durable = this.options.durable;
@@ -32,7 +44,7 @@ export class AtomicQueue extends BaseQueue {
       const shard = this.sharding.nextShard(this.allShards, m);
       const shardIndex = this.allShards.indexOf(shard) + 1;
       if (shardIndex === 0) throw new InvalidArgumentError('sharding', `strategy returned unknown shard ${shard}`);
-      return { shardIndex, id: m.id, priority: m.priority, timeout: m.timeout, json: storedMessageJson({ ...m, shard }) };
+      return { shardIndex, id: m.id, priority: m.priority, timeout: m.timeout, json: storedMessageJson({ ...m, shard }), ord: this.nextOrd() };
     });
     const written = Number(await this.runScript(this.scripts.push(entries, onlyIfAbsent)));
     await this.confirmDurable('push', ids);
@@ -50,12 +62,12 @@ export class AtomicQueue extends BaseQueue {
   }
 
   protected async popOnce(count: number): Promise<PoppedMessage[]> {
-    return leasedMessages(await this.runScript(this.scripts.pop(count, this.options.unackTimeout)));
+    return leasedMessages(await this.runScript(this.scripts.pop(count, this.options.unackTimeout, this.options.randomId())));
   }
 
   async popWithMsgId(id: string): Promise<PoppedMessage | null> {
     this.checkOpen();
-    return leasedMessages(await this.runScript(this.scripts.popById(validateId(id), this.options.unackTimeout)))[0] ?? null;
+    return leasedMessages(await this.runScript(this.scripts.popById(validateId(id), this.options.unackTimeout, this.options.randomId())))[0] ?? null;
   }
 
   async peek(count: number): Promise<Message[]> {
@@ -81,7 +93,7 @@ export class AtomicQueue extends BaseQueue {
     this.checkOpen();
     validateId(id);
     this.checkCount(count);
-    const reply = (await this.runScript(this.scripts.ackAndPop(id, token ?? '', count, this.options.unackTimeout))) as ScriptReply[];
+    const reply = (await this.runScript(this.scripts.ackAndPop(id, token ?? '', count, this.options.unackTimeout, this.options.randomId()))) as ScriptReply[];
     const acked = reply[0] === 1;
     if (acked) await this.confirmDurable('ack', [id]);
     return { acked, messages: leasedMessages(reply.slice(1)) };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Store } from '../store/store.js';
 import { InvalidArgumentError } from './errors.js';
@@ -55,6 +56,12 @@ const schema = z
     /** Wrap the queue name in a hash tag (needed on Redis Cluster). */
     hashTag: z.boolean().default(false),
     clock: z.custom<Clock>(isClock, 'clock must have now()'),
+    /**
+     * Atomic only: the source of lease tokens, which must never repeat across clients, restarts or
+     * failovers (a token is the only thing that tells two leases of one message apart). Default:
+     * 128 random bits (crypto.randomUUID). The simulator injects a seeded one.
+     */
+    randomId: z.custom<() => string>((v) => typeof v === 'function', 'randomId must be a function').default(() => randomUUID),
     timers: z.custom<Timers>(isTimers, 'timers must have setTimeout/clearTimeout'),
     /** Called with errors the background reaper swallowed (it keeps running). */
     onReaperError: z.custom<(err: unknown) => void>((v) => typeof v === 'function').optional(),

@@ -33,10 +33,16 @@ export class SimWorld {
   readonly observations = new Observations();
   readonly network: Network;
   readonly topology: Topology;
+  /**
+   * Lease tokens of every queue in this world, from one seeded stream: unique across clients,
+   * crashes and restarts (a restarted client draws on, it does not start over).
+   */
+  private readonly tokens: Rng;
 
   constructor(readonly config: SimConfig) {
     this.rng = new Rng(config.seed);
     this.trace = new Trace(config.keepTrace);
+    this.tokens = this.rng.stream('lease-tokens');
     const n = config.network;
     this.network = new Network(
       this.kernel,
@@ -77,6 +83,9 @@ export class SimWorld {
       },
     );
   }
+
+  /** A fresh lease token (the queue's `randomId`). */
+  readonly randomId = (): string => this.tokens.id128();
 
   /** Runs virtual time forward by `ms`. */
   advance(ms: number): Promise<void> {

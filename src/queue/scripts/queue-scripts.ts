@@ -38,6 +38,8 @@ export interface PushEntry {
   readonly priority: number;
   readonly timeout: number;
   readonly json: string;
+  /** The client's ordering key: a strictly increasing millisecond stamp of this queue instance. */
+  readonly ord: number;
 }
 
 /**
@@ -75,16 +77,16 @@ export class QueueScripts {
 
   push(entries: readonly PushEntry[], onlyIfAbsent: boolean): ScriptCall {
     const args = [...this.time(), onlyIfAbsent ? '1' : '0'];
-    for (const e of entries) args.push(String(e.shardIndex), e.id, String(e.priority), String(e.timeout), e.json);
+    for (const e of entries) args.push(String(e.shardIndex), e.id, String(e.priority), String(e.timeout), e.json, String(e.ord));
     return call(atomicPush, [...this.head, ...this.allShardSets()], args);
   }
 
-  pop(count: number, unackTimeout: number): ScriptCall {
-    return call(atomicPop, this.localShardKeys(), [...this.time(), String(count), String(unackTimeout)]);
+  pop(count: number, unackTimeout: number, token: string): ScriptCall {
+    return call(atomicPop, this.localShardKeys(), [...this.time(), String(count), String(unackTimeout), token]);
   }
 
-  popById(id: string, unackTimeout: number): ScriptCall {
-    return call(atomicPopById, this.localShardKeys(), [...this.time(), id, String(unackTimeout)]);
+  popById(id: string, unackTimeout: number, token: string): ScriptCall {
+    return call(atomicPopById, this.localShardKeys(), [...this.time(), id, String(unackTimeout), token]);
   }
 
   peek(count: number): ScriptCall {
@@ -96,8 +98,8 @@ export class QueueScripts {
     return call(atomicAck, [this.keys.message, this.keys.meta, this.keys.leases, ...this.allUnacks()], [id, token]);
   }
 
-  ackAndPop(id: string, token: string, count: number, unackTimeout: number): ScriptCall {
-    return call(atomicAckAndPop, [...this.localShardKeys(), ...this.allUnacks()], [...this.time(), String(count), String(unackTimeout), id, token]);
+  ackAndPop(id: string, token: string, count: number, unackTimeout: number, newToken: string): ScriptCall {
+    return call(atomicAckAndPop, [...this.localShardKeys(), ...this.allUnacks()], [...this.time(), String(count), String(unackTimeout), id, token, newToken]);
   }
 
   extendLease(id: string, token: string, timeoutMs: number): ScriptCall {

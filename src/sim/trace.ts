@@ -17,12 +17,15 @@ export class Trace {
   private readonly hash: Hash = createHash('sha256');
   private readonly lines: string[] | null;
   private count = 0;
+  private sealed = false;
 
   constructor(keepLines: boolean) {
     this.lines = keepLines ? [] : null;
   }
 
   record(event: TraceEvent): void {
+    // After the digest (the run is over: only replication draining for the replica check) nothing is recorded.
+    if (this.sealed) return;
     const line = JSON.stringify(event);
     this.hash.update(line);
     this.hash.update('\n');
@@ -41,6 +44,7 @@ export class Trace {
 
   /** Finishes the hash; call once, at the end of the run. */
   digest(): string {
+    this.sealed = true;
     return this.hash.digest('hex');
   }
 }

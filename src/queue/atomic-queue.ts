@@ -2,7 +2,8 @@ import type { ScriptReply } from '../redis/script.js';
 import { parseStoredMessage, storedMessageJson } from './stored-message.js';
 import { BaseQueue } from './base-queue.js';
 import type { AckAndPop, ShardSize } from './dyno-queue.js';
-import { DurabilityError, InvalidArgumentError } from './errors.js';
+import { DurabilityError, InvalidArgumentError, UnsupportedOnStoreError } from './errors.js';
+import type { QueueOptions } from './options.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
 import { validateId, validateMessageInput } from './message.js';
 
@@ -17,6 +18,23 @@ export class AtomicQueue extends BaseQueue {
   readonly mode = 'atomic' as const;
   /** The last ordering key handed out: ordering keys of one instance strictly increase. */
   private lastOrd = 0;
+
+  constructor(options: QueueOptions) {
+    for (const store of new Set([options.quorum, options.nonQuorum ?? options.quorum])) {
+      if (store.replication !== 'dynomite') continue;
+      if (options.serverTime) {
+        throw new UnsupportedOnStoreError(
+          'serverTime',
+          'Dynomite',
+          "every replica re-runs the script with its own clock (TIME inside a script is each replica's), so deadlines and replies would differ per replica; use the client clock",
+        );
+      }
+      if (options.durable) {
+        throw new UnsupportedOnStoreError('durable', 'Dynomite', 'Dynomite has no WAIT (it closes the connection, after the write was applied)');
+      }
+    }
+    super(options);
+  }
 
   /**
    * The ordering key of a push: the client's clock in ms, bumped past the previous one so that one

@@ -55,13 +55,17 @@ function opName(op: StoreOp): string {
  * virtual time; replies reach the client through its timers (a paused client hears them late).
  */
 export class SimStore implements Store {
+  readonly replication?: 'dynomite';
+
   constructor(
     private readonly kernel: Kernel,
     private readonly topology: Topology,
     readonly connection: Connection,
     private readonly trace: Trace,
     private readonly options: SimStoreOptions,
-  ) {}
+  ) {
+    if (topology.kind === 'dynomite') this.replication = 'dynomite';
+  }
 
   private request(op: StoreOp): Promise<ScriptReply> {
     const conn = this.connection;

@@ -12,6 +12,8 @@ export interface IoredisStoreOptions {
    * 'refuse' (default) throws `UnsafeClientError`; 'warn' emits a process warning once; 'off' accepts it.
    */
   readonly clientCheck?: 'refuse' | 'warn' | 'off';
+  /** The client talks to a Dynomite node: the queue then refuses serverTime and durable writes. */
+  readonly dynomite?: boolean;
 }
 
 type Client = Redis | Cluster;
@@ -38,11 +40,13 @@ function normaliseReply(v: unknown): ScriptReply {
  */
 export class IoredisStore implements Store {
   private readonly shas = new Map<ScriptDef, string>();
+  readonly replication?: 'dynomite';
 
   constructor(
     readonly client: Client,
     options: IoredisStoreOptions = {},
   ) {
+    if (options.dynomite) this.replication = 'dynomite';
     const check = options.clientCheck ?? 'refuse';
     if (check !== 'off') {
       const problems = clientSafetyProblems(client);

@@ -23,6 +23,9 @@ const isStrategy = hasMethod<ShardingStrategy>('nextShard');
 
 const ms = z.number().int().nonnegative().max(2 ** 40);
 
+/** The default settle time on Dynomite (see `settleMs`). */
+export const DYNOMITE_SETTLE_MS = 1_000;
+
 const schema = z
   .object({
     name: name('queue name'),
@@ -49,6 +52,15 @@ const schema = z
     /** Long-poll step while pop waits for messages. */
     pollInterval: ms.min(1).default(10),
     maxPayloadBytes: z.number().int().positive().max(512 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),
+    /**
+     * Atomic only: an id becomes poppable only this long after it is due. On Dynomite every replica
+     * re-executes each pop, and a push made through another rack's node reaches the replicas at
+     * different times: a pop that ran before the push on one replica and after it on another would
+     * lease different messages there, and the replicas would differ for good. Waiting until the push
+     * reached every replica keeps them equal as long as replication is faster than this. Default:
+     * DYNOMITE_SETTLE_MS (1 s) on a Dynomite store, 0 elsewhere.
+     */
+    settleMs: ms.optional(),
     /** Atomic only: deadlines and due times from the Redis server's clock. */
     serverTime: z.boolean().default(false),
     /** Atomic only: WAIT for this many replicas after push and ack. */

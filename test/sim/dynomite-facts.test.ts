@@ -164,11 +164,14 @@ describe('the queue on Dynomite', () => {
   it('atomic pops and acks give the same reply and the same keys on every replica (client tokens and ordering keys)', async () => {
     const w = world('dynomite');
     let n = 0;
-    const q = createQueue({ ...base(w), shards: { allShards: ['a', 'b', 'c'], currentShard: 'a' }, sharding: { nextShard: () => 'a' }, randomId: () => `tok${++n}` });
+    const q = createQueue({ ...base(w), shards: { allShards: ['a', 'b', 'c'], currentShard: 'a' }, sharding: { name: 'a', nextShard: () => 'a' }, randomId: () => `tok${++n}` });
     await w.settle(q.push([1, 2, 3].map((i) => ({ id: `m${i}`, payload: 'p', timeout: 0, priority: 0 }))));
+    // on Dynomite an id is poppable only once it has been due for the settle time (1 s)
+    expect(await w.settle(q.pop(2))).toEqual([]);
+    await w.advance(1_000);
     const popped = await w.settle(q.pop(2));
-    expect(popped.map((m) => [m.id, m.token])).toEqual([['m1', 'tok1'], ['m2', 'tok1']]);
-    expect(await w.settle(q.ack('m1', 'tok1'))).toBe(true);
+    expect(popped.map((m) => [m.id, m.token])).toEqual([['m1', 'tok2'], ['m2', 'tok2']]);
+    expect(await w.settle(q.ack('m1', 'tok2'))).toBe(true);
     await w.advance(1_000);
     expect(compareReplicas(w as never)).toEqual({ equal: true, differingKeys: [] });
     await q.close();

@@ -125,9 +125,9 @@ export function ack(redis: LuaRedis, msg: string, meta: string, leases: string, 
   return 0;
 }
 
-/** Promotes due ids, then leases up to `count` from READY under the client's `token`; appends id, payload, token, deadline to `out`. */
-export const POP_LUA = `local function pop(msg, meta, leases, token, queue, ready, unack, now, count, deadline, out)
-  promote(queue, ready, meta, now)
+/** Promotes ids due by `due_by` (now − settle), then leases up to `count` from READY under the client's `token`; appends id, payload, token, deadline to `out`. */
+export const POP_LUA = `local function pop(msg, meta, leases, token, queue, ready, unack, due_by, count, deadline, out)
+  promote(queue, ready, meta, due_by)
   local got = 0
   while got < count do
     local ids = redis.call('zrange', ready, 0, count - got - 1)
@@ -149,8 +149,8 @@ export interface PopKeys extends LeaseKeys {
   readonly ready: string;
 }
 
-export function pop(redis: LuaRedis, k: PopKeys, token: string, now: number, count: number, deadline: number, out: LuaValue[]): LuaValue[] {
-  promote(redis, k.queue, k.ready, k.meta, now);
+export function pop(redis: LuaRedis, k: PopKeys, token: string, dueBy: number, count: number, deadline: number, out: LuaValue[]): LuaValue[] {
+  promote(redis, k.queue, k.ready, k.meta, dueBy);
   let got = 0;
   while (got < count) {
     const ids = redis.call('zrange', k.ready, '0', String(count - got - 1)) as string[];

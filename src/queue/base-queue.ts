@@ -47,7 +47,7 @@ export abstract class BaseQueue implements DynoQueue {
       this.allShards,
       this.localShard,
       () => (options.serverTime ? ['0', '1'] : [String(options.clock.now()), '0']),
-      options.settleMs ?? (this.quorum.replication === 'dynomite' ? DYNOMITE_SETTLE_MS : 0),
+      options.settleMs ?? (this.quorum.replication === 'dynomite' && (this.quorum.racks ?? 2) > 1 ? DYNOMITE_SETTLE_MS : 0),
     );
     if (options.unackInterval > 0) this.scheduleReaper();
   }

@@ -58,7 +58,8 @@ const schema = z
      * different times: a pop that ran before the push on one replica and after it on another would
      * lease different messages there, and the replicas would differ for good. Waiting until the push
      * reached every replica keeps them equal as long as replication is faster than this. Default:
-     * DYNOMITE_SETTLE_MS (1 s) on a Dynomite store, 0 elsewhere.
+     * DYNOMITE_SETTLE_MS (1 s) on a Dynomite store of more than one rack (or of unknown size), 0
+     * elsewhere.
      */
     settleMs: ms.optional(),
     /** Atomic only: deadlines and due times from the Redis server's clock. */

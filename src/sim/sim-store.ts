@@ -56,6 +56,7 @@ function opName(op: StoreOp): string {
  */
 export class SimStore implements Store {
   readonly replication?: 'dynomite';
+  readonly racks?: number;
 
   constructor(
     private readonly kernel: Kernel,
@@ -64,7 +65,10 @@ export class SimStore implements Store {
     private readonly trace: Trace,
     private readonly options: SimStoreOptions,
   ) {
-    if (topology.kind === 'dynomite') this.replication = 'dynomite';
+    if (topology.kind === 'dynomite') {
+      this.replication = 'dynomite';
+      this.racks = topology.nodes.length;
+    }
   }
 
   private request(op: StoreOp): Promise<ScriptReply> {

@@ -35,6 +35,8 @@ export interface Store {
    * (DYNOMITE.md). Absent: a single Redis or a primary with replicas.
    */
   readonly replication?: 'dynomite';
+  /** Dynomite: how many racks (replicas) there are, when known; one rack has nothing to diverge from. */
+  readonly racks?: number;
   zadd(key: string, entries: readonly ScoredMember[], options?: ZAddOptions): Promise<number>;
   zrem(key: string, members: readonly string[]): Promise<number>;
   zscore(key: string, member: string): Promise<number | null>;

@@ -57,6 +57,8 @@ function opName(op: StoreOp): string {
 export class SimStore implements Store {
   readonly replication?: 'dynomite';
   readonly racks?: number;
+  /** The requests in flight on this connection, to fail when the server closes it. */
+  private readonly inFlight = new Set<(r: NodeReply) => void>();
 
   constructor(
     private readonly kernel: Kernel,
@@ -69,6 +71,9 @@ export class SimStore implements Store {
       this.replication = 'dynomite';
       this.racks = topology.nodes.length;
     }
+    connection.close = (error) => {
+      for (const fail of [...this.inFlight]) fail({ ok: false, error });
+    };
   }
 
   private request(op: StoreOp): Promise<ScriptReply> {
@@ -78,6 +83,7 @@ export class SimStore implements Store {
       const finish = (r: NodeReply | 'timeout') => {
         if (settled) return;
         settled = true;
+        this.inFlight.delete(finish);
         if (this.options.probe && isWrite(op) && (r === 'timeout' || r.ok || !REFUSED_BEFORE_APPLY.test(r.error))) {
           this.options.probe.mayHaveApplied = true;
         }
@@ -97,6 +103,7 @@ export class SimStore implements Store {
       };
       this.kernel.after(this.options.requestTimeoutMs, () => finish('timeout'));
       if (conn.nodeZone !== conn.zone) this.options.observations?.emit('remote', { actor: conn.actor, nodeZone: conn.nodeZone });
+      this.inFlight.add(finish);
       this.topology.handle(conn, op, finish);
     });
   }

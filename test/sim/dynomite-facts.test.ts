@@ -122,6 +122,30 @@ describe('Dynomite as measured: scripts', () => {
   });
 });
 
+describe('Dynomite as measured: commands that close the connection', () => {
+  it('TIME closes the connection: it and every request in flight on it fail, writes in flight still apply', async () => {
+    const w = world('dynomite');
+    const store = w.client('c', 'a', { consistency: 'DC_QUORUM', timeoutMs: 5_000 });
+    const write = store.hset('k', 'f', 'v').catch((e: unknown) => e);
+    const time = store.time().catch((e: unknown) => e);
+    const [w1, t1] = await w.settle(Promise.all([write, time]));
+    expect((w1 as Error).message).toMatch(/Dynomite closed the connection \(unsupported: TIME\)/);
+    expect((t1 as Error).message).toMatch(/closed the connection/);
+    await w.advance(1_000);
+    expect(hgetAll(w, 'k', 'f')).toEqual(['v', 'v', 'v']);
+  });
+
+  it('WAIT, multi-field HSET and a 0-key script close it too; single-field HSET does not', async () => {
+    const w = world('dynomite');
+    const store = w.client('c', 'a', { consistency: 'DC_ONE' });
+    await expect(w.settle(store.wait(1, 10))).rejects.toThrow(/unsupported: WAIT/);
+    await expect(w.settle(store.runScript({ ...INCR, keyCount: 0 }, [], []))).rejects.toThrow(/EVAL with no key/);
+    const multi = (store as unknown as { cmd(c: string, ...a: string[]): Promise<unknown> }).cmd('hset', 'h', 'a', '1', 'b', '2');
+    await expect(w.settle(multi)).rejects.toThrow(/HSET with several fields/);
+    expect(await w.settle(store.hset('h', 'a', '1'))).toBe(1);
+  });
+});
+
 describe('Dynomite as measured: ordering and divergence', () => {
   it('two coordinators writing the same key concurrently leave replicas different, and the run check sees it', async () => {
     const w = world('dynomite');

@@ -45,7 +45,13 @@ export class DynomiteTopology implements Topology {
         this.observations?.emit('refused', { node: target.name });
         return back(REFUSED);
       }
-      if (op.kind === 'wait') return back({ ok: true, value: 0 });
+      const unsupported = closesConnection(op);
+      if (unsupported) {
+        // No reply: the connection is closed and everything in flight on it fails (DYNOMITE.md).
+        return this.network.send(target.zone, conn.zone, this.network.latency(), () =>
+          conn.close?.(`ECONNRESET Dynomite closed the connection (unsupported: ${unsupported})`),
+        );
+      }
       const local = target.apply(op);
       // Scripts run on every replica at every level (DYNOMITE.md "Scripts"), read-only ones too.
       const everywhere = isWrite(op) || op.kind === 'script';
@@ -108,6 +114,20 @@ export class DynomiteTopology implements Topology {
   recoverAll(): void {
     for (const n of this.nodes) n.up = true;
   }
+}
+
+/** Commands Dynomite closes the client connection on (measured; PING/INFO are answered locally). */
+const CLOSING_COMMANDS = new Set(['time', 'wait', 'client', 'select', 'echo', 'multi', 'dbsize', 'hello', 'command', 'zpopmin', 'hstrlen']);
+
+/** The command of `op` when Dynomite would close the connection on it (WAIT, TIME, multi-field HSET, a 0-key script …). */
+export function closesConnection(op: StoreOp): string | null {
+  if (op.kind === 'wait') return 'WAIT';
+  if (op.kind === 'script') return op.keys.length === 0 ? 'EVAL with no key' : null;
+  if (op.kind !== 'cmd') return null;
+  const cmd = op.cmd.toLowerCase();
+  if (CLOSING_COMMANDS.has(cmd)) return cmd.toUpperCase();
+  if (cmd === 'hset' && op.args.length > 3) return 'HSET with several fields';
+  return null;
 }
 
 const PEER_DOWN: NodeReply = { ok: false, error: 'ERR Dynomite: peer connection refused' };

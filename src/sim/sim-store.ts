@@ -44,6 +44,11 @@ export interface SimStoreOptions {
   /** Records the writes of the calls made through this store (none for the reaper's store). */
   readonly probe?: CallProbe;
   readonly observations?: Observations;
+  /**
+   * Scripts as IoredisStore sends them to plain Redis: EVALSHA, with one EVAL on NOSCRIPT. Off by
+   * default: the simulated clients send EVAL, as IoredisStore does on Dynomite.
+   */
+  readonly evalsha?: boolean;
 }
 
 function opName(op: StoreOp): string {
@@ -202,6 +207,16 @@ export class SimStore implements Store {
   }
 
   runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Promise<ScriptReply> {
-    return this.request({ kind: 'script', script, keys, args });
+    if (!this.options.evalsha) return this.request({ kind: 'script', script, keys, args });
+    return this.evalsha(script, keys, args);
+  }
+
+  private async evalsha(script: ScriptDef, keys: readonly string[], args: readonly string[]): Promise<ScriptReply> {
+    try {
+      return await this.request({ kind: 'script', script, keys, args, viaSha: true });
+    } catch (err) {
+      if (!(err instanceof SimReplyError) || !err.message.startsWith('NOSCRIPT')) throw err;
+      return this.request({ kind: 'script', script, keys, args });
+    }
   }
 }

@@ -20,6 +20,8 @@ export interface ClientOptions {
   readonly timers?: ActorTimers;
   readonly probe?: CallProbe;
   readonly requestTimeoutMs?: number;
+  /** Send scripts as EVALSHA with an EVAL fallback (as IoredisStore does off Dynomite). */
+  readonly evalsha?: boolean;
 }
 
 /**
@@ -80,6 +82,7 @@ export class SimWorld {
         zones: t.zones,
         observations: this.observations,
         ...(options.probe ? { probe: options.probe } : {}),
+        ...(options.evalsha ? { evalsha: true } : {}),
       },
     );
   }

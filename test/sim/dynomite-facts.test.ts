@@ -146,6 +146,39 @@ describe('Dynomite as measured: commands that close the connection', () => {
   });
 });
 
+describe('Dynomite as measured: a backend restarted empty loses its script cache', () => {
+  /** Node `i` restarts empty (its data and script cache gone), as a redis-server without persistence does. */
+  const restartEmpty = (w: World, i: number) => {
+    const node = w.topology.nodes[i]!;
+    w.topology.crash(node, true);
+    w.topology.restart(node);
+  };
+  const evalsha = (w: World, level: 'DC_ONE' | 'DC_QUORUM') => w.client('c', 'a', { consistency: level, evalsha: true });
+
+  it('under quorum a restarted peer’s NOSCRIPT is outvoted: the client sees success and that replica silently skips the EVALSHA write', async () => {
+    const w = world('dynomite');
+    const store = evalsha(w, 'DC_QUORUM');
+    expect(await w.settle(store.runScript(INCR, ['h'], []))).toBe(1); // NOSCRIPT everywhere → EVAL, cached on every node
+    await w.advance(1_000);
+    restartEmpty(w, 2);
+    expect(await w.settle(store.runScript(INCR, ['h'], []))).toBe(2);
+    await w.advance(1_000);
+    expect(hgetAll(w, 'h', 'n')).toEqual(['2', '2', null]);
+  });
+
+  it('when the local backend restarted, the EVAL fallback runs the script a second time on the peers', async () => {
+    const w = world('dynomite');
+    const store = evalsha(w, 'DC_ONE');
+    await w.settle(store.runScript(INCR, ['h'], []));
+    await w.advance(1_000);
+    restartEmpty(w, 0);
+    await w.settle(store.runScript(INCR, ['h'], []));
+    await w.advance(1_000);
+    // the peers ran it on EVALSHA and again on the fallback EVAL; the local node once (on EVAL)
+    expect(hgetAll(w, 'h', 'n')).toEqual(['1', '3', '3']);
+  });
+});
+
 describe('Dynomite as measured: ordering and divergence', () => {
   it('two coordinators writing the same key concurrently leave replicas different, and the run check sees it', async () => {
     const w = world('dynomite');

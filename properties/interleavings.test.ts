@@ -9,13 +9,19 @@ import { FakeTime } from '../test/support/fake-time.js';
 const SCALE = Number(process.env.DYNOQ_PROPERTY_SCALE ?? 1);
 const LEASE = 100;
 
-/** Every store call's answer is released in an order fast-check's scheduler picks. */
-function scheduled(store: Store, s: fc.Scheduler): Store {
+/**
+ * Every store call is released in an order fast-check's scheduler picks; `released` sees each call as
+ * it is released (calls reach the one node in release order).
+ */
+function scheduled(store: Store, s: fc.Scheduler, released: (prop: string | symbol, args: unknown[]) => void = () => undefined): Store {
   return new Proxy(store, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function') return value;
-      return s.scheduleFunction((...args: unknown[]) => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args));
+      return s.scheduleFunction((...args: unknown[]) => {
+        released(prop, args);
+        return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+      });
     },
   });
 }
@@ -35,7 +41,14 @@ async function race(mode: QueueMode, s: fc.Scheduler, plan: { extend: boolean; r
   const setup = make(direct);
   const messages = ['m0', 'm1', 'm2', 'm3'];
   await run(setup.push(messages.map((id) => ({ id, payload: id }))));
-  const racers = [make(scheduled(w.client('c1', 'a'), s)), make(scheduled(w.client('c2', 'a'), s))];
+  // Lease tokens come from the client, drawn when pop is called; the pop that leased last is the one
+  // released last, so each pop's token is ranked by its release.
+  const popRank = new Map<string, number>();
+  const onRelease = (prop: string | symbol, args: unknown[]) => {
+    const [script, , argv] = args as [{ name: string }, unknown, string[]];
+    if (prop === 'runScript' && script.name === 'atomicPop') popRank.set(argv[4]!, popRank.size + 1);
+  };
+  const racers = [make(scheduled(w.client('c1', 'a'), s, onRelease)), make(scheduled(w.client('c2', 'a'), s, onRelease))];
   const reaper = make(scheduled(w.client('r', 'a'), s));
   const acks = new Map<string, number>();
   const lastToken = new Map<string, string>();
@@ -43,8 +56,9 @@ async function race(mode: QueueMode, s: fc.Scheduler, plan: { extend: boolean; r
   const consumer = async (q: (typeof racers)[number]) => {
     for (let round = 0; round < 2; round++) {
       const got = await q.pop(2);
-      // Replies may arrive out of order: the latest lease is the highest token.
-      for (const m of got) if (m.token && Number(m.token) > Number(lastToken.get(m.id) ?? 0)) lastToken.set(m.id, m.token);
+      // Replies may arrive out of order: the latest lease is the one whose pop was released last.
+      const rank = (t: string | undefined) => (t === undefined ? 0 : popRank.get(t)!);
+      for (const m of got) if (m.token && rank(m.token) > rank(lastToken.get(m.id))) lastToken.set(m.id, m.token);
       for (const m of got) {
         if (plan.extend) await q.setUnackTimeout(m.id, LEASE, m.token);
         if (await q.ack(m.id, m.token)) {

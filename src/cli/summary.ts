@@ -25,6 +25,13 @@ export function formatSummary(r: SimResult, title: string): string {
   for (const f of r.faults) {
     lines.push(`  fault ${f.fault.kind} at t+${(f.t - SIM_EPOCH).toFixed(0)} ms: ${describeExposure(f.exposure.counts)}`);
   }
+  if (r.replicas) {
+    lines.push(
+      r.replicas.equal
+        ? 'replicas: every key equal once replication drained'
+        : `replicas DIVERGED: ${r.replicas.differingKeys.length} key(s) differ once replication drained (${r.replicas.differingKeys.slice(0, 4).join(', ')})`,
+    );
+  }
   lines.push(`trace ${r.traceEvents} events · sha256 ${r.traceHash}`);
   return lines.join('\n');
 }

@@ -195,7 +195,10 @@ function modelFor(mode: QueueMode, now: number): QueueModel {
 export type ModelCheckQueueOptions = Pick<QueueOptionsInput, 'prefix' | 'hashTag' | 'durable' | 'maxPayloadBytes' | 'reaperBatch'>;
 
 function makeQueue(mode: QueueMode, store: Store, time: FakeTime, name: string, extra: ModelCheckQueueOptions): BaseQueue {
-  return createQueue({ ...extra, name, mode, quorum: store, clock: time, timers: time, unackInterval: 0, unackTimeout: UNACK });
+  // Lease tokens drawn as the model draws them: one per pop call, counting from 1.
+  let tokens = 0;
+  const randomId = () => String(++tokens);
+  return createQueue({ ...extra, name, mode, quorum: store, clock: time, timers: time, unackInterval: 0, unackTimeout: UNACK, randomId });
 }
 
 export interface ModelCheckOptions {

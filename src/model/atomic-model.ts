@@ -12,13 +12,15 @@ interface Entry {
 
 /**
  * Atomic mode: due messages leave by (priority, push order); a push is an upsert that ends any
- * lease; leases carry tokens (a counter), which ack and extend check; re-queue keeps the rank.
+ * lease; leases carry tokens, which ack and extend check; re-queue keeps the rank. As the queue does,
+ * every pop call (pop, popWithMsgId, the pop of ackAndPop) draws one token, shared by the messages it
+ * leases; here the draws are a counter (the model check gives the queue the same counter as randomId).
  */
 export class AtomicModel implements QueueModel {
   now = 0;
   private readonly entries = new Map<string, Entry>();
   private seq = 0;
-  private leases = 0;
+  private tokens = 0;
 
   constructor(private readonly unackTimeout: number) {}
 
@@ -38,22 +40,24 @@ export class AtomicModel implements QueueModel {
   }
 
   pop(count: number): ModelLeased[] {
+    const token = String(++this.tokens);
     return this.due()
       .slice(0, count)
-      .map(([id, e]) => this.lease(id, e));
+      .map(([id, e]) => this.lease(id, e, token));
   }
 
-  private lease(id: string, e: Entry): ModelLeased {
+  private lease(id: string, e: Entry, token: string): ModelLeased {
     e.state = 'leased';
     e.at = this.now + this.unackTimeout;
-    e.token = String(++this.leases);
+    e.token = token;
     return { id, payload: e.message.payload, token: e.token };
   }
 
   popWithMsgId(id: string): ModelLeased | null {
+    const token = String(++this.tokens);
     const e = this.entries.get(id);
     if (!e || e.state !== 'queued') return null;
-    return this.lease(id, e);
+    return this.lease(id, e, token);
   }
 
   private holds(e: Entry | undefined, token?: string): e is Entry {

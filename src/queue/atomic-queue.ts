@@ -4,7 +4,8 @@ import { BaseQueue, lookupId } from './base-queue.js';
 import type { ScriptCall } from './scripts/queue-scripts.js';
 import { PROMOTE_BATCH } from './scripts/atomic-common.js';
 import type { AckAndPop, ShardSize } from './dyno-queue.js';
-import { DurabilityError, InvalidArgumentError } from './errors.js';
+import { DurabilityError, InvalidArgumentError, UnsupportedOnStoreError } from './errors.js';
+import type { QueueOptions } from './options.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
 import { validateMessageInput } from './message.js';
 
@@ -19,6 +20,35 @@ const STALE_PAGE = 200;
  */
 export class AtomicQueue extends BaseQueue {
   readonly mode = 'atomic' as const;
+  /** The last ordering key handed out: ordering keys of one instance strictly increase. */
+  private lastOrd = 0;
+
+  constructor(options: QueueOptions) {
+    for (const store of new Set([options.quorum, options.nonQuorum ?? options.quorum])) {
+      if (store.replication !== 'dynomite') continue;
+      if (options.serverTime) {
+        throw new UnsupportedOnStoreError(
+          'serverTime',
+          'Dynomite',
+          "every replica re-runs the script with its own clock (TIME inside a script is each replica's), so deadlines and replies would differ per replica; use the client clock",
+        );
+      }
+      if (options.durable) {
+        throw new UnsupportedOnStoreError('durable', 'Dynomite', 'Dynomite has no WAIT (it closes the connection, after the write was applied)');
+      }
+    }
+    super(options);
+  }
+
+  /**
+   * The ordering key of a push: the client's clock in ms, bumped past the previous one so that one
+   * instance's pushes keep their order within a millisecond. It is an argument of the script, never
+   * a server-side counter, so every replica that re-executes the push ranks it the same.
+   */
+  private nextOrd(): number {
+    this.lastOrd = Math.max(Math.floor(this.options.clock.now()), this.lastOrd + 1);
+    return this.lastOrd;
+  }
 
   private async confirmDurable(operation: string, ids: readonly string[]): Promise<void> {
     const durable = this.options.durable;
@@ -58,7 +88,7 @@ export class AtomicQueue extends BaseQueue {
       const shard = this.sharding.nextShard(this.allShards, m);
       const shardIndex = this.allShards.indexOf(shard) + 1;
       if (shardIndex === 0) throw new InvalidArgumentError('sharding', `strategy returned unknown shard ${shard}`);
-      return { shardIndex, id: m.id, priority: m.priority, timeout: m.timeout, json: storedMessageJson({ ...m, shard }) };
+      return { shardIndex, id: m.id, priority: m.priority, timeout: m.timeout, json: storedMessageJson({ ...m, shard }), ord: this.nextOrd() };
     });
     const written = Number(await this.durableWrite(this.scripts.push(entries, onlyIfAbsent), 'push', () => ids));
     return { ids, written };
@@ -75,14 +105,14 @@ export class AtomicQueue extends BaseQueue {
   }
 
   protected async popOnce(count: number): Promise<PoppedMessage[]> {
-    return leasedMessages(await this.runScript(this.scripts.pop(count, this.options.unackTimeout)));
+    return leasedMessages(await this.runScript(this.scripts.pop(count, this.options.unackTimeout, this.options.randomId())));
   }
 
   async popWithMsgId(id: string): Promise<PoppedMessage | null> {
     this.checkOpen();
     const key = lookupId(id);
     if (key === null) return null;
-    return leasedMessages(await this.runScript(this.scripts.popById(key, this.options.unackTimeout)))[0] ?? null;
+    return leasedMessages(await this.runScript(this.scripts.popById(key, this.options.unackTimeout, this.options.randomId())))[0] ?? null;
   }
 
   async peek(count: number): Promise<Message[]> {
@@ -115,7 +145,7 @@ export class AtomicQueue extends BaseQueue {
     this.checkOpen();
     if (lookupId(id) === null) return { acked: false, messages: await this.pop(count) };
     this.checkCount(count);
-    const reply = (await this.durableWrite(this.scripts.ackAndPop(id, token ?? '', count, this.options.unackTimeout), 'ack', (r) =>
+    const reply = (await this.durableWrite(this.scripts.ackAndPop(id, token ?? '', count, this.options.unackTimeout, this.options.randomId()), 'ack', (r) =>
       (r as ScriptReply[])[0] === 1 ? [id] : [],
     )) as ScriptReply[];
     return { acked: reply[0] === 1, messages: leasedMessages(reply.slice(1)) };

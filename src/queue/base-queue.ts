@@ -8,7 +8,7 @@ import { ID_PATTERN, MAX_ID_LENGTH, validateDelay } from './message.js';
 import { compileLuaPattern, luaPatternMatches } from './lua-pattern.js';
 import { QueueScripts, type ScriptCall } from './scripts/queue-scripts.js';
 import { parseStoredMessage } from './stored-message.js';
-import type { QueueOptions } from './options.js';
+import { DYNOMITE_SETTLE_MS, type QueueOptions } from './options.js';
 import type { ShardingStrategy } from './sharding.js';
 import { shardingStrategy } from './sharding.js';
 import type { TimerHandle } from './time.js';
@@ -45,8 +45,12 @@ export abstract class BaseQueue implements DynoQueue {
     this.allShards = options.shards.allShards;
     this.localShard = options.shards.currentShard;
     this.sharding = shardingStrategy(options.sharding);
-    this.scripts = new QueueScripts(this.keys, this.allShards, this.localShard, () =>
-      options.serverTime ? ['0', '1'] : [String(options.clock.now()), '0'],
+    this.scripts = new QueueScripts(
+      this.keys,
+      this.allShards,
+      this.localShard,
+      () => (options.serverTime ? ['0', '1'] : [String(options.clock.now()), '0']),
+      options.settleMs ?? (this.quorum.replication === 'dynomite' && (this.quorum.racks ?? 2) > 1 ? DYNOMITE_SETTLE_MS : 0),
     );
     if (options.unackInterval > 0) this.scheduleReaper();
   }

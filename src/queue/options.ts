@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Store } from '../store/store.js';
 import { InvalidArgumentError } from './errors.js';
@@ -21,6 +22,9 @@ const isTimers = hasMethod<Timers>('setTimeout');
 const isStrategy = hasMethod<ShardingStrategy>('nextShard');
 
 const ms = z.number().int().nonnegative().max(2 ** 40);
+
+/** The default settle time on Dynomite (see `settleMs`). */
+export const DYNOMITE_SETTLE_MS = 1_000;
 
 const schema = z
   .object({
@@ -54,6 +58,16 @@ const schema = z
     /** Long-poll step while pop waits for messages. */
     pollInterval: ms.min(1).default(10),
     maxPayloadBytes: z.number().int().positive().max(512 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),
+    /**
+     * Atomic only: an id becomes poppable only this long after it is due. On Dynomite every replica
+     * re-executes each pop, and a push made through another rack's node reaches the replicas at
+     * different times: a pop that ran before the push on one replica and after it on another would
+     * lease different messages there, and the replicas would differ for good. Waiting until the push
+     * reached every replica keeps them equal as long as replication is faster than this. Default:
+     * DYNOMITE_SETTLE_MS (1 s) on a Dynomite store of more than one rack (or of unknown size), 0
+     * elsewhere.
+     */
+    settleMs: ms.optional(),
     /** Atomic only: deadlines and due times from the Redis server's clock. */
     serverTime: z.boolean().default(false),
     /** Atomic only: WAIT for this many replicas after push and ack. */
@@ -61,6 +75,12 @@ const schema = z
     /** Wrap the queue name in a hash tag (needed on Redis Cluster). */
     hashTag: z.boolean().default(false),
     clock: z.custom<Clock>(isClock, 'clock must have now()'),
+    /**
+     * Atomic only: the source of lease tokens, which must never repeat across clients, restarts or
+     * failovers (a token is the only thing that tells two leases of one message apart). Default:
+     * 128 random bits (crypto.randomUUID). The simulator injects a seeded one.
+     */
+    randomId: z.custom<() => string>((v) => typeof v === 'function', 'randomId must be a function').default(() => randomUUID),
     timers: z.custom<Timers>(isTimers, 'timers must have setTimeout/clearTimeout'),
     /** Called with errors the background reaper swallowed (it keeps running). */
     onReaperError: z.custom<(err: unknown) => void>((v) => typeof v === 'function').optional(),

@@ -53,6 +53,7 @@ export class SimActor {
         durable: q.durable,
         clock: this.clock,
         timers: this.timers,
+        randomId: world.randomId,
         pollInterval: world.config.workload.pollIntervalMs,
         onReaperError: (err) =>
           trace.record({ t: kernel.now, actor: name, op: 'reaper-error', result: err instanceof Error ? err.message : String(err) }),

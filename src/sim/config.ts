@@ -116,7 +116,11 @@ export const simConfigSchema = z
     /** Keep the trace lines in memory (to write them out); the hash is computed either way. */
     keepTrace: z.boolean().default(false).describe('keep the trace lines in memory to write them out; the hash is computed either way (default false)'),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.topology.kind !== 'dynomite' || (!c.queue.serverTime && !c.queue.durable), {
+    message: 'serverTime and durable are refused on Dynomite (each replica re-runs scripts with its own clock; there is no WAIT): use topology primary-replica',
+    path: ['queue'],
+  });
 
 export type SimConfigInput = z.input<typeof simConfigSchema>;
 export type SimConfig = z.output<typeof simConfigSchema>;

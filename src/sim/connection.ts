@@ -13,4 +13,6 @@ export interface Connection {
   readonly timers: ActorTimers;
   /** The zone whose node this connection uses; client failover changes it. */
   nodeZone: string;
+  /** The server closed the connection: every request in flight on it fails with `error` (set by the client's store). */
+  close?: (error: string) => void;
 }

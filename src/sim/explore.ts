@@ -22,15 +22,16 @@ export function randomConfiguration(seed: string): SimConfig {
   // At least one consumer per zone: a shard nobody pops is never drained, which is no finding.
   const consumers = rng.int(zones.length, 4);
   const mode = rng.pick(['legacy', 'atomic'] as const);
+  const kind = rng.pick(['dynomite', 'primary-replica'] as const);
   const input: SimConfigInput = {
     seed,
     topology: {
-      kind: rng.pick(['dynomite', 'primary-replica'] as const),
+      kind,
       zones,
       quorumConsistency: rng.pick(['DC_ONE', 'DC_QUORUM', 'DC_SAFE_QUORUM'] as const),
       failoverDelayMs: rng.int(500, 3_000),
     },
-    queue: { mode, unackTimeoutMs: rng.int(300, 3_000), reaperIntervalMs: rng.int(50, 500), serverTime: mode === 'atomic' && rng.chance(0.3) },
+    queue: { mode, unackTimeoutMs: rng.int(300, 3_000), reaperIntervalMs: rng.int(50, 500), serverTime: mode === 'atomic' && rng.chance(0.3) && kind === 'primary-replica' },
     network: { lagMeanMs: rng.int(0, 100) },
     workload: {
       messages: rng.int(10, 80),

@@ -14,6 +14,8 @@ export interface RunSummary {
   /** Whether a fault of the row's family (any fault, for the swarm) changed something. */
   readonly exposed: boolean;
   readonly promotions: number;
+  /** Dynomite only (null elsewhere): whether the replicas' keys differed once the run drained. */
+  readonly replicasDiverged: boolean | null;
   /** Mechanism → findings it explains, with the kind it is about. */
   readonly mechanisms: { readonly key: string; readonly kind: ViolationKind; readonly findings: number }[];
 }
@@ -46,6 +48,7 @@ export async function summarizeRun(input: { configuration: string; seed: string 
     affected: Object.fromEntries(PROPERTY_NAMES.map((p) => [p, ids[p].size])) as Record<PropertyName, number>,
     exposed: relevant.some((f) => f.exposure.struck),
     promotions: r.faults.reduce((n, f) => n + (f.exposure.counts.promotions ?? 0), 0),
+    replicasDiverged: r.replicas === null ? null : !r.replicas.equal,
     mechanisms: [...mechanisms.values()],
   };
 }
@@ -78,6 +81,8 @@ export interface GuaranteeRow {
   /** Runs in which the row's faults changed something (null for rows without faults). */
   readonly exposedRuns: number | null;
   readonly promotionRuns: number;
+  /** Runs that ended with replicas holding different keys (null where replicas are not compared). */
+  readonly divergedRuns: number | null;
   readonly cells: Record<PropertyName, PropertyCell>;
 }
 
@@ -118,6 +123,7 @@ export function foldRow(configuration: NamedConfiguration, runs: readonly RunSum
     runs: runs.length,
     exposedRuns: configuration.faults === 'none' ? null : runs.filter((r) => r.exposed).length,
     promotionRuns: runs.filter((r) => r.promotions > 0).length,
+    divergedRuns: runs.some((r) => r.replicasDiverged === null) ? null : runs.filter((r) => r.replicasDiverged).length,
     cells,
   };
 }
@@ -172,6 +178,7 @@ export function guaranteesMarkdown(
   for (const r of rows) {
     const mechs = PROPERTY_NAMES.flatMap((p) => r.cells[p].mechanisms.map((m) => ({ p, ...m })));
     lines.push(`### \`${r.configuration.name}\``, '', `${r.configuration.description}.`, '');
+    if (r.divergedRuns !== null) lines.push(`- Replicas' keys at the end (after replication drained): equal in ${r.runs - r.divergedRuns}/${r.runs} runs.`);
     if (mechs.length === 0) {
       lines.push(r.exposedRuns === 0 ? '- Not exercised: no fault of this row changed anything.' : '- Every property held in every run.', '');
       continue;

@@ -36,6 +36,13 @@ export class Rng {
     return items[Math.floor(this.next() * items.length)]!;
   }
 
+  /** 128 random bits as 32 hex digits (the simulator's stand-in for crypto.randomUUID). */
+  id128(): string {
+    let out = '';
+    for (let i = 0; i < 4; i++) out += Math.floor(this.next() * 2 ** 32).toString(16).padStart(8, '0');
+    return out;
+  }
+
   /** Exponential with the given mean. */
   exponential(mean: number): number {
     return -Math.log(1 - this.next()) * mean;

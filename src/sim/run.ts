@@ -42,6 +42,28 @@ export interface SimResult {
   /** Simulated milliseconds the run covered. */
   readonly simulatedMs: number;
   readonly livenessStart: number;
+  /**
+   * Dynomite only (null elsewhere): whether every replica holds the same queue keys once the run
+   * ended and the replication still in flight landed; the keys that differ. Checked, not assumed.
+   */
+  readonly replicas: ReplicaComparison | null;
+}
+
+export interface ReplicaComparison {
+  readonly equal: boolean;
+  /** Keys whose value differs between at least two replicas (absent counts as a value). */
+  readonly differingKeys: readonly string[];
+}
+
+/** Longest a replicated write can still be in flight once the clients stopped (spikes included). */
+const REPLICATION_DRAIN_MS = 60_000;
+
+/** Compares every replica's keyspace, key by key. */
+export function compareReplicas(world: SimWorld): ReplicaComparison {
+  const dumps = world.topology.nodes.map((n) => n.keyspace.dump());
+  const keys = [...new Set(dumps.flatMap((d) => Object.keys(d)))].sort();
+  const differingKeys = keys.filter((k) => new Set(dumps.map((d) => JSON.stringify(d[k] ?? null))).size > 1);
+  return { equal: differingKeys.length === 0, differingKeys };
 }
 
 /**
@@ -192,18 +214,28 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
     { livenessStart, end: endedAt },
     { reaperIntervalMs: config.queue.reaperIntervalMs, recoveryBoundMs: config.checker.recoveryBoundMs },
   );
+  const traceHash = trace.digest();
+  const traceText = trace.text();
+  const traceEvents = trace.events;
+  // After the digest: what drains now (replication in flight) is not part of the recorded run.
+  let replicas: ReplicaComparison | null = null;
+  if (world.topology.kind === 'dynomite') {
+    await kernel.runUntil(kernel.now + REPLICATION_DRAIN_MS);
+    replicas = compareReplicas(world);
+  }
   return {
     config,
     report,
     history: recorder.history,
     faults,
     exposed: faults.some((f) => f.exposure.struck),
-    traceHash: trace.digest(),
-    traceText: trace.text(),
-    traceEvents: trace.events,
+    traceHash,
+    traceText,
+    traceEvents,
     kernelEvents: kernel.eventsExecuted,
     simulatedMs: endedAt - SIM_EPOCH,
     livenessStart,
+    replicas,
   };
 }
 

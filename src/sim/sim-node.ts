@@ -6,7 +6,14 @@ import { Keyspace, type Reply, type ScriptMode, type Value } from '../redis/keys
 /** One operation a client sends to a node. */
 export type StoreOp =
   | { readonly kind: 'cmd'; readonly cmd: string; readonly args: readonly string[] }
-  | { readonly kind: 'script'; readonly script: ScriptDef; readonly keys: readonly string[]; readonly args: readonly string[] }
+  | {
+      readonly kind: 'script';
+      readonly script: ScriptDef;
+      readonly keys: readonly string[];
+      readonly args: readonly string[];
+      /** Sent as EVALSHA: a node whose script cache lacks it answers NOSCRIPT (EVAL caches it). */
+      readonly viaSha?: boolean;
+    }
   | { readonly kind: 'wait'; readonly replicas: number; readonly timeoutMs: number }
   /** A script's effects as a replica of Redis ≥ 5 receives them: the resulting values of its keys. */
   | { readonly kind: 'effects'; readonly entries: readonly [string, Value | undefined][] };
@@ -44,6 +51,8 @@ export class SimNode {
   up = true;
   /** Bumped on crash: replication messages sent before it are ignored when they arrive. */
   generation = 0;
+  /** The scripts this server has cached (by EVAL or an earlier EVALSHA); lost when it restarts empty. */
+  private readonly scriptCache = new Set<ScriptDef>();
 
   constructor(
     readonly name: string,
@@ -57,7 +66,11 @@ export class SimNode {
   apply(op: StoreOp): NodeReply {
     try {
       if (op.kind === 'cmd') return { ok: true, value: this.keyspace.exec(op.cmd, op.args) };
-      if (op.kind === 'script') return { ok: true, value: this.keyspace.runScript(op.script, op.keys, op.args) };
+      if (op.kind === 'script') {
+        if (op.viaSha && !this.scriptCache.has(op.script)) return { ok: false, error: 'NOSCRIPT No matching script. Please use EVAL.' };
+        this.scriptCache.add(op.script);
+        return { ok: true, value: this.keyspace.runScript(op.script, op.keys, op.args) };
+      }
       if (op.kind === 'effects') {
         this.keyspace.restore(op.entries);
         return { ok: true, value: 'OK' };
@@ -74,6 +87,7 @@ export class SimNode {
   }
 
   wipe(): void {
+    this.scriptCache.clear();
     this.keyspace = new Keyspace(() => this.clock.now(), this.keyspace.scriptMode);
   }
 }

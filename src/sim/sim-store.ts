@@ -44,6 +44,11 @@ export interface SimStoreOptions {
   /** Records the writes of the calls made through this store (none for the reaper's store). */
   readonly probe?: CallProbe;
   readonly observations?: Observations;
+  /**
+   * Scripts as IoredisStore sends them to plain Redis: EVALSHA, with one EVAL on NOSCRIPT. Off by
+   * default: the simulated clients send EVAL, as IoredisStore does on Dynomite.
+   */
+  readonly evalsha?: boolean;
 }
 
 function opName(op: StoreOp): string {
@@ -55,13 +60,26 @@ function opName(op: StoreOp): string {
  * virtual time; replies reach the client through its timers (a paused client hears them late).
  */
 export class SimStore implements Store {
+  readonly replication?: 'dynomite';
+  readonly racks?: number;
+  /** The requests in flight on this connection, to fail when the server closes it. */
+  private readonly inFlight = new Set<(r: NodeReply) => void>();
+
   constructor(
     private readonly kernel: Kernel,
     private readonly topology: Topology,
     readonly connection: Connection,
     private readonly trace: Trace,
     private readonly options: SimStoreOptions,
-  ) {}
+  ) {
+    if (topology.kind === 'dynomite') {
+      this.replication = 'dynomite';
+      this.racks = topology.nodes.length;
+    }
+    connection.close = (error) => {
+      for (const fail of [...this.inFlight]) fail({ ok: false, error });
+    };
+  }
 
   private request(op: StoreOp): Promise<ScriptReply> {
     const conn = this.connection;
@@ -70,6 +88,7 @@ export class SimStore implements Store {
       const finish = (r: NodeReply | 'timeout') => {
         if (settled) return;
         settled = true;
+        this.inFlight.delete(finish);
         if (this.options.probe && isWrite(op) && (r === 'timeout' || r.ok || !REFUSED_BEFORE_APPLY.test(r.error))) {
           this.options.probe.mayHaveApplied = true;
         }
@@ -89,6 +108,7 @@ export class SimStore implements Store {
       };
       this.kernel.after(this.options.requestTimeoutMs, () => finish('timeout'));
       if (conn.nodeZone !== conn.zone) this.options.observations?.emit('remote', { actor: conn.actor, nodeZone: conn.nodeZone });
+      this.inFlight.add(finish);
       this.topology.handle(conn, op, finish);
     });
   }
@@ -187,6 +207,16 @@ export class SimStore implements Store {
   }
 
   runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Promise<ScriptReply> {
-    return this.request({ kind: 'script', script, keys, args });
+    if (!this.options.evalsha) return this.request({ kind: 'script', script, keys, args });
+    return this.evalsha(script, keys, args);
+  }
+
+  private async evalsha(script: ScriptDef, keys: readonly string[], args: readonly string[]): Promise<ScriptReply> {
+    try {
+      return await this.request({ kind: 'script', script, keys, args, viaSha: true });
+    } catch (err) {
+      if (!(err instanceof SimReplyError) || !err.message.startsWith('NOSCRIPT')) throw err;
+      return this.request({ kind: 'script', script, keys, args });
+    }
   }
 }

@@ -19,12 +19,15 @@ export class Trace {
   private count = 0;
   /** Lines not yet hashed: hashing in chunks digests the same bytes with far fewer native calls. */
   private pending = '';
+  private sealed = false;
 
   constructor(keepLines: boolean) {
     this.lines = keepLines ? [] : null;
   }
 
   record(event: TraceEvent): void {
+    // After the digest (the run is over: only replication draining for the replica check) nothing is recorded.
+    if (this.sealed) return;
     const line = JSON.stringify(event);
     this.pending += `${line}\n`;
     if (this.pending.length > 65_536) this.flush();
@@ -49,6 +52,7 @@ export class Trace {
   /** Finishes the hash; call once, at the end of the run. */
   digest(): string {
     this.flush();
+    this.sealed = true;
     return this.hash.digest('hex');
   }
 }

@@ -20,6 +20,8 @@ export interface ClientOptions {
   readonly timers?: ActorTimers;
   readonly probe?: CallProbe;
   readonly requestTimeoutMs?: number;
+  /** Send scripts as EVALSHA with an EVAL fallback (as IoredisStore does off Dynomite). */
+  readonly evalsha?: boolean;
 }
 
 /**
@@ -33,10 +35,16 @@ export class SimWorld {
   readonly observations = new Observations();
   readonly network: Network;
   readonly topology: Topology;
+  /**
+   * Lease tokens of every queue in this world, from one seeded stream: unique across clients,
+   * crashes and restarts (a restarted client draws on, it does not start over).
+   */
+  private readonly tokens: Rng;
 
   constructor(readonly config: SimConfig) {
     this.rng = new Rng(config.seed);
     this.trace = new Trace(config.keepTrace);
+    this.tokens = this.rng.stream('lease-tokens');
     const n = config.network;
     this.network = new Network(
       this.kernel,
@@ -74,9 +82,13 @@ export class SimWorld {
         zones: t.zones,
         observations: this.observations,
         ...(options.probe ? { probe: options.probe } : {}),
+        ...(options.evalsha ? { evalsha: true } : {}),
       },
     );
   }
+
+  /** A fresh lease token (the queue's `randomId`). */
+  readonly randomId = (): string => this.tokens.id128();
 
   /** Runs virtual time forward by `ms`. */
   advance(ms: number): Promise<void> {

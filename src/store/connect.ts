@@ -26,6 +26,16 @@ export interface ConnectOptions {
   readonly redisOptions?: RedisOptions;
   /** Further ioredis Cluster options (Cluster only); the settings the queue depends on are applied over them. */
   readonly clusterOptions?: ClusterOptions;
+  /**
+   * The server is a Dynomite node (single-server URL only): ioredis's CLIENT SETINFO handshake is
+   * turned off (Dynomite closes the connection on CLIENT, so ioredis would reconnect forever), a
+   * `/db` other than 0 is refused (SELECT closes it too), and every (re)connection first sends
+   * `DYNO_CONFIG:CONN_CONSISTENCY <consistency>` when it becomes ready, which sets both the read and
+   * the write level of that connection (Dynomite's default is DC_ONE; commands ioredis had queued
+   * while connecting go first, at DC_ONE). Wrap the client in
+   * `new IoredisStore(client, { dynomite: true })`.
+   */
+  readonly dynomite?: { readonly consistency: 'DC_ONE' | 'DC_QUORUM' | 'DC_SAFE_QUORUM' };
   /** Do not connect until the first command or `client.connect()`. */
   readonly lazyConnect?: boolean;
 }
@@ -146,5 +156,25 @@ export function connect(url?: string, options: ConnectOptions = {}): Redis | Clu
   if (parsedUrl.protocol !== 'redis:' && parsedUrl.protocol !== 'rediss:') {
     throw new InvalidArgumentError('Redis URL', `unknown scheme ${parsedUrl.protocol} in ${target} (redis:, rediss:, redis-sentinel:, redis-cluster:)`);
   }
+  if (options.dynomite) return connectDynomite(target, parsedUrl, options, options.dynomite.consistency);
   return new Redis(target, safeRedisOptions(options));
+}
+
+const CONSISTENCY_LEVELS = ['DC_ONE', 'DC_QUORUM', 'DC_SAFE_QUORUM'];
+
+function connectDynomite(target: string, url: URL, options: ConnectOptions, consistency: string): Redis {
+  if (!CONSISTENCY_LEVELS.includes(consistency)) {
+    throw new InvalidArgumentError('dynomite.consistency', `${JSON.stringify(consistency)} is not one of ${CONSISTENCY_LEVELS.join(', ')}`);
+  }
+  const db = url.pathname.replace(/^\//, '');
+  if (db !== '' && db !== '0') throw new InvalidArgumentError('Redis URL', `Dynomite has one database (it closes the connection on SELECT): ${target}`);
+  const client = new Redis(target, { ...safeRedisOptions(options), disableClientInfo: true, connectionName: undefined, db: 0 });
+  // Sent on every 'ready' (first connect and each reconnect). ioredis flushes its offline queue
+  // before it emits 'ready', so commands queued while (re)connecting run at Dynomite's default
+  // (DC_ONE) on that connection: wait for 'ready' before using a new client (a known gap after a
+  // reconnect, see README).
+  client.on('ready', () => {
+    client.call('DYNO_CONFIG:CONN_CONSISTENCY', consistency).catch((err: unknown) => client.emit('error', err));
+  });
+  return client;
 }

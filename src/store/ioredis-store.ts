@@ -1,3 +1,4 @@
+import { UnsupportedOnStoreError } from '../queue/errors.js';
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { clientSafetyProblems } from './client-safety.js';
@@ -12,6 +13,14 @@ export interface IoredisStoreOptions {
    * 'refuse' (default) throws `UnsafeClientError`; 'warn' emits a process warning once; 'off' accepts it.
    */
   readonly clientCheck?: 'refuse' | 'warn' | 'off';
+  /**
+   * The client talks to a Dynomite node: the queue then refuses serverTime and durable writes,
+   * `time()` and `wait()` fail here without sending (Dynomite closes the connection on TIME and
+   * WAIT, failing everything in flight on it), and scripts always go as EVAL (a backend restarted
+   * empty loses its script cache; its NOSCRIPT is outvoted and that replica would silently skip
+   * every EVALSHA write from then on).
+   */
+  readonly dynomite?: boolean;
 }
 
 type Client = Redis | Cluster;
@@ -38,11 +47,13 @@ function normaliseReply(v: unknown): ScriptReply {
  */
 export class IoredisStore implements Store {
   private readonly shas = new Map<ScriptDef, string>();
+  readonly replication?: 'dynomite';
 
   constructor(
     readonly client: Client,
     options: IoredisStoreOptions = {},
   ) {
+    if (options.dynomite) this.replication = 'dynomite';
     const check = options.clientCheck ?? 'refuse';
     if (check !== 'off') {
       const problems = clientSafetyProblems(client);
@@ -133,15 +144,18 @@ export class IoredisStore implements Store {
   }
 
   async time(): Promise<number> {
+    if (this.replication === 'dynomite') throw new UnsupportedOnStoreError('TIME', 'Dynomite', 'it closes the connection on TIME');
     const [sec, micros] = (await this.client.time()) as [string | number, string | number];
     return Number(sec) * 1000 + Math.floor(Number(micros) / 1000);
   }
 
   async wait(replicas: number, timeoutMs: number): Promise<number> {
+    if (this.replication === 'dynomite') throw new UnsupportedOnStoreError('WAIT', 'Dynomite', 'it closes the connection on WAIT');
     return Number(await this.client.wait(replicas, timeoutMs));
   }
 
   async runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Promise<ScriptReply> {
+    if (this.replication === 'dynomite') return normaliseReply(await this.client.eval(script.lua, keys.length, ...keys, ...args));
     const sha = this.sha(script);
     try {
       return normaliseReply(await this.client.evalsha(sha, keys.length, ...keys, ...args));

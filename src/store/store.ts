@@ -29,6 +29,14 @@ export interface ScoredMember {
  * Replies are normalised: numbers are numbers and a missing value is `null`, whatever the backend.
  */
 export interface Store {
+  /**
+   * How the store behind this connection replicates, where the queue must know: 'dynomite' means
+   * every replica re-executes each write and script on its own state and clock and there is no WAIT
+   * (DYNOMITE.md). Absent: a single Redis or a primary with replicas.
+   */
+  readonly replication?: 'dynomite';
+  /** Dynomite: how many racks (replicas) there are, when known; one rack has nothing to diverge from. */
+  readonly racks?: number;
   zadd(key: string, entries: readonly ScoredMember[], options?: ZAddOptions): Promise<number>;
   zrem(key: string, members: readonly string[]): Promise<number>;
   zscore(key: string, member: string): Promise<number | null>;

@@ -52,24 +52,30 @@ export const commandArb: fc.Arbitrary<Cmd> = fc.oneof(
 const ids = fc.constantFrom('m1', 'm2', 'm3');
 const now = fc.constantFrom('1700000000000', '1700000000500', '1700000005000');
 const head = ['h:msg', 'h:meta', 'h:lease', 'h:counters'];
+/** Client-generated lease tokens and ordering keys, and the settle time (0 off Dynomite, 1 s on it). */
+const token = fc.constantFrom('1', '2', '3');
+const ord = fc.constantFrom('1', '2', '1700000000000');
+const settle = fc.constantFrom('0', '1000');
 const shards = ['z:q:a', 'z:r:a', 'z:u:a', 'z:q:b', 'z:r:b', 'z:u:b'];
 export const scriptCalls: Record<string, fc.Arbitrary<[string[], string[]]>> = {
   atomicPush: fc
-    .tuple(now, fc.constantFrom('0', '1'), fc.array(fc.tuple(fc.constantFrom('1', '2'), ids, fc.constantFrom('0', '5', '50'), fc.constantFrom('0', '1000')), { minLength: 1, maxLength: 3 }))
-    .map(([n, absent, ms]) => [[...head, ...shards], [n, '0', absent, ...ms.flatMap(([s, id, p, d]) => [s, id, p, d, `{"id":"${id}","payload":"p ${id}"}`])]]),
-  atomicPop: fc.tuple(now, fc.integer({ min: 1, max: 3 })).map(([n, c]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a'], [n, '0', String(c), '1000']]),
-  atomicPromote: now.map((n) => [['h:meta', 'z:q:a', 'z:r:a'], [n, '0']]),
-  atomicPopById: fc.tuple(now, ids).map(([n, id]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a'], [n, '0', id, '1000']]),
+    .tuple(now, fc.constantFrom('0', '1'), settle, fc.array(fc.tuple(fc.constantFrom('1', '2'), ids, fc.constantFrom('0', '5', '50'), fc.constantFrom('0', '1000'), ord), { minLength: 1, maxLength: 3 }))
+    .map(([n, absent, st, ms]) => [[...head, ...shards], [n, '0', absent, st, ...ms.flatMap(([s, id, p, d, o]) => [s, id, p, d, `{"id":"${id}","payload":"p ${id}"}`, o])]]),
+  atomicPop: fc
+    .tuple(now, fc.integer({ min: 1, max: 3 }), token, settle)
+    .map(([n, c, t, st]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a'], [n, '0', String(c), '1000', t, st]]),
+  atomicPromote: fc.tuple(now, settle).map(([n, st]) => [['h:meta', 'z:q:a', 'z:r:a'], [n, '0', st]]),
+  atomicPopById: fc.tuple(now, ids, token).map(([n, id, t]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a'], [n, '0', id, '1000', t]]),
   atomicAck: fc.tuple(ids, fc.constantFrom('', '1', '2', '3')).map(([id, t]) => [['h:msg', 'h:meta', 'h:lease', 'z:u:a', 'z:u:b'], [id, t]]),
   atomicAckAndPop: fc
-    .tuple(now, fc.integer({ min: 1, max: 3 }), ids, fc.constantFrom('', '1', '2'))
-    .map(([n, c, id, t]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a', 'z:u:a', 'z:u:b'], [n, '0', String(c), '1000', id, t]]),
+    .tuple(now, fc.integer({ min: 1, max: 3 }), ids, fc.constantFrom('', '1', '2'), token, settle)
+    .map(([n, c, id, t, nt, st]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a', 'z:u:a', 'z:u:b'], [n, '0', String(c), '1000', id, t, nt, st]]),
   atomicExtendLease: fc.tuple(now, ids, fc.constantFrom('', '1', '2')).map(([n, id, t]) => [['h:lease', 'z:u:a', 'z:u:b'], [n, '0', id, t, '500']]),
   atomicRequeueExpired: now.map((n) => [['h:msg', 'h:meta', 'h:lease', 'z:r:a', 'z:u:a'], [n, '0', '10']]),
   atomicReschedule: fc.tuple(now, ids).map(([n, id]) => [['z:q:a', 'z:r:a', 'z:q:b', 'z:r:b'], [n, '0', id, '200']]),
   atomicRelease: fc.tuple(ids, fc.constantFrom('', '1', '2')).map(([id, t]) => [['h:msg', 'h:meta', 'h:lease', 'z:r:a', 'z:u:a', 'z:r:b', 'z:u:b'], [id, t]]),
   atomicRemove: ids.map((id) => [['h:msg', 'h:meta', 'h:lease', ...shards], [id]]),
-  atomicPeek: fc.tuple(now, fc.integer({ min: 1, max: 3 })).map(([n, c]) => [['h:msg', 'h:meta', 'z:q:a', 'z:r:a'], [n, '0', String(c)]]),
+  atomicPeek: fc.tuple(now, fc.integer({ min: 1, max: 3 }), settle).map(([n, c, st]) => [['h:msg', 'h:meta', 'z:q:a', 'z:r:a'], [n, '0', String(c), st]]),
   atomicFindStale: fc.integer({ min: 0, max: shards.length }).map((which) => [['h:msg', ...shards], [String(which), '0', '100']]),
   scanMessages: fc.boolean().map((local) => [local ? ['h:msg', 'z:q:a', 'z:r:a'] : ['h:msg'], ['0', '100']]),
   legacyBulkPopLocal: fc.tuple(fc.array(ids, { minLength: 1, maxLength: 3 }), now).map(([xs, n]) => [['h:msg', 'z:q:a', 'z:u:a'], [String(xs.length), n, '1700000009999', ...xs]]),

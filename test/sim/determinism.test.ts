@@ -22,7 +22,7 @@ const configArb = fc
     const base: SimConfigInput = {
     seed: c.seed,
     topology: { kind: c.kind, zones: ['a', 'b', 'c'], quorumConsistency: c.quorum },
-    queue: { mode: c.mode, unackTimeoutMs: 800, reaperIntervalMs: 200, serverTime: c.mode === 'atomic' && c.serverTime },
+    queue: { mode: c.mode, unackTimeoutMs: 800, reaperIntervalMs: 200, serverTime: c.mode === 'atomic' && c.serverTime && c.kind === 'primary-replica' },
     network: { lagMeanMs: c.lag },
     workload: { messages: 30, rate: 50, consumers: 3, processingMeanMs: 20, crashBeforeAckProbability: 0.05 },
     phases: { safetyMs: 2_000, livenessMs: 10_000 },

@@ -4,7 +4,7 @@ import type { SimStore } from '../../src/sim/sim-store.js';
 import { SimWorld } from '../../src/sim/world.js';
 
 export interface World extends Omit<SimWorld, 'client'> {
-  client(actor: string, zone: string, options?: { role?: 'quorum' | 'nonQuorum'; consistency?: Consistency; timeoutMs?: number }): SimStore;
+  client(actor: string, zone: string, options?: { role?: 'quorum' | 'nonQuorum'; consistency?: Consistency; timeoutMs?: number; evalsha?: boolean }): SimStore;
 }
 
 /** A small world with fixed latency (1 ms) and replication lag (`lagMs`), no randomness in play. */
@@ -23,6 +23,7 @@ export function world(kind: 'dynomite' | 'primary-replica', zones = ['a', 'b', '
       role: options.role ?? 'quorum',
       consistency: options.consistency ?? 'DC_ONE',
       ...(options.timeoutMs !== undefined ? { requestTimeoutMs: options.timeoutMs } : {}),
+      ...(options.evalsha ? { evalsha: true } : {}),
     });
   return Object.assign(w, { client });
 }

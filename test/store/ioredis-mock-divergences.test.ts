@@ -36,10 +36,10 @@ describe('ioredis-mock divergences, and how IoredisMockStore handles them', () =
     const broken = await mock.eval('local t = {} t[1] = 1 t[2] = 2 return t', 0).catch((e: unknown) => e);
     expect(broken).not.toEqual([1, 2]);
     const keys = ['m', 'meta', 'lease', 'counters', 'q', 'r', 'u'];
-    await store.runScript(atomicPush, keys, ['1700000000000', '0', '0', '1', 'x', '0', '0', '{"id":"x","payload":"p"}', '1', 'y', '0', '0', '{"id":"y","payload":"q"}']);
-    const popped = await store.runScript(atomicPop, keys, ['1700000000000', '0', '2', '1000']);
-    expect(popped).toEqual(['x', '{"id":"x","payload":"p"}', '1', 1700000001000, 'y', '{"id":"y","payload":"q"}', '2', 1700000001000]);
-    expect(await mock.hget('lease', 'y')).toBe('2');
+    await store.runScript(atomicPush, keys, ['1700000000000', '0', '0', '0', '1', 'x', '0', '0', '{"id":"x","payload":"p"}', '1', '1', 'y', '0', '0', '{"id":"y","payload":"q"}', '2']);
+    const popped = await store.runScript(atomicPop, keys, ['1700000000000', '0', '2', '1000', 'tok', '0']);
+    expect(popped).toEqual(['x', '{"id":"x","payload":"p"}', 'tok', 1700000001000, 'y', '{"id":"y","payload":"q"}', 'tok', 1700000001000]);
+    expect(await mock.hget('lease', 'y')).toBe('tok');
   });
 
   it("Lua: the mock has no cjson and formats numbers as Lua 5.3; the store's Lua is Redis's 5.1 with cjson", async () => {

@@ -30,11 +30,15 @@ describe('dynoq/testing: simulate', () => {
 
   it('runs the user’s configuration on every seed and resolves when the properties held', async () => {
     const results = await simulate({
-      config: { seed: 'mine', topology: { zones: ['a', 'b'] }, queue: { mode: 'atomic', unackTimeoutMs: 1_000, serverTime: true }, workload: { messages: 30, consumers: 2 } },
+      config: { seed: 'mine', topology: { kind: 'primary-replica', zones: ['a', 'b'] }, queue: { mode: 'atomic', unackTimeoutMs: 1_000, serverTime: true }, workload: { messages: 30, consumers: 2 } },
       seeds: 2,
     });
     expect(results.map((r) => r.config.seed)).toEqual(['mine-0', 'mine-1']);
     expect(results.every((r) => r.report.pushed === 30 && r.config.queue.unackTimeoutMs === 1_000)).toBe(true);
+    // server time on Dynomite is refused before anything runs, saying why
+    await expect(simulate({ config: { seed: 'mine', topology: { zones: ['a', 'b'] }, queue: { serverTime: true } }, seeds: 1 })).rejects.toThrow(
+      /serverTime and durable are refused on Dynomite/,
+    );
   });
 
   it('a violated property rejects with the seed and a scenario file that replays it', async () => {

@@ -6,7 +6,7 @@ import { ACK_LUA, LEASE_LUA, NOW_LUA, POP_LUA, PROMOTE_LUA, STALE_TOKEN_LUA, ack
  * (as atomicPop) in one call, so a consumer loop costs one round trip per message instead of two.
  * Returns {acked, id, payload, token, deadline, ...}.
  * KEYS: msg, meta, leases, counters, queue, ready, unack (local shard), then one UNACK per shard.
- * ARGV: now, server_time, count, unack ms, id, token.
+ * ARGV: now, server_time, count, unack ms, id, token, new lease token (client-generated), settle ms.
  */
 const lua = `${NOW_LUA}
 ${STALE_TOKEN_LUA}
@@ -17,7 +17,7 @@ ${POP_LUA}
 local unacks = {}
 for i = 8, #KEYS do unacks[#unacks + 1] = KEYS[i] end
 local acked = ack(KEYS[1], KEYS[2], KEYS[3], unacks, ARGV[5], ARGV[6])
-return pop(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], now, tonumber(ARGV[3]), now + tonumber(ARGV[4]), {acked})`;
+return pop(KEYS[1], KEYS[2], KEYS[3], ARGV[7], KEYS[5], KEYS[6], KEYS[7], now - tonumber(ARGV[8]), tonumber(ARGV[3]), now + tonumber(ARGV[4]), {acked})`;
 
 export const atomicAckAndPop: ScriptDef = {
   name: 'atomicAckAndPop',
@@ -26,8 +26,8 @@ export const atomicAckAndPop: ScriptDef = {
   lua,
   twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
-    const [msg, meta, leases, counters, queue, ready, unack] = keys as [string, string, string, string, string, string, string];
+    const [msg, meta, leases, , queue, ready, unack] = keys as [string, string, string, string, string, string, string];
     const acked = ack(redis, msg, meta, leases, keys.slice(7), argv[4]!, argv[5]!);
-    return pop(redis, { msg, meta, leases, counters, queue, ready, unack }, now, Number(argv[2]), now + Number(argv[3]), [acked]);
+    return pop(redis, { msg, meta, leases, queue, ready, unack }, argv[6]!, now - Number(argv[7]), Number(argv[2]), now + Number(argv[3]), [acked]);
   },
 };

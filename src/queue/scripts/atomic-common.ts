@@ -6,9 +6,15 @@ import { luaTruthy } from '../../redis/script.js';
  * script spells them the same way.
  *
  * Atomic layout per queue: MESSAGE hash (id → JSON), META hash (id → rank), LEASE hash
- * (id → current lease token), COUNTERS hash (seq, lease); per shard QUEUE (id → due ms, delayed),
- * READY (id → rank, due) and UNACK (id → lease deadline ms). rank = priority·10^13 + push seq, so
- * READY pops by (priority, push order) over every due message.
+ * (id → current lease token), COUNTERS hash (no longer written: kept in the key layout so that `clear` still deletes what older
+ * versions left there); per shard QUEUE (id → due ms, delayed), READY (id → rank, due) and UNACK
+ * (id → lease deadline ms). rank = priority·10^13 + the client's ordering key (a per-instance
+ * strictly increasing millisecond stamp), so READY pops by (priority, push order) over every due
+ * message.
+ *
+ * Nothing a script returns or writes depends on replica-local state other than the message it is
+ * about: lease tokens and ordering keys come from the client (ARGV), never from a server-side
+ * counter, because Dynomite re-executes every script on every replica and votes on the replies.
  */
 
 /** ARGV[1] is the client's now (ms); ARGV[2] = '1' asks for the server's clock instead. */
@@ -54,14 +60,13 @@ export function promote(redis: LuaRedis, queue: string, ready: string, meta: str
   return due.length;
 }
 
-/** Leases one id popped from READY: returns {id, payload, token, deadline} or nil when it is stale. */
-export const LEASE_LUA = `local function lease(id, msg, meta, leases, counters, unack, deadline)
+/** Leases one id popped from READY under the client's token: returns {id, payload, token, deadline} or nil when it is stale. */
+export const LEASE_LUA = `local function lease(id, msg, meta, leases, token, unack, deadline)
   local payload = redis.call('hget', msg, id)
   if not payload then
     redis.call('hdel', meta, id)
     return nil
   end
-  local token = string.format('%d', redis.call('hincrby', counters, 'lease', 1))
   redis.call('zadd', unack, deadline, id)
   redis.call('hset', leases, id, token)
   return {id, payload, token, deadline}
@@ -71,17 +76,15 @@ export interface LeaseKeys {
   readonly msg: string;
   readonly meta: string;
   readonly leases: string;
-  readonly counters: string;
   readonly unack: string;
 }
 
-export function lease(redis: LuaRedis, id: string, k: LeaseKeys, deadline: number): LuaValue[] | null {
+export function lease(redis: LuaRedis, id: string, k: LeaseKeys, token: string, deadline: number): LuaValue[] | null {
   const payload = redis.call('hget', k.msg, id);
   if (!luaTruthy(payload)) {
     redis.call('hdel', k.meta, id);
     return null;
   }
-  const token = String(redis.call('hincrby', k.counters, 'lease', '1'));
   redis.call('zadd', k.unack, String(deadline), id);
   redis.call('hset', k.leases, id, token);
   return [id, payload, token, deadline];
@@ -123,16 +126,16 @@ export function ack(redis: LuaRedis, msg: string, meta: string, leases: string, 
   return 0;
 }
 
-/** Promotes due ids, then leases up to `count` from READY; appends id, payload, token, deadline to `out`. */
-export const POP_LUA = `local function pop(msg, meta, leases, counters, queue, ready, unack, now, count, deadline, out)
-  promote(queue, ready, meta, now)
+/** Promotes ids due by `due_by` (now − settle), then leases up to `count` from READY under the client's `token`; appends id, payload, token, deadline to `out`. */
+export const POP_LUA = `local function pop(msg, meta, leases, token, queue, ready, unack, due_by, count, deadline, out)
+  promote(queue, ready, meta, due_by)
   local got = 0
   while got < count do
     local ids = redis.call('zrange', ready, 0, count - got - 1)
     if #ids == 0 then break end
     for i = 1, #ids do
       redis.call('zrem', ready, ids[i])
-      local leased = lease(ids[i], msg, meta, leases, counters, unack, deadline)
+      local leased = lease(ids[i], msg, meta, leases, token, unack, deadline)
       if leased then
         got = got + 1
         for j = 1, 4 do out[#out + 1] = leased[j] end
@@ -147,15 +150,15 @@ export interface PopKeys extends LeaseKeys {
   readonly ready: string;
 }
 
-export function pop(redis: LuaRedis, k: PopKeys, now: number, count: number, deadline: number, out: LuaValue[]): LuaValue[] {
-  promote(redis, k.queue, k.ready, k.meta, now);
+export function pop(redis: LuaRedis, k: PopKeys, token: string, dueBy: number, count: number, deadline: number, out: LuaValue[]): LuaValue[] {
+  promote(redis, k.queue, k.ready, k.meta, dueBy);
   let got = 0;
   while (got < count) {
     const ids = redis.call('zrange', k.ready, '0', String(count - got - 1)) as string[];
     if (ids.length === 0) break;
     for (const id of ids) {
       redis.call('zrem', k.ready, id);
-      const leased = lease(redis, id, k, deadline);
+      const leased = lease(redis, id, k, token, deadline);
       if (leased) {
         got++;
         out.push(...leased);

@@ -40,6 +40,8 @@ export interface PushEntry {
   readonly priority: number;
   readonly timeout: number;
   readonly json: string;
+  /** The client's ordering key: a strictly increasing millisecond stamp of this queue instance. */
+  readonly ord: number;
 }
 
 /**
@@ -54,6 +56,8 @@ export class QueueScripts {
     private readonly allShards: readonly string[],
     private readonly localShard: string,
     private readonly time: () => readonly [string, string],
+    /** Atomic: how long after its due time an id may be promoted (0 but on Dynomite). */
+    private readonly settleMs = 0,
   ) {}
 
   private get head(): string[] {
@@ -76,35 +80,35 @@ export class QueueScripts {
   }
 
   push(entries: readonly PushEntry[], onlyIfAbsent: boolean): ScriptCall {
-    const args = [...this.time(), onlyIfAbsent ? '1' : '0'];
-    for (const e of entries) args.push(String(e.shardIndex), e.id, String(e.priority), String(e.timeout), e.json);
+    const args = [...this.time(), onlyIfAbsent ? '1' : '0', String(this.settleMs)];
+    for (const e of entries) args.push(String(e.shardIndex), e.id, String(e.priority), String(e.timeout), e.json, String(e.ord));
     return call(atomicPush, [...this.head, ...this.allShardSets()], args);
   }
 
-  pop(count: number, unackTimeout: number): ScriptCall {
-    return call(atomicPop, this.localShardKeys(), [...this.time(), String(count), String(unackTimeout)]);
+  pop(count: number, unackTimeout: number, token: string): ScriptCall {
+    return call(atomicPop, this.localShardKeys(), [...this.time(), String(count), String(unackTimeout), token, String(this.settleMs)]);
   }
 
   promote(): ScriptCall {
     const s = this.localShard;
-    return call(atomicPromote, [this.keys.meta, this.keys.queue(s), this.keys.ready(s)], [...this.time()]);
+    return call(atomicPromote, [this.keys.meta, this.keys.queue(s), this.keys.ready(s)], [...this.time(), String(this.settleMs)]);
   }
 
-  popById(id: string, unackTimeout: number): ScriptCall {
-    return call(atomicPopById, this.localShardKeys(), [...this.time(), id, String(unackTimeout)]);
+  popById(id: string, unackTimeout: number, token: string): ScriptCall {
+    return call(atomicPopById, this.localShardKeys(), [...this.time(), id, String(unackTimeout), token]);
   }
 
   peek(count: number): ScriptCall {
     const s = this.localShard;
-    return call(atomicPeek, [this.keys.message, this.keys.meta, this.keys.queue(s), this.keys.ready(s)], [...this.time(), String(count)]);
+    return call(atomicPeek, [this.keys.message, this.keys.meta, this.keys.queue(s), this.keys.ready(s)], [...this.time(), String(count), String(this.settleMs)]);
   }
 
   ack(id: string, token: string): ScriptCall {
     return call(atomicAck, [this.keys.message, this.keys.meta, this.keys.leases, ...this.allUnacks()], [id, token]);
   }
 
-  ackAndPop(id: string, token: string, count: number, unackTimeout: number): ScriptCall {
-    return call(atomicAckAndPop, [...this.localShardKeys(), ...this.allUnacks()], [...this.time(), String(count), String(unackTimeout), id, token]);
+  ackAndPop(id: string, token: string, count: number, unackTimeout: number, newToken: string): ScriptCall {
+    return call(atomicAckAndPop, [...this.localShardKeys(), ...this.allUnacks()], [...this.time(), String(count), String(unackTimeout), id, token, newToken, String(this.settleMs)]);
   }
 
   extendLease(id: string, token: string, timeoutMs: number): ScriptCall {

@@ -45,33 +45,27 @@ export class DynomiteTopology implements Topology {
         this.observations?.emit('refused', { node: target.name });
         return back(REFUSED);
       }
-      if (op.kind === 'wait') return back({ ok: true, value: 0 });
+      const unsupported = closesConnection(op);
+      if (unsupported) {
+        // No reply: the connection is closed and everything in flight on it fails (DYNOMITE.md).
+        return this.network.send(target.zone, conn.zone, this.network.latency(), () =>
+          conn.close?.(`ECONNRESET Dynomite closed the connection (unsupported: ${unsupported})`),
+        );
+      }
       const local = target.apply(op);
-      const write = isWrite(op);
+      // Scripts run on every replica at every level (DYNOMITE.md "Scripts"), read-only ones too.
+      const everywhere = isWrite(op) || op.kind === 'script';
       const peers = this.nodes.filter((n) => n !== target);
-      const majority = Math.floor(this.nodes.length / 2) + 1;
       if (conn.consistency === 'DC_ONE') {
-        if (write) for (const peer of peers) this.forward(target, peer, op, () => undefined);
+        // Writes go to every rack at once; peer replies and errors are swallowed; the reply is local.
+        if (everywhere) for (const peer of peers) this.forward(target, peer, op, () => undefined);
         return back(local);
       }
-      const results: NodeReply[] = [local];
-      let answered = false;
-      const collect = (r: NodeReply) => {
-        if (answered) return;
-        results.push(r);
-        if (results.length < majority) return;
-        answered = true;
-        if (conn.consistency === 'DC_SAFE_QUORUM' && !results.every((x) => same(x, local))) {
-          back({ ok: false, error: 'ERR DC_SAFE_QUORUM: replicas disagree' });
-        } else back(local);
-      };
-      if (majority <= 1) {
-        answered = true;
-        return back(local);
-      }
+      const vote = new ReplyVote(conn.consistency, this.nodes.length, back);
+      vote.arrive(local);
       for (const peer of peers) {
-        if (write) this.forward(target, peer, op, collect);
-        else this.readAt(target, peer, op, collect);
+        if (everywhere) this.forward(target, peer, op, (r) => vote.arrive(r));
+        else this.readAt(target, peer, op, (r) => vote.arrive(r));
       }
     });
   }
@@ -82,8 +76,12 @@ export class DynomiteTopology implements Topology {
     const arrival = Math.max(this.kernel.now + this.network.replicationLag(), this.linkClock.get(link) ?? 0);
     this.linkClock.set(link, arrival);
     const generation = from.generation;
+    // Across a partition the peer never answers (Dynomite times it out after 25.2 s, later than
+    // the client's own request timeout): no reply.
     this.network.send(from.zone, to.zone, arrival - this.kernel.now, () => {
-      if (!to.up || from.generation !== generation) return;
+      if (from.generation !== generation) return;
+      // A dead peer's connection is refused: an error reply, which does not vote.
+      if (!to.up) return this.network.send(to.zone, from.zone, this.network.latency(), () => ack(PEER_DOWN));
       const r = to.apply(op);
       this.network.send(to.zone, from.zone, this.network.latency(), () => ack(r));
     });
@@ -91,7 +89,7 @@ export class DynomiteTopology implements Topology {
 
   private readAt(from: SimNode, to: SimNode, op: StoreOp, answer: (r: NodeReply) => void): void {
     this.network.send(from.zone, to.zone, this.network.latency(), () => {
-      if (!to.up) return;
+      if (!to.up) return this.network.send(to.zone, from.zone, this.network.latency(), () => answer(PEER_DOWN));
       const r = to.apply(op);
       this.network.send(to.zone, from.zone, this.network.latency(), () => answer(r));
     });
@@ -118,6 +116,53 @@ export class DynomiteTopology implements Topology {
   }
 }
 
-function same(a: NodeReply, b: NodeReply): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+/** Commands Dynomite closes the client connection on (measured; PING/INFO are answered locally). */
+const CLOSING_COMMANDS = new Set(['time', 'wait', 'client', 'select', 'echo', 'multi', 'dbsize', 'hello', 'command', 'zpopmin', 'hstrlen']);
+
+/** The command of `op` when Dynomite would close the connection on it (WAIT, TIME, multi-field HSET, a 0-key script …). */
+export function closesConnection(op: StoreOp): string | null {
+  if (op.kind === 'wait') return 'WAIT';
+  if (op.kind === 'script') return op.keys.length === 0 ? 'EVAL with no key' : null;
+  if (op.kind !== 'cmd') return null;
+  const cmd = op.cmd.toLowerCase();
+  if (CLOSING_COMMANDS.has(cmd)) return cmd.toUpperCase();
+  if (cmd === 'hset' && op.args.length > 3) return 'HSET with several fields';
+  return null;
+}
+
+const PEER_DOWN: NodeReply = { ok: false, error: 'ERR Dynomite: peer connection refused' };
+export const QUORUM_FAILED = 'ERR Dynomite: Failed to achieve Quorum';
+
+/**
+ * Dynomite's quorum reply (DYNOMITE.md "Replies under quorum"): replies are compared by content
+ * in arrival order and the first two that agree are returned; the coordinator's own reply has no
+ * priority; error replies do not vote. When every replica answered and no two agree, DC_QUORUM
+ * returns the first good reply to arrive (the first error when none was good) and DC_SAFE_QUORUM
+ * `ERR Dynomite: Failed to achieve Quorum` (the write has been applied everywhere by then).
+ */
+export class ReplyVote {
+  private readonly arrived: NodeReply[] = [];
+  private answered = false;
+
+  constructor(
+    private readonly level: 'DC_QUORUM' | 'DC_SAFE_QUORUM',
+    private readonly replicas: number,
+    private readonly answer: (r: NodeReply) => void,
+  ) {}
+
+  arrive(r: NodeReply): void {
+    if (this.answered) return;
+    this.arrived.push(r);
+    const key = r.ok ? JSON.stringify(r.value) : null;
+    const agreeing = key === null ? 0 : this.arrived.filter((x) => x.ok && JSON.stringify(x.value) === key).length;
+    if (agreeing >= Math.floor(this.replicas / 2) + 1) return this.decide(r);
+    if (this.arrived.length < this.replicas) return;
+    if (this.level === 'DC_SAFE_QUORUM') return this.decide({ ok: false, error: QUORUM_FAILED });
+    this.decide(this.arrived.find((x) => x.ok) ?? this.arrived[0]!);
+  }
+
+  private decide(r: NodeReply): void {
+    this.answered = true;
+    this.answer(r);
+  }
 }

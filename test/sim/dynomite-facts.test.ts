@@ -1,0 +1,250 @@
+import { describe, expect, it } from 'vitest';
+import { createQueue } from '../../src/queue/create-queue.js';
+import { UnsupportedOnStoreError } from '../../src/queue/errors.js';
+import type { ScriptDef } from '../../src/redis/script.js';
+import { parseSimConfig } from '../../src/sim/config.js';
+import { configurationRun, CONFIGURATIONS } from '../../src/sim/configurations.js';
+import { compareReplicas, runSimulation } from '../../src/sim/run.js';
+import { CallProbe, SimReplyError } from '../../src/sim/sim-store.js';
+import { QUORUM_FAILED } from '../../src/sim/topology/dynomite.js';
+import { world, type World } from './fixtures.js';
+
+/**
+ * Each fact of ../shared/DYNOMITE.md, shown on the simulated Dynomite (3 racks, fixed 1 ms latency,
+ * 100 ms replication lag). Replica state is set directly on each node's keyspace, then a client of
+ * rack a (its coordinator) asks.
+ */
+function seeded(values: Record<string, string | null>, level: 'DC_QUORUM' | 'DC_SAFE_QUORUM' | 'DC_ONE' = 'DC_QUORUM') {
+  const w = world('dynomite');
+  for (const n of w.topology.nodes) {
+    const v = values[n.zone];
+    if (v === null) n.keyspace.exec('zadd', ['h', '1', 'm']); // a key of the wrong type: HGET errors
+    else if (v !== undefined) n.keyspace.exec('hset', ['h', 'f', v]);
+  }
+  return { w, store: w.client('c', 'a', { consistency: level }) };
+}
+
+const hgetAll = (w: World, key: string, field: string) =>
+  w.topology.nodes.map((n) => n.keyspace.exec('hget', [key, field]));
+
+describe('Dynomite as measured: replies under quorum', () => {
+  it('the local reply has no priority: two peers that agree outvote it', async () => {
+    const { w, store } = seeded({ a: 'local', b: 'peer', c: 'peer' });
+    expect(await w.settle(store.hget('h', 'f'))).toBe('peer');
+  });
+
+  it('error replies do not vote: a local WRONGTYPE is outvoted by two peers answering 1', async () => {
+    const { w, store } = seeded({ a: null });
+    // a holds h as a sorted set; b and c have no h, so HSET answers 1 there
+    expect(await w.settle(store.hset('h', 'f', 'v'))).toBe(1);
+  });
+
+  it('DC_QUORUM without agreement returns the first good reply to arrive', async () => {
+    const { w, store } = seeded({ a: 'x', b: 'y', c: 'z' });
+    // the coordinator's own reply arrives first (no network hop)
+    expect(await w.settle(store.hget('h', 'f'))).toBe('x');
+    const errLocal = seeded({ a: null, b: 'y', c: 'z' });
+    expect(await errLocal.w.settle(errLocal.store.hget('h', 'f'))).toBe('y');
+  });
+
+  it('DC_SAFE_QUORUM without agreement fails with "Failed to achieve Quorum" after the write applied everywhere, an unknown outcome', async () => {
+    const w = world('dynomite');
+    w.topology.nodes.forEach((n, i) => n.keyspace.exec('hset', ['h', 'n', String(10 * i)]));
+    const probe = new CallProbe();
+    const store = w.client('c', 'a', { consistency: 'DC_SAFE_QUORUM' });
+    Object.assign(store, { options: { ...(store as unknown as { options: object }).options, probe } });
+    const err = await w.settle(store.runScript(INCR, ['h'], [])).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SimReplyError);
+    expect((err as Error).message).toBe(QUORUM_FAILED);
+    expect(hgetAll(w, 'h', 'n')).toEqual(['1', '11', '21']);
+    // the history must treat it as "may have been applied" (SPEC §6.1 unknown), not as a refusal
+    expect(probe.mayHaveApplied).toBe(true);
+  });
+
+  it('DC_SAFE_QUORUM returns as soon as two replies agree, whichever they are', async () => {
+    const { w, store } = seeded({ a: 'x', b: 'y', c: 'y' }, 'DC_SAFE_QUORUM');
+    expect(await w.settle(store.hget('h', 'f'))).toBe('y');
+  });
+
+  it('DC_ONE: writes go to every rack, reads are local, the reply is the local one', async () => {
+    const { w, store } = seeded({ a: 'local', b: 'peer', c: 'peer' }, 'DC_ONE');
+    expect(await w.settle(store.hget('h', 'f'))).toBe('local');
+    expect(await w.settle(store.hset('h', 'g', 'new'))).toBe(1);
+    await w.advance(1_000);
+    expect(hgetAll(w, 'h', 'g')).toEqual(['new', 'new', 'new']);
+  });
+});
+
+/** A script whose reply depends on each replica's own state. */
+const INCR: ScriptDef = {
+  name: 'incr',
+  keyCount: 1,
+  writes: true,
+  lua: "return redis.call('hincrby', KEYS[1], 'n', 1)",
+  twin: (redis, keys) => redis.call('hincrby', keys[0]!, 'n', '1'),
+};
+
+/** A script that writes each replica's own TIME. */
+const STAMP: ScriptDef = {
+  name: 'stamp',
+  keyCount: 1,
+  writes: true,
+  lua: "local t = redis.call('TIME') redis.call('hset', KEYS[1], 'sec', t[1]) return 1",
+  twin: (redis, keys) => {
+    const t = redis.call('TIME') as string[];
+    redis.call('hset', keys[0]!, 'sec', t[0]!);
+    return 1;
+  },
+};
+
+describe('Dynomite as measured: scripts', () => {
+  it('a script runs on every replica (re-execution, not effect replication): TIME is each replica’s own', async () => {
+    for (const level of ['DC_ONE', 'DC_QUORUM'] as const) {
+      const w = world('dynomite');
+      w.topology.nodes.forEach((n, i) => (n.clock.offset = i * 100_000));
+      const store = w.client('c', 'a', { consistency: level });
+      await w.settle(store.runScript(STAMP, ['t'], []));
+      await w.advance(1_000);
+      const secs = hgetAll(w, 't', 'sec');
+      expect(new Set(secs).size, level).toBe(3);
+    }
+  });
+
+  it('a counter bumped in different orders gives a different reply per replica', async () => {
+    const w = world('dynomite');
+    const fromA = w.client('x', 'a', { consistency: 'DC_QUORUM' });
+    const fromC = w.client('y', 'c', { consistency: 'DC_QUORUM' });
+    const [ra, rc] = await w.settle(Promise.all([fromA.runScript(INCR, ['h'], []), fromC.runScript(INCR, ['h'], [])]));
+    // a and c each ran their own first: every replica ends at 2, but the replies were voted from
+    // replicas that saw the two in different orders
+    expect(hgetAll(w, 'h', 'n')).toEqual(['2', '2', '2']);
+    expect([ra, rc].sort()).toEqual([1, 2]);
+  });
+});
+
+describe('Dynomite as measured: commands that close the connection', () => {
+  it('TIME closes the connection: it and every request in flight on it fail, writes in flight still apply', async () => {
+    const w = world('dynomite');
+    const store = w.client('c', 'a', { consistency: 'DC_QUORUM', timeoutMs: 5_000 });
+    const write = store.hset('k', 'f', 'v').catch((e: unknown) => e);
+    const time = store.time().catch((e: unknown) => e);
+    const [w1, t1] = await w.settle(Promise.all([write, time]));
+    expect((w1 as Error).message).toMatch(/Dynomite closed the connection \(unsupported: TIME\)/);
+    expect((t1 as Error).message).toMatch(/closed the connection/);
+    await w.advance(1_000);
+    expect(hgetAll(w, 'k', 'f')).toEqual(['v', 'v', 'v']);
+  });
+
+  it('WAIT, multi-field HSET and a 0-key script close it too; single-field HSET does not', async () => {
+    const w = world('dynomite');
+    const store = w.client('c', 'a', { consistency: 'DC_ONE' });
+    await expect(w.settle(store.wait(1, 10))).rejects.toThrow(/unsupported: WAIT/);
+    await expect(w.settle(store.runScript({ ...INCR, keyCount: 0 }, [], []))).rejects.toThrow(/EVAL with no key/);
+    const multi = (store as unknown as { cmd(c: string, ...a: string[]): Promise<unknown> }).cmd('hset', 'h', 'a', '1', 'b', '2');
+    await expect(w.settle(multi)).rejects.toThrow(/HSET with several fields/);
+    expect(await w.settle(store.hset('h', 'a', '1'))).toBe(1);
+  });
+});
+
+describe('Dynomite as measured: a backend restarted empty loses its script cache', () => {
+  /** Node `i` restarts empty (its data and script cache gone), as a redis-server without persistence does. */
+  const restartEmpty = (w: World, i: number) => {
+    const node = w.topology.nodes[i]!;
+    w.topology.crash(node, true);
+    w.topology.restart(node);
+  };
+  const evalsha = (w: World, level: 'DC_ONE' | 'DC_QUORUM') => w.client('c', 'a', { consistency: level, evalsha: true });
+
+  it('under quorum a restarted peer’s NOSCRIPT is outvoted: the client sees success and that replica silently skips the EVALSHA write', async () => {
+    const w = world('dynomite');
+    const store = evalsha(w, 'DC_QUORUM');
+    expect(await w.settle(store.runScript(INCR, ['h'], []))).toBe(1); // NOSCRIPT everywhere → EVAL, cached on every node
+    await w.advance(1_000);
+    restartEmpty(w, 2);
+    expect(await w.settle(store.runScript(INCR, ['h'], []))).toBe(2);
+    await w.advance(1_000);
+    expect(hgetAll(w, 'h', 'n')).toEqual(['2', '2', null]);
+  });
+
+  it('when the local backend restarted, the EVAL fallback runs the script a second time on the peers', async () => {
+    const w = world('dynomite');
+    const store = evalsha(w, 'DC_ONE');
+    await w.settle(store.runScript(INCR, ['h'], []));
+    await w.advance(1_000);
+    restartEmpty(w, 0);
+    await w.settle(store.runScript(INCR, ['h'], []));
+    await w.advance(1_000);
+    // the peers ran it on EVALSHA and again on the fallback EVAL; the local node once (on EVAL)
+    expect(hgetAll(w, 'h', 'n')).toEqual(['1', '3', '3']);
+  });
+});
+
+describe('Dynomite as measured: ordering and divergence', () => {
+  it('two coordinators writing the same key concurrently leave replicas different, and the run check sees it', async () => {
+    const w = world('dynomite');
+    const fromA = w.client('x', 'a', { consistency: 'DC_ONE' });
+    const fromB = w.client('y', 'b', { consistency: 'DC_ONE' });
+    await w.settle(Promise.all([fromA.hset('k', 'f', 'A'), fromB.hset('k', 'f', 'B')]));
+    await w.advance(1_000);
+    const [a, b] = hgetAll(w, 'k', 'f');
+    // each coordinator applied its own write last-but-one: a ends with B, b with A
+    expect([a, b]).toEqual(['B', 'A']);
+    expect(compareReplicas(w as never)).toEqual({ equal: false, differingKeys: ['k'] });
+  });
+
+  it('writes of one connection stay in order on each replica', async () => {
+    const w = world('dynomite');
+    const store = w.client('x', 'a', { consistency: 'DC_ONE' });
+    await w.settle(Promise.all(['1', '2', '3'].map((v) => store.hset('k', 'f', v))));
+    await w.advance(1_000);
+    expect(hgetAll(w, 'k', 'f')).toEqual(['3', '3', '3']);
+    expect(compareReplicas(w as never).equal).toBe(true);
+  });
+});
+
+describe('the queue on Dynomite', () => {
+  const base = (w: World) => ({
+    name: 'q',
+    quorum: w.client('c', 'a', { consistency: 'DC_QUORUM' }),
+    clock: { now: () => w.kernel.now },
+    timers: { setTimeout: () => 0, clearTimeout: () => undefined },
+    unackInterval: 0,
+  });
+
+  it('refuses server time and durable writes at construction, with a typed error', () => {
+    const w = world('dynomite');
+    expect(() => createQueue({ ...base(w), serverTime: true })).toThrow(UnsupportedOnStoreError);
+    expect(() => createQueue({ ...base(w), durable: { replicas: 1, timeoutMs: 100 } })).toThrow(/durable is not supported on Dynomite/);
+    expect(() => createQueue({ ...base(w), mode: 'legacy' })).not.toThrow();
+  });
+
+  it('atomic pops and acks give the same reply and the same keys on every replica (client tokens and ordering keys)', async () => {
+    const w = world('dynomite');
+    let n = 0;
+    const q = createQueue({ ...base(w), shards: { allShards: ['a', 'b', 'c'], currentShard: 'a' }, sharding: { name: 'a', nextShard: () => 'a' }, randomId: () => `tok${++n}` });
+    await w.settle(q.push([1, 2, 3].map((i) => ({ id: `m${i}`, payload: 'p', timeout: 0, priority: 0 }))));
+    // on Dynomite an id is poppable only once it has been due for the settle time (1 s)
+    expect(await w.settle(q.pop(2))).toEqual([]);
+    await w.advance(1_000);
+    const popped = await w.settle(q.pop(2));
+    expect(popped.map((m) => [m.id, m.token])).toEqual([['m1', 'tok2'], ['m2', 'tok2']]);
+    expect(await w.settle(q.ack('m1', 'tok2'))).toBe(true);
+    await w.advance(1_000);
+    expect(compareReplicas(w as never)).toEqual({ equal: true, differingKeys: [] });
+    await q.close();
+  });
+
+  it('a Dynomite run reports whether replicas ended equal (null on a primary with replicas)', async () => {
+    const dyn = CONFIGURATIONS.find((c) => c.name === 'dynomite/DC_QUORUM/legacy/none')!;
+    const pr = CONFIGURATIONS.find((c) => c.name === 'primary-replica/legacy/none')!;
+    const small = (named: typeof dyn) => {
+      const run = configurationRun(named, 'facts') as { workload: object; phases: object };
+      return parseSimConfig({ ...run, workload: { ...run.workload, messages: 10 }, phases: { safetyMs: 2_000, livenessMs: 10_000 } });
+    };
+    const r = await runSimulation(small(dyn));
+    expect(r.replicas).not.toBeNull();
+    expect(typeof r.replicas!.equal).toBe('boolean');
+    expect(r.replicas!.equal).toBe(r.replicas!.differingKeys.length === 0);
+    expect((await runSimulation(small(pr))).replicas).toBeNull();
+  });
+});

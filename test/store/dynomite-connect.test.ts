@@ -1,0 +1,64 @@
+import type { Redis } from 'ioredis';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { createQueue } from '../../src/queue/create-queue.js';
+import { InvalidArgumentError, UnsupportedOnStoreError } from '../../src/queue/errors.js';
+import { atomicPop } from '../../src/queue/scripts/atomic-pop.js';
+import { clientSafetyProblems } from '../../src/store/client-safety.js';
+import { connect } from '../../src/store/connect.js';
+import { IoredisStore } from '../../src/store/ioredis-store.js';
+
+/** What a Dynomite connection needs (DYNOMITE.md "Commands that close the connection", "Scripts"). */
+describe('connect() and IoredisStore for Dynomite', () => {
+  const clients: Redis[] = [];
+  afterAll(() => clients.forEach((c) => c.disconnect()));
+  const dyn = (url = 'redis://127.0.0.1:1', consistency: 'DC_ONE' | 'DC_QUORUM' | 'DC_SAFE_QUORUM' = 'DC_QUORUM') => {
+    const c = connect(url, { lazyConnect: true, dynomite: { consistency } }) as Redis;
+    clients.push(c);
+    return c;
+  };
+
+  it('turns off the CLIENT SETINFO handshake and keeps the safe settings', () => {
+    const c = dyn();
+    expect(c.options.disableClientInfo).toBe(true);
+    expect(c.options.db).toBe(0);
+    expect(clientSafetyProblems(c)).toEqual([]);
+  });
+
+  it('sets the connection’s consistency level on every ready (first connect and reconnects)', () => {
+    const c = dyn(undefined, 'DC_SAFE_QUORUM');
+    const call = vi.spyOn(c, 'call').mockResolvedValue('OK');
+    c.emit('ready');
+    c.emit('ready');
+    expect(call.mock.calls).toEqual([
+      ['DYNO_CONFIG:CONN_CONSISTENCY', 'DC_SAFE_QUORUM'],
+      ['DYNO_CONFIG:CONN_CONSISTENCY', 'DC_SAFE_QUORUM'],
+    ]);
+  });
+
+  it('refuses a database other than 0 and an unknown level', () => {
+    expect(() => dyn('redis://127.0.0.1:1/3')).toThrow(InvalidArgumentError);
+    expect(() => dyn(undefined, 'DC_EACH' as 'DC_ONE')).toThrow(/DC_ONE, DC_QUORUM, DC_SAFE_QUORUM/);
+  });
+
+  it('the store never sends TIME or WAIT (they close the connection) and runs scripts as EVAL, not EVALSHA', async () => {
+    const c = dyn();
+    const store = new IoredisStore(c, { dynomite: true });
+    const sent = vi.spyOn(c, 'sendCommand');
+    await expect(store.time()).rejects.toThrow(UnsupportedOnStoreError);
+    await expect(store.wait(1, 10)).rejects.toThrow(UnsupportedOnStoreError);
+    expect(sent).not.toHaveBeenCalled();
+    const evalsha = vi.spyOn(c, 'evalsha');
+    const evalCall = vi.spyOn(c, 'eval').mockResolvedValue([]);
+    await store.runScript(atomicPop, ['a', 'b', 'c', 'd', 'e', 'f', 'g'], ['0', '0', '1', '10', 't', '0']);
+    expect(evalsha).not.toHaveBeenCalled();
+    expect(evalCall).toHaveBeenCalledOnce();
+  });
+
+  it('the queue refuses serverTime and durable on a Dynomite store', () => {
+    const store = new IoredisStore(dyn(), { dynomite: true });
+    const base = { name: 'q', quorum: store, clock: { now: () => 0 }, timers: { setTimeout: () => 0, clearTimeout: () => undefined }, unackInterval: 0 };
+    expect(() => createQueue({ ...base, serverTime: true })).toThrow(UnsupportedOnStoreError);
+    expect(() => createQueue({ ...base, durable: { replicas: 2, timeoutMs: 100 } })).toThrow(UnsupportedOnStoreError);
+    expect(() => createQueue(base)).not.toThrow();
+  });
+});

@@ -135,4 +135,39 @@ describe.runIf(available)('real replication and failover (primary + replica on l
     });
     expect(await onSimulator()).toEqual(real);
   }, 60_000);
+
+  it('a lease token is never reused after a failover: the old holder’s ack is refused, the new holder’s accepted', async () => {
+    const primary = await startRedisServer();
+    const replica = await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
+    servers.push(primary, replica);
+    const pc = new Redis({ ...safeRedisOptions({ commandTimeout: 20_000 }), port: primary.port, host: '127.0.0.1', maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const rc = new Redis({ ...safeRedisOptions({ commandTimeout: 20_000 }), port: replica.port, host: '127.0.0.1' });
+    pc.on('error', () => undefined);
+    clients.push(pc, rc);
+    await until(async () => (await rc.info('replication')).includes('master_link_status:up'), 'the replica link');
+    const time = new FakeTime();
+    const before = createQueue(options(new IoredisStore(pc), time, time));
+    // Three rounds, as the audit ran it: each lease is taken on the primary and lost with it.
+    for (const id of ['m1', 'm2', 'm3']) await before.push([{ id, payload: 'p' }]);
+    expect(await pc.wait(1, 1_000)).toBe(1);
+    replica.process.kill('SIGSTOP');
+    await pc.call('client', 'kill', 'type', 'replica');
+    const old = await before.pop(3);
+    expect(old.map((m) => m.id).sort()).toEqual(['m1', 'm2', 'm3']);
+    await primary.kill();
+    replica.process.kill('SIGCONT');
+    await rc.replicaof('NO', 'ONE');
+
+    const after = createQueue(options(new IoredisStore(rc), time, time));
+    const fresh = await after.pop(3);
+    expect(fresh.map((m) => m.id).sort()).toEqual(['m1', 'm2', 'm3']);
+    // One token per pop call (a server counter rolled back with the lost writes would repeat it).
+    const staleTokens = new Set(old.map((m) => m.token));
+    for (const m of fresh) {
+      const stale = old.find((o) => o.id === m.id)!;
+      expect(staleTokens.has(m.token)).toBe(false);
+      expect(await after.ack(m.id, stale.token!)).toBe(false);
+      expect(await after.ack(m.id, m.token!)).toBe(true);
+    }
+  }, 60_000);
 });

@@ -45,7 +45,7 @@ describe('scenario validation names the bad field', () => {
     [{ ...good, faults: [{ at: 99_999, kind: 'lag-spike', extraMs: 5, durationMs: 5 }] }, 'is not inside the safety phase'],
     [{ ...good, topology: { zones: ['a', 'b', 'a'] } }, 'topology.zones: "a" named twice'],
     [{ ...good, workload: { consumers: 2 } }, 'leaves c with no consumer'],
-    [{ ...good, queue: { durable: { replicas: 1, timeoutMs: 100 } } }, 'queue.durable: Dynomite has no WAIT'],
+    [{ ...good, queue: { durable: { replicas: 1, timeoutMs: 100 } } }, 'serverTime and durable are refused on Dynomite'],
     [{ ...good, topology: { kind: 'primary-replica', zones: ['a', 'b'] }, workload: { consumers: 2 }, queue: { durable: { replicas: 2, timeoutMs: 100 } } }, 'queue.durable.replicas: 2 but a primary with 2 zones has 1 replica'],
   ])('%j → %s', (input, field) => {
     try {

@@ -5,7 +5,16 @@ import type { FaultFamily } from './faults/index.js';
  * What a user can do about a mechanism: by the fault family behind it and the property it breaks.
  * The mechanisms themselves are classified by code; this table only says what helps against each.
  */
-const ADVICE: Partial<Record<FaultFamily | 'no fault', Partial<Record<PropertyName, string>>>> = {
+type Cause = FaultFamily | 'no fault' | 'clock of a node';
+
+/** Matched in this order against the start of a mechanism's cause: the specific causes come first. */
+const ADVICE: Partial<Record<Cause, Partial<Record<PropertyName, string>>>> = {
+  // Under server time it is a node's clock that matters: serverTime cannot help against it.
+  'clock of a node': {
+    noDoublePop: 'under serverTime the store\'s clock sets every deadline: a node clock that jumps ahead (or a promoted replica whose clock runs ahead) expires leases early. Keep node clocks in sync (NTP with slewing, no steps) and leases well above the worst skew.',
+    unackRecovery: 'a node clock that runs behind re-queues expired leases late: keep node clocks in sync.',
+    onTime: 'a node clock that runs ahead releases delayed messages early: keep node clocks in sync.',
+  },
   'node-crash': {
     atLeastOnce:
       'a write acknowledged by one node can die with it: on Redis, persist the primary (AOF, appendfsync always) and use durable writes (WAIT) for pushes; on Dynomite no repair exists, so a node that lost data must be rebuilt before it rejoins.',
@@ -31,7 +40,9 @@ const ADVICE: Partial<Record<FaultFamily | 'no fault', Partial<Record<PropertyNa
     onTime: 'a consumer whose clock runs ahead takes delayed messages early: use serverTime: true.',
   },
   'lag-spike': {
-    noDoublePop: 'replicas that lag behind a lease hand the message out again: pop with quorum.',
+    atLeastOnce: 'atomic on Dynomite assumes replication is faster than settleMs: raise settleMs above the worst replication lag.',
+    unackRecovery: 'atomic on Dynomite assumes replication is faster than settleMs: raise settleMs above the worst replication lag.',
+    noDoublePop: 'replicas that lag behind a lease (or, for atomic on Dynomite, behind settleMs) hand the message out again: pop with quorum and raise settleMs above the worst replication lag.',
   },
   'no fault': {
     atLeastOnce: 'the queue itself dropped a message: this is a bug in the mode, not the environment.',
@@ -41,6 +52,6 @@ const ADVICE: Partial<Record<FaultFamily | 'no fault', Partial<Record<PropertyNa
 
 /** Advice for a mechanism key (`kind ← cause`), from the first family named in its cause. */
 export function adviceFor(property: PropertyName, cause: string): string | null {
-  const family = (Object.keys(ADVICE) as (FaultFamily | 'no fault')[]).find((f) => cause.startsWith(f));
+  const family = (Object.keys(ADVICE) as Cause[]).find((f) => cause.startsWith(f));
   return family ? (ADVICE[family]?.[property] ?? null) : null;
 }

@@ -18,7 +18,6 @@ export function setupProblems(config: SimConfig): string[] {
     );
   }
   const durable = config.queue.durable;
-  if (durable && config.topology.kind === 'dynomite') problems.push('queue.durable: Dynomite has no WAIT (it closes the connection), so durable writes need topology.kind "primary-replica"');
   if (durable && config.topology.kind === 'primary-replica' && durable.replicas > zones.length - 1) {
     problems.push(`queue.durable.replicas: ${durable.replicas} but a primary with ${zones.length} zones has ${zones.length - 1} replica(s)`);
   }

@@ -1,4 +1,5 @@
 import type { SimConfig } from './config.js';
+import { configProblems } from './config-problems.js';
 import { runSimulation, type SimResult } from './run.js';
 
 export interface ShrinkResult {
@@ -50,6 +51,8 @@ export async function shrink(config: SimConfig, stillFails: (r: SimResult) => bo
     improved = false;
     for (const next of candidates(current, options.keepLiveness)) {
       if (runs >= maxRuns) break;
+      // A smaller set-up can orphan a fault (a clock skew aimed at a consumer that no longer exists).
+      if (configProblems(next).length > 0) continue;
       const r = await runSimulation(next);
       runs++;
       if (stillFails(r)) {

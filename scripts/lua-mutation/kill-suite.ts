@@ -3,7 +3,6 @@ import { modelCheck } from '../../src/harness/model-check.js';
 import type { PropertyName } from '../../src/model/properties.js';
 import { PROPERTY_NAMES } from '../../src/model/properties.js';
 import type { QueueMode } from '../../src/queue/dyno-queue.js';
-import { ALL_SCRIPTS } from '../../src/queue/scripts/index.js';
 import { checkCompiles } from '../../src/redis/lua-engine.js';
 import type { ScriptDef } from '../../src/redis/script.js';
 import { parseSimConfig } from '../../src/sim/config.js';
@@ -11,6 +10,7 @@ import { CONFIGURATIONS, configurationRun } from '../../src/sim/configurations.j
 import { runSimulation } from '../../src/sim/run.js';
 import { setSimScriptMode } from '../../src/sim/sim-node.js';
 import { disturbedRunsArb, luaTwinDifference } from '../../test/support/lua-twin.js';
+import { scriptNamed } from '../../test/support/script-calls.js';
 import { world } from '../../test/sim/fixtures.js';
 
 /**
@@ -51,12 +51,6 @@ async function simulate(name: string, seed: string): Promise<{ held: Set<Propert
 
 /** The unmutated runs' outcomes, computed once per worker. */
 const baselines = new Map<string, { held: Set<PropertyName>; traceHash: string }>();
-
-export function scriptNamed(name: string): ScriptDef {
-  const s = ALL_SCRIPTS.find((x) => x.name === name);
-  if (!s) throw new Error(`no script ${name}`);
-  return s;
-}
 
 /** Runs the stages against `lua` as the text of script `name`; the original text is restored after. */
 export async function judgeMutant(name: string, lua: string): Promise<Verdict> {

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { historyFile, op } from '../support/history-lines.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** Runs the real CLI and returns its exit code and output. */
@@ -19,12 +20,7 @@ function dynoq(...args: string[]): { code: number; out: string } {
 describe('dynoq judge', () => {
   const dir = mkdtempSync(join(tmpdir(), 'dynoq-judge-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const file = (name: string, lines: unknown[]) => {
-    const path = join(dir, name);
-    writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n'));
-    return path;
-  };
-  const op = (type: string, process: string, invokedAt: number, completedAt: number, outcome: string, extra: object = {}) => ({ type, process, id: 'm1', invokedAt, completedAt, outcome, ...extra });
+  const file = (name: string, lines: unknown[]) => historyFile(dir, name, lines);
 
   it('exits 0 when every property held, 1 when one was violated, 2 on bad input', () => {
     const clean = file('clean.jsonl', [op('push', 'p', 0, 1, 'ok', { delayMs: 0 }), op('deliver', 'c1', 2, 3, 'ok', { leaseUntil: 1_002 }), op('ack', 'c1', 4, 5, 'unknown')]);

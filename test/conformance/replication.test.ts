@@ -52,7 +52,8 @@ describe.runIf(available)('real replication and failover (primary + replica on l
     }
   });
 
-  async function onRealRedis(): Promise<Outcome> {
+  /** A primary and its replica on loopback, linked; a client on each (the primary's never reconnects). */
+  async function linkedPair() {
     const primary = await startRedisServer();
     const replica = await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
     servers.push(primary, replica);
@@ -61,6 +62,11 @@ describe.runIf(available)('real replication and failover (primary + replica on l
     pc.on('error', () => undefined);
     clients.push(pc, rc);
     await until(async () => (await rc.info('replication')).includes('master_link_status:up'), 'the replica link');
+    return { primary, replica, pc, rc };
+  }
+
+  async function onRealRedis(): Promise<Outcome> {
+    const { primary, replica, pc, rc } = await linkedPair();
     const time = new FakeTime();
     const plain = createQueue(options(new IoredisStore(pc), time, time));
     const durable = createQueue(options(new IoredisStore(pc), time, time, true));
@@ -137,14 +143,7 @@ describe.runIf(available)('real replication and failover (primary + replica on l
   }, 60_000);
 
   it('a lease token is never reused after a failover: the old holder’s ack is refused, the new holder’s accepted', async () => {
-    const primary = await startRedisServer();
-    const replica = await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
-    servers.push(primary, replica);
-    const pc = new Redis({ ...safeRedisOptions({ commandTimeout: 20_000 }), port: primary.port, host: '127.0.0.1', maxRetriesPerRequest: 0, retryStrategy: () => null });
-    const rc = new Redis({ ...safeRedisOptions({ commandTimeout: 20_000 }), port: replica.port, host: '127.0.0.1' });
-    pc.on('error', () => undefined);
-    clients.push(pc, rc);
-    await until(async () => (await rc.info('replication')).includes('master_link_status:up'), 'the replica link');
+    const { primary, replica, pc, rc } = await linkedPair();
     const time = new FakeTime();
     const before = createQueue(options(new IoredisStore(pc), time, time));
     // Three rounds, as the audit ran it: each lease is taken on the primary and lost with it.

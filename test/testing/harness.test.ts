@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -11,6 +11,7 @@ import { UnsafeClientError } from '../../src/store/errors.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
 import type { Store } from '../../src/store/store.js';
 import { redisRequired, redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { historyFile, op } from '../support/history-lines.js';
 
 const available = redisServerBinary() !== null;
 if (!available && redisRequired) throw new Error('REQUIRE_REDIS=1 but redis-server is not installed');
@@ -144,12 +145,7 @@ describe.runIf(available)('dynoq/testing on the user’s own Redis', () => {
 describe('dynoq/testing: judge', () => {
   const dir = mkdtempSync(join(tmpdir(), 'dynoq-judge-api-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const file = (name: string, lines: unknown[]) => {
-    const path = join(dir, name);
-    writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n'));
-    return path;
-  };
-  const op = (type: string, process: string, invokedAt: number, completedAt: number, outcome: string, extra: object = {}) => ({ type, process, id: 'm1', invokedAt, completedAt, outcome, ...extra });
+  const file = (name: string, lines: unknown[]) => historyFile(dir, name, lines);
   const run = { type: 'run', reaperIntervalMs: 10, recoveryBoundMs: 10 };
 
   it('resolves with the report when every property held', async () => {

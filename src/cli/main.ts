@@ -31,9 +31,16 @@ export function parseDuration(value: string): number {
 }
 
 function packageVersion(): string {
-  // dist/cli/main.js and src/cli/main.ts are both two folders below package.json.
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  // The bundled CLI is dist/cli.js (one folder below package.json), the source src/cli/main.ts (two).
+  for (const up of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { name?: string; version: string };
+      if (pkg.name === 'dynoq') return pkg.version;
+    } catch {
+      // not this folder
+    }
+  }
+  throw new Error('dynoq: package.json not found beside the CLI');
 }
 
 let exitCode: number = EXIT.ok;

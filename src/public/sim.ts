@@ -3,7 +3,7 @@
  * validate scenarios, read traces, measure the guarantees table.
  */
 export { runSimulation, SIM_EPOCH } from '../sim/run.js';
-export type { SimResult } from '../sim/run.js';
+export type { SimResult, StruckFault } from '../sim/run.js';
 export { parseSimConfig, simConfigSchema, faultSchema } from '../sim/config.js';
 export type { SimConfig, SimConfigInput, Fault } from '../sim/config.js';
 export { loadScenario, parseScenario, scenarioConfig, scenarioJsonSchema, scenarioSchema, ScenarioError } from '../sim/scenario.js';
@@ -21,9 +21,16 @@ export type { GuaranteeOptions, GuaranteeMeasurement } from '../sim/measure-guar
 export { guaranteesMarkdown, summarizeRun, foldRow, seedsFor } from '../sim/guarantees.js';
 export type { GuaranteeRow, PropertyCell, RunSummary } from '../sim/guarantees.js';
 export { generateFaults, applicableFamilies, FAULT_FAMILIES } from '../sim/faults/index.js';
-export type { FaultGeneratorOptions } from '../sim/faults/index.js';
+export type { FaultGeneratorOptions, FaultFamily } from '../sim/faults/index.js';
 export { SimWorld } from '../sim/world.js';
 export type { ClientOptions } from '../sim/world.js';
 export { Rng } from '../sim/rng.js';
 export { shrink } from '../sim/shrink.js';
 export type { ShrinkResult } from '../sim/shrink.js';
+/**
+ * The zod types the exported schemas are made of. zod is bundled into dynoq, not a dependency: a
+ * declaration that names a schema's type (`export const s = scenarioSchema.extend(…)`) refers to
+ * these. The build warns when a schema starts using one that is missing here.
+ */
+export type { ZodArray, ZodBoolean, ZodDefault, ZodDiscriminatedUnion, ZodEnum, ZodLiteral, ZodNumber, ZodObject, ZodOptional, ZodString, input, output } from 'zod';
+export type { $strict } from 'zod/v4/core';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Store } from '../store/store.js';
 import { InvalidArgumentError } from './errors.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from './message.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ms, zone } from './faults/atoms.js';
 import { faultSchema } from './faults/index.js';
 

@@ -34,6 +34,7 @@ export async function runInPool<T, R>(
     }
     return results;
   }
+  // Bundled, every chunk sits in dist/ beside pool-worker.js; from the sources it sits beside this file.
   const workerUrl = new URL(`./pool-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
   // From the TypeScript sources (tsx, vitest) a worker first registers tsx's loader, then loads them.
   const fromSources = workerUrl.pathname.endsWith('.ts');

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PROPERTY_NAMES } from '../model/properties.js';
 import { simConfigSchema, type SimConfig } from './config.js';
 import { configProblems } from './config-problems.js';

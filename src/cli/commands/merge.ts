@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PROPERTY_NAMES } from '../../model/properties.js';
 import type { SeedOutcome } from '../../sim/explore.js';
 import { CliError } from '../cli-error.js';

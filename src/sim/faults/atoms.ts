@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Schema pieces every fault family uses. */
 export const ms = z.number().int().nonnegative();

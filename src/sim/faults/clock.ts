@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SkewedClock } from '../actor-time.js';
 import { at, between, target } from './atoms.js';
 import type { FaultPackage, FaultWorld } from './fault-package.js';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { SimActor } from '../actor.js';
 import type { SimConfig } from '../config.js';
 import type { Kernel } from '../kernel.js';

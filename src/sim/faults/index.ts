@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SimConfig } from '../config.js';
 import type { Rng } from '../rng.js';
 import { nodeName } from '../topology/node-name.js';

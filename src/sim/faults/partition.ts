@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { at, between, ms, zone } from './atoms.js';
 import type { FaultPackage } from './fault-package.js';
 

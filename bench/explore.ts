@@ -4,7 +4,10 @@
  * the same seeds (the outcome of a seed does not depend on the thread count). Prints the load average
  * before and after: on a shared machine the ratio is only as good as the idle cores.
  */
-import { availableParallelism, loadavg } from 'node:os';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { SeedOutcome } from '../src/sim/explore.js';
 import { measureGuarantees } from '../src/sim/measure-guarantees.js';
 import { runPoolTask } from '../src/sim/pool-handlers.js';
@@ -22,6 +25,21 @@ async function explore(jobs: number): Promise<{ seconds: number; found: number }
   return { seconds: (performance.now() - started) / 1_000, found: outcomes.filter((o) => o.failing.length > 0).length };
 }
 
+/** The compiled bin's `explore` over the same seeds: one process, or `cores` processes each given one `--shard K/N`. */
+async function shards(n: number): Promise<{ seconds: number }> {
+  const out = mkdtempSync(join(tmpdir(), 'dynoq-bench-shard-'));
+  const started = performance.now();
+  const one = (args: string[]) =>
+    new Promise<void>((resolve, reject) => {
+      const p = spawn(process.execPath, ['bin/dynoq.mjs', 'explore', '--runs', String(RUNS), '--seed', 'bench', '--out', out, ...args], { stdio: 'ignore' });
+      // exit 1 means a violation was found: a normal outcome for explore.
+      p.on('exit', (code) => (code === 0 || code === 1 ? resolve() : reject(new Error(`explore ${args.join(' ')} exited ${code}`))));
+    });
+  await Promise.all(n === 1 ? [one([])] : Array.from({ length: n }, (_, k) => one(['--shard', `${k + 1}/${n}`])));
+  rmSync(out, { recursive: true, force: true });
+  return { seconds: (performance.now() - started) / 1_000 };
+}
+
 async function table(jobs: number): Promise<{ seconds: number; runs: number }> {
   const m = await measureGuarantees({ seeds: TABLE_SEEDS, jobs });
   return { seconds: m.seconds, runs: m.runs };
@@ -31,6 +49,13 @@ console.log(`cores ${cores}; load average before ${loadavg().map((x) => x.toFixe
 const e1 = await explore(1);
 const eN = await explore(cores);
 console.log(`explore, ${RUNS} seeds (${e1.found} findings, each shrunk): 1 thread ${(RUNS / e1.seconds).toFixed(2)} runs/s · ${cores} threads ${(RUNS / eN.seconds).toFixed(2)} runs/s · ×${(e1.seconds / eN.seconds).toFixed(2)}`);
+if (existsSync('dist/cli.js')) {
+  const s1 = await shards(1);
+  const sN = await shards(cores);
+  console.log(`explore through the compiled bin, ${RUNS} seeds: 1 process ${(RUNS / s1.seconds).toFixed(2)} runs/s · ${cores} processes with --shard K/${cores} ${(RUNS / sN.seconds).toFixed(2)} runs/s · ×${(s1.seconds / sN.seconds).toFixed(2)}`);
+} else {
+  console.log('explore --shard: skipped, dist/ is not built (npm run build)');
+}
 const t1 = await table(1);
 const tN = await table(cores);
 console.log(`guarantees table, ${t1.runs} runs: 1 thread ${(t1.runs / t1.seconds).toFixed(2)} runs/s · ${cores} threads ${(tN.runs / tN.seconds).toFixed(2)} runs/s · ×${(t1.seconds / tN.seconds).toFixed(2)}`);

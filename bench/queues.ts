@@ -64,10 +64,14 @@ async function pushRate(system: System, batch: number): Promise<number> {
 }
 
 /**
- * Push N, then drain with `consumers` concurrent consumers; messages per second. dynoq pops `batch`
- * and acks each, or with `combined` acks each message and leases the next in one ackAndPop call.
+ * How a dynoq consumer loops: pop `batch` then ack each (`pop-ack`); ack one message and lease the
+ * next in one ackAndPop call; or ack the whole batch and lease the next batch in one ackManyAndPop
+ * call (`batched`: one call per batch).
  */
-async function endToEnd(system: System, consumers: number, batch = 1, combined = false): Promise<number> {
+type ConsumerLoop = 'pop-ack' | 'ackAndPop' | 'batched';
+
+/** Push N, then drain with `consumers` concurrent consumers; messages per second. */
+async function endToEnd(system: System, consumers: number, batch = 1, loop: ConsumerLoop = 'pop-ack'): Promise<number> {
   const name = `e2e${++run}`;
   if (system === 'bullmq') {
     const q = new Queue(name, { connection });
@@ -95,7 +99,16 @@ async function endToEnd(system: System, consumers: number, batch = 1, combined =
   const start = performance.now();
   await Promise.all(
     workers.map(async (w) => {
-      if (combined) {
+      if (loop === 'batched') {
+        let got = await w.queue.pop(batch);
+        while (got.length > 0) {
+          const step = await w.queue.ackManyAndPop(got, batch);
+          acked += step.acked.filter(Boolean).length;
+          got = step.messages;
+        }
+        return;
+      }
+      if (loop === 'ackAndPop') {
         let [m] = await w.queue.pop(1);
         while (m) {
           const step = await w.queue.ackAndPop(m.id, m.token, 1);
@@ -199,10 +212,13 @@ for (let rep = 0; rep < REPS; rep++) {
     record('push→pop→ack, 1 consumer (msg/s)', system, await endToEnd(system, 1));
     record('push→pop→ack, 8 consumers (msg/s)', system, await endToEnd(system, 8));
     // ackAndPop: one call per message, as BullMQ's worker (moveToFinished fetches the next job).
-    record('push→ackAndPop, 1 consumer (msg/s)', system, system === 'bullmq' ? median(results['push→pop→ack, 1 consumer (msg/s)']!.bullmq.slice(-1)) : await endToEnd(system, 1, 1, true));
-    record('push→ackAndPop, 8 consumers (msg/s)', system, system === 'bullmq' ? median(results['push→pop→ack, 8 consumers (msg/s)']!.bullmq.slice(-1)) : await endToEnd(system, 8, 1, true));
+    record('push→ackAndPop, 1 consumer (msg/s)', system, system === 'bullmq' ? median(results['push→pop→ack, 1 consumer (msg/s)']!.bullmq.slice(-1)) : await endToEnd(system, 1, 1, 'ackAndPop'));
+    record('push→ackAndPop, 8 consumers (msg/s)', system, system === 'bullmq' ? median(results['push→pop→ack, 8 consumers (msg/s)']!.bullmq.slice(-1)) : await endToEnd(system, 8, 1, 'ackAndPop'));
     // dynoq's own batching (pop 10, ack each); BullMQ's worker fetches one job per call either way.
     record('push→pop(10)→ack, 8 consumers (msg/s)', system, system === 'bullmq' ? Number.NaN : await endToEnd(system, 8, 10));
+    // One call per batch of 10 (ackManyAndPop), against BullMQ's worker at the same concurrency.
+    record('push→ackManyAndPop(10), 1 consumer (msg/s)', system, system === 'bullmq' ? median(results['push→pop→ack, 1 consumer (msg/s)']!.bullmq.slice(-1)) : await endToEnd(system, 1, 10, 'batched'));
+    record('push→ackManyAndPop(10), 8 consumers (msg/s)', system, system === 'bullmq' ? median(results['push→pop→ack, 8 consumers (msg/s)']!.bullmq.slice(-1)) : await endToEnd(system, 8, 10, 'batched'));
     const [p50, p99] = await deliveryLag(system);
     record('delivery lag p50 (ms)', system, p50);
     record('delivery lag p99 (ms)', system, p99);

@@ -187,6 +187,31 @@ describe.each(backendNames({ cluster: true }))('queue on %s', (backendName) => {
       expect(last).toEqual({ acked: false, messages: [] });
     });
 
+    it('ackManyAndPop acks a batch in order and leases the next batch; ackMany acks the rest', async () => {
+      const { queue } = make();
+      await queue.push(msgs(12));
+      const batch = await queue.pop(5);
+      expect(batch).toHaveLength(5);
+      // an id that does not exist and a repeat of the first are refused, in place
+      const items = [...batch, { id: 'nobody' }, batch[0]!];
+      const step = await queue.ackManyAndPop(items, 5);
+      expect(step.acked).toEqual([true, true, true, true, true, false, false]);
+      // five more, none of the acked ones (legacy's order is not push order)
+      const next = step.messages.map((m) => m.id);
+      expect(new Set(next).size).toBe(5);
+      expect(next.filter((id) => batch.some((m) => m.id === id) || !/^m\d+$/.test(id))).toEqual([]);
+      for (const m of batch) expect(await queue.get(m.id)).toBeNull();
+      expect(await queue.ackMany(step.messages)).toEqual([true, true, true, true, true]);
+      const last = await queue.ackManyAndPop([], 5);
+      expect(last.acked).toEqual([]);
+      expect(last.messages).toHaveLength(2);
+      expect(await queue.size()).toBe(0);
+      await expect(queue.ackManyAndPop(last.messages, 0)).rejects.toBeInstanceOf(InvalidArgumentError);
+      await expect(queue.ackManyAndPop('m1' as never, 1)).rejects.toBeInstanceOf(InvalidArgumentError);
+      // the refused calls acked nothing
+      expect(await queue.ackMany(last.messages)).toEqual([true, true]);
+    });
+
     it('bulkPop claims several due messages in one call', async () => {
       const { queue, time } = make();
       await queue.push(msgs(4));
@@ -420,6 +445,37 @@ describe.each(backendNames({ cluster: true }))('queue on %s', (backendName) => {
       expect(await queue.setUnackTimeout('x', 60_000, first!.token)).toBe(false);
       expect(await queue.setUnackTimeout('x', 60_000, second!.token)).toBe(true);
       expect(await queue.ack('x', second!.token)).toBe(true);
+    });
+
+    it('ackManyAndPop is one script call per batch and checks each lease token', async () => {
+      const store = backend.store();
+      let scriptCalls = 0;
+      const counting = new Proxy(store, {
+        get(target, prop) {
+          const v = Reflect.get(target, prop) as unknown;
+          if (prop === 'runScript') return (...args: Parameters<Store['runScript']>) => (scriptCalls++, target.runScript(...args));
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+      const { queue, time } = makeQueue(undefined, {}, counting);
+      await queue.push(Array.from({ length: 30 }, (_, i) => ({ id: `m${i}`, payload: `p${i}` })));
+      const batch = await queue.pop(10);
+      // the first lease of m0 expires and m0 is leased again: its old token must not ack it
+      await time.advance(1_001);
+      expect(await queue.processUnacks()).toBe(10);
+      const again = await queue.pop(1);
+      expect(again[0]!.id).toBe(batch[0]!.id);
+      scriptCalls = 0;
+      const step = await queue.ackManyAndPop(batch, 10);
+      expect(scriptCalls).toBe(1);
+      expect(step.acked).toEqual(Array(10).fill(false));
+      expect(step.messages.map((m) => m.id)).toEqual([...batch.slice(1).map((m) => m.id), 'm10']);
+      expect(await queue.ackMany([...again, ...step.messages])).toEqual(Array(11).fill(true));
+      expect(scriptCalls).toBe(2);
+      // 1,200 acks: three calls of at most 500
+      const ids = Array.from({ length: 1_200 }, (_, i) => ({ id: `x${i}` }));
+      expect((await queue.ackMany(ids)).every((a) => a === false)).toBe(true);
+      expect(scriptCalls).toBe(5);
     });
 
     it('a late ack after re-queue is refused and the message is delivered again', async () => {

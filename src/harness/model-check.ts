@@ -42,6 +42,8 @@ type Op =
   | { kind: 'popWithMsgId'; id: string }
   | { kind: 'ack'; id: string; token: TokenChoice }
   | { kind: 'ackAndPop'; id: string; token: TokenChoice; count: number }
+  | { kind: 'ackMany'; acks: { id: string; token: TokenChoice }[] }
+  | { kind: 'ackManyAndPop'; acks: { id: string; token: TokenChoice }[]; count: number }
   | { kind: 'extend'; id: string; timeoutMs: number; token: TokenChoice }
   | { kind: 'setTimeout'; id: string; timeoutMs: number }
   | { kind: 'remove'; id: string }
@@ -60,6 +62,8 @@ const message = fc.record({
   priority: fc.constantFrom(0, 1, 2, 50),
 });
 const token = fc.constantFrom<TokenChoice>('none', 'latest', 'oldest', 'oldest');
+/** A batch of acks: repeated ids and stale tokens included (each is judged in order). */
+const acks = fc.array(fc.record({ id, token }), { maxLength: 3 });
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.array(message, { minLength: 1, maxLength: 3 }).map((messages) => ({ kind: 'push' as const, messages })) },
@@ -67,6 +71,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: id.map((i) => ({ kind: 'popWithMsgId' as const, id: i })) },
   { weight: 3, arbitrary: fc.record({ id, token }).map((o) => ({ kind: 'ack' as const, ...o })) },
   { weight: 2, arbitrary: fc.record({ id, token, count: fc.integer({ min: 1, max: 2 }) }).map((o) => ({ kind: 'ackAndPop' as const, ...o })) },
+  { weight: 1, arbitrary: acks.map((a) => ({ kind: 'ackMany' as const, acks: a })) },
+  { weight: 2, arbitrary: fc.record({ acks, count: fc.integer({ min: 1, max: 3 }) }).map((o) => ({ kind: 'ackManyAndPop' as const, ...o })) },
   { weight: 1, arbitrary: fc.record({ id, timeoutMs: fc.constantFrom(10, 300), token }).map((o) => ({ kind: 'extend' as const, ...o })) },
   { weight: 1, arbitrary: fc.record({ id, timeoutMs: fc.constantFrom(0, 20) }).map((o) => ({ kind: 'setTimeout' as const, ...o })) },
   { weight: 1, arbitrary: id.map((i) => ({ kind: 'remove' as const, id: i })) },
@@ -130,6 +136,19 @@ class OpCommand implements fc.AsyncCommand<QueueModel, Real> {
           { acked, messages: model.pop(op.count) },
           'ackAndPop',
         );
+        return;
+      }
+      case 'ackMany': {
+        const items = op.acks.map((a) => ({ id: a.id, token: pickToken(real, a) }));
+        agree(await r(q.ackMany(items)), items.map((a) => model.ack(a.id, a.token)), 'ackMany');
+        return;
+      }
+      case 'ackManyAndPop': {
+        const items = op.acks.map((a) => ({ id: a.id, token: pickToken(real, a) }));
+        const got = await r(q.ackManyAndPop(items, op.count));
+        for (const m of got.messages) if (m.token) real.tokens.set(m.id, [...(real.tokens.get(m.id) ?? []), m.token]);
+        const acked = items.map((a) => model.ack(a.id, a.token));
+        agree({ acked: got.acked, messages: got.messages.map(leasedReply) }, { acked, messages: model.pop(op.count) }, 'ackManyAndPop');
         return;
       }
       case 'extend': {

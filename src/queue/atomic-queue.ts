@@ -3,7 +3,7 @@ import { parseStoredMessage, storedMessageJson } from './stored-message.js';
 import { BaseQueue, lookupId } from './base-queue.js';
 import type { ScriptCall } from './scripts/queue-scripts.js';
 import { PROMOTE_BATCH } from './scripts/atomic-common.js';
-import type { AckAndPop, ShardSize } from './dyno-queue.js';
+import type { AckAndPop, AckItem, AckManyAndPop, ShardSize } from './dyno-queue.js';
 import { DurabilityError, InvalidArgumentError, UnsupportedOnStoreError } from './errors.js';
 import type { QueueOptions } from './options.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
@@ -18,6 +18,9 @@ const STALE_PAGE = 200;
  * (priority, push order); pops hand out lease tokens that ack / setUnackTimeout honour; the reaper
  * re-checks expiry inside its script; a re-queued message keeps its priority.
  */
+/** Acks per ackManyAndPop script call: bounds one call's work (and Redis's busy time) as PROMOTE_BATCH does. */
+const ACK_BATCH = 500;
+
 export class AtomicQueue extends BaseQueue {
   readonly mode = 'atomic' as const;
   /** The last ordering key handed out: ordering keys of one instance strictly increase. */
@@ -132,6 +135,40 @@ export class AtomicQueue extends BaseQueue {
     if (key === null) return false;
     const reply = await this.durableWrite(this.scripts.ack(key, token ?? ''), 'ack', (r) => (r === 1 ? [key] : []));
     return reply === 1;
+  }
+
+  /** One script call per ACK_BATCH acks (ids that cannot exist are not sent). Works after close(). */
+  override async ackMany(items: readonly AckItem[]): Promise<boolean[]> {
+    this.checkAckItems(items);
+    const acked = items.map(() => false);
+    for (let start = 0; start < items.length; start += ACK_BATCH) {
+      const part = items.slice(start, start + ACK_BATCH);
+      const reply = await this.ackBatch(part, 0);
+      reply.acked.forEach((a, i) => (acked[start + i] = a));
+    }
+    return acked;
+  }
+
+  override async ackManyAndPop(items: readonly AckItem[], count: number): Promise<AckManyAndPop> {
+    this.checkOpen();
+    this.checkAckItems(items);
+    this.checkCount(count);
+    if (items.length > ACK_BATCH) return { acked: await this.ackMany(items), messages: await this.pop(count) };
+    return this.ackBatch(items, count);
+  }
+
+  /** Acks up to ACK_BATCH items and leases up to `count` (0: none) in one script call. */
+  private async ackBatch(items: readonly AckItem[], count: number): Promise<AckManyAndPop> {
+    const sent = items.flatMap((item, i) => {
+      const key = lookupId(item.id);
+      return key === null ? [] : [{ i, key, token: item.token ?? '' }];
+    });
+    const acked = items.map(() => false);
+    if (sent.length === 0 && count === 0) return { acked, messages: [] };
+    const call = this.scripts.ackManyAndPop(sent.map((s) => [s.key, s.token] as const), count, this.options.unackTimeout, count > 0 ? this.options.randomId() : '');
+    const reply = (await this.durableWrite(call, 'ack', (r) => sent.filter((_, j) => (r as ScriptReply[])[j] === 1).map((s) => s.key))) as ScriptReply[];
+    sent.forEach((s, j) => (acked[s.i] = reply[j] === 1));
+    return { acked, messages: count > 0 ? leasedMessages(reply.slice(sent.length)) : [] };
   }
 
   /** Hands a lease back: visible again now, rank kept. Given a token, only while that lease is current. Works after close(). */

@@ -1,6 +1,6 @@
 import type { ScriptReply } from '../redis/script.js';
 import type { Store } from '../store/store.js';
-import type { AckAndPop, AckItem, ConsumeOptions, DynoQueue, PopOptions, QueueMode, ShardSize } from './dyno-queue.js';
+import type { AckAndPop, AckItem, AckManyAndPop, ConsumeOptions, DynoQueue, PopOptions, QueueMode, ShardSize } from './dyno-queue.js';
 import { InvalidArgumentError, InvalidMessageError, QueueClosedError } from './errors.js';
 import { QueueKeys } from './keys.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
@@ -129,13 +129,25 @@ export abstract class BaseQueue implements DynoQueue {
    * whether each was acked. Works after close(), as ack does.
    */
   async ackMany(items: readonly AckItem[]): Promise<boolean[]> {
-    if (!Array.isArray(items)) throw new InvalidArgumentError('items', 'must be an array of { id, token? }');
+    this.checkAckItems(items);
     const out: boolean[] = [];
-    for (const item of items) {
-      if (typeof item !== 'object' || item === null) throw new InvalidArgumentError('items', 'must be an array of { id, token? }');
-      out.push(await this.ack(item.id, item.token));
-    }
+    for (const item of items) out.push(await this.ack(item.id, item.token));
     return out;
+  }
+
+  /** Two steps here; the atomic mode does both in one script. Checks everything before acking anything. */
+  async ackManyAndPop(items: readonly AckItem[], count: number): Promise<AckManyAndPop> {
+    this.checkOpen();
+    this.checkAckItems(items);
+    this.checkCount(count);
+    const acked = await this.ackMany(items);
+    return { acked, messages: await this.pop(count) };
+  }
+
+  protected checkAckItems(items: readonly AckItem[]): void {
+    if (!Array.isArray(items) || !items.every((item) => typeof item === 'object' && item !== null)) {
+      throw new InvalidArgumentError('items', 'must be an array of { id, token? }');
+    }
   }
 
   /** Every stored message (Dyno's getAllMessages), read in pages of SCAN_PAGE entries. */

@@ -26,6 +26,12 @@ export interface AckAndPop {
   readonly messages: PoppedMessage[];
 }
 
+export interface AckManyAndPop {
+  /** Whether each item was acked, in order. */
+  readonly acked: boolean[];
+  readonly messages: PoppedMessage[];
+}
+
 /** What `ackMany` takes: a popped message, or an id with its lease token. */
 export interface AckItem {
   readonly id: string;
@@ -54,6 +60,11 @@ export interface DynoQueue {
   getUnackTime(id: string): Promise<number | null>;
   /** Acks one message and pops up to `count` more: one script call in atomic mode, two steps in legacy. */
   ackAndPop(id: string, token: string | undefined, count: number): Promise<AckAndPop>;
+  /**
+   * Acks each item (as ackMany) and pops up to `count` more: a consumer loop with one call per
+   * batch. One script call in atomic mode (for up to 500 acks), two steps in legacy.
+   */
+  ackManyAndPop(items: readonly AckItem[], count: number): Promise<AckManyAndPop>;
   setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean>;
   setTimeout(id: string, timeoutMs: number): Promise<boolean>;
   remove(id: string): Promise<boolean>;

@@ -1,7 +1,7 @@
 import type { Store } from '../store/store.js';
 import type { BaseQueue } from './base-queue.js';
 import { createQueue } from './create-queue.js';
-import type { AckAndPop, AckItem, ConsumeOptions, DynoQueue, PopOptions, QueueMode, ShardSize } from './dyno-queue.js';
+import type { AckAndPop, AckItem, AckManyAndPop, ConsumeOptions, DynoQueue, PopOptions, QueueMode, ShardSize } from './dyno-queue.js';
 import { InvalidArgumentError } from './errors.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES, validateMessageInput } from './message.js';
@@ -130,6 +130,18 @@ export class MultiQueue implements DynoQueue {
     if (local.acked) return local;
     for (const q of this.ordered.slice(1)) if (await q.ack(id, token)) return { acked: true, messages: local.messages };
     return local;
+  }
+  /** The local master acks and pops in one call; an item it did not hold is tried on the others. */
+  async ackManyAndPop(items: readonly AckItem[], count: number): Promise<AckManyAndPop> {
+    const local = await this.local.ackManyAndPop(items, count);
+    const acked = [...local.acked];
+    for (let i = 0; i < items.length; i++) {
+      for (const q of this.ordered.slice(1)) {
+        if (acked[i]) break;
+        acked[i] = await q.ack(items[i]!.id, items[i]!.token);
+      }
+    }
+    return { acked, messages: local.messages };
   }
   setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean> {
     return this.first((q) => q.setUnackTimeout(id, timeoutMs, token));

@@ -70,6 +70,9 @@ export const scriptCalls: Record<string, fc.Arbitrary<[string[], string[]]>> = {
   atomicAckAndPop: fc
     .tuple(now, fc.integer({ min: 1, max: 3 }), ids, fc.constantFrom('', '1', '2'), token, settle)
     .map(([n, c, id, t, nt, st]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a', 'z:u:a', 'z:u:b'], [n, '0', String(c), '1000', id, t, nt, st]]),
+  atomicAckManyAndPop: fc
+    .tuple(now, fc.integer({ min: 0, max: 3 }), fc.array(fc.tuple(ids, fc.constantFrom('', '1', '2')), { maxLength: 3 }), token, settle)
+    .map(([n, c, acks, nt, st]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a', 'z:u:a', 'z:u:b'], [n, '0', String(c), '1000', nt, st, ...acks.flat()]]),
   atomicExtendLease: fc.tuple(now, ids, fc.constantFrom('', '1', '2')).map(([n, id, t]) => [['h:lease', 'z:u:a', 'z:u:b'], [n, '0', id, t, '500']]),
   atomicRequeueExpired: now.map((n) => [['h:msg', 'h:meta', 'h:lease', 'z:r:a', 'z:u:a'], [n, '0', '10']]),
   atomicReschedule: fc.tuple(now, ids).map(([n, id]) => [['z:q:a', 'z:r:a', 'z:q:b', 'z:r:b'], [n, '0', id, '200']]),

@@ -35,7 +35,10 @@ describe.each(backendNames({ cluster: true }))('a multi-master queue on %s', (ba
     expect(popped.map((m) => m.id).sort()).toEqual(ids.slice().sort());
     // any instance can ack any shard's message (its own shard first, then the others)
     for (const m of popped.slice(0, 15)) expect(await qa.ack(m.id, m.token)).toBe(true);
-    expect(await qb.ackMany(popped.slice(15))).toEqual(Array(15).fill(true));
+    // ackManyAndPop: the local master acks what it holds in one call, the others are tried after
+    const step = await qb.ackManyAndPop([...popped.slice(15, 25), { id: 'nobody' }], 5);
+    expect(step).toEqual({ acked: [...Array(10).fill(true), false], messages: [] });
+    expect(await qb.ackMany(popped.slice(25))).toEqual(Array(5).fill(true));
     expect(await qc.size()).toBe(0);
     expect(await qc.get('m1')).toBeNull();
     await qa.push([{ id: 'late', payload: 'invoice 7' }]);

@@ -1,5 +1,5 @@
 import type { ScriptDef } from '../../redis/script.js';
-import { ACK_LUA, LEASE_LUA, NOW_LUA, POP_LUA, PROMOTE_LUA, STALE_TOKEN_LUA, ack, pop, scriptNow } from './atomic-common.js';
+import { ACK_THEN_POP_LUA, ack, pop, scriptNow } from './atomic-common.js';
 
 /**
  * Atomic ack-and-pop: acks one message (as atomicAck) and leases the next ones from the local shard
@@ -8,12 +8,7 @@ import { ACK_LUA, LEASE_LUA, NOW_LUA, POP_LUA, PROMOTE_LUA, STALE_TOKEN_LUA, ack
  * KEYS: msg, meta, leases, counters, queue, ready, unack (local shard), then one UNACK per shard.
  * ARGV: now, server_time, count, unack ms, id, token, new lease token (client-generated), settle ms.
  */
-const lua = `${NOW_LUA}
-${STALE_TOKEN_LUA}
-${ACK_LUA}
-${PROMOTE_LUA}
-${LEASE_LUA}
-${POP_LUA}
+const lua = `${ACK_THEN_POP_LUA}
 local unacks = {}
 for i = 8, #KEYS do unacks[#unacks + 1] = KEYS[i] end
 local acked = ack(KEYS[1], KEYS[2], KEYS[3], unacks, ARGV[5], ARGV[6])

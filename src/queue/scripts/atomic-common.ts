@@ -167,3 +167,6 @@ export function pop(redis: LuaRedis, k: PopKeys, token: string, dueBy: number, c
   }
   return out;
 }
+
+/** The functions of a script that acks and then pops (ackAndPop, ackManyAndPop), `now` first. */
+export const ACK_THEN_POP_LUA = [NOW_LUA, STALE_TOKEN_LUA, ACK_LUA, PROMOTE_LUA, LEASE_LUA, POP_LUA].join('\n');

@@ -1,6 +1,7 @@
 import type { ScriptDef } from '../../redis/script.js';
 import { atomicAck } from './atomic-ack.js';
 import { atomicAckAndPop } from './atomic-ack-and-pop.js';
+import { atomicAckManyAndPop } from './atomic-ack-many-and-pop.js';
 import { atomicExtendLease } from './atomic-extend-lease.js';
 import { atomicFindStale } from './atomic-find-stale.js';
 import { atomicPeek } from './atomic-peek.js';
@@ -20,6 +21,7 @@ import { scanMessages } from './scan-messages.js';
 export {
   atomicAck,
   atomicAckAndPop,
+  atomicAckManyAndPop,
   atomicExtendLease,
   atomicFindStale,
   atomicPeek,
@@ -41,6 +43,7 @@ export {
 export const ALL_SCRIPTS: readonly ScriptDef[] = [
   atomicAck,
   atomicAckAndPop,
+  atomicAckManyAndPop,
   atomicExtendLease,
   atomicFindStale,
   atomicPeek,

@@ -2,6 +2,7 @@ import type { ScriptDef } from '../../redis/script.js';
 import type { QueueKeys } from '../keys.js';
 import { atomicAck } from './atomic-ack.js';
 import { atomicAckAndPop } from './atomic-ack-and-pop.js';
+import { atomicAckManyAndPop } from './atomic-ack-many-and-pop.js';
 import { atomicExtendLease } from './atomic-extend-lease.js';
 import { atomicFindStale } from './atomic-find-stale.js';
 import { atomicPeek } from './atomic-peek.js';
@@ -109,6 +110,13 @@ export class QueueScripts {
 
   ackAndPop(id: string, token: string, count: number, unackTimeout: number, newToken: string): ScriptCall {
     return call(atomicAckAndPop, [...this.localShardKeys(), ...this.allUnacks()], [...this.time(), String(count), String(unackTimeout), id, token, newToken, String(this.settleMs)]);
+  }
+
+  /** Acks each (key, token) in order, then (count > 0) leases up to `count` under `newToken`. */
+  ackManyAndPop(acks: readonly (readonly [string, string])[], count: number, unackTimeout: number, newToken: string): ScriptCall {
+    const args = [...this.time(), String(count), String(unackTimeout), newToken, String(this.settleMs)];
+    for (const [key, token] of acks) args.push(key, token);
+    return call(atomicAckManyAndPop, [...this.localShardKeys(), ...this.allUnacks()], args);
   }
 
   extendLease(id: string, token: string, timeoutMs: number): ScriptCall {

@@ -180,8 +180,11 @@ function rawEvalshaCeiling(): number | null {
   const sha = createHash('sha1').update(atomicPush.lua).digest('hex');
   spawnSync('redis-cli', ['-p', String(server.port), 'SCRIPT', 'LOAD', atomicPush.lua]);
   const keys = ['c.MESSAGE.x', 'c.META.x', 'c.LEASE.x', 'c.COUNTERS.x', 'c.QUEUE.x.a', 'c.READY.x.a', 'c.UNACK.x.a'];
-  const args = ['1700000000000', '0', '0', '1', 'id:__rand_int__', '0', '0', payload];
+  // now, server_time, only_if_absent, settle ms; then shard, id, priority, delay, json, ord (as QueueScripts.push builds them)
+  const args = ['1700000000000', '0', '0', '0', '1', 'id:__rand_int__', '0', '0', JSON.stringify({ payload }), '1'];
   const out = spawnSync('redis-benchmark', ['-p', String(server.port), '-n', String(N * 4), '-c', '8', '-r', '1000000', '-q', 'EVALSHA', sha, String(keys.length), ...keys, ...args], { encoding: 'utf8' });
+  // A script error would be counted as a fast request: refuse a run that reports one.
+  if (/ERR|error/i.test(`${out.stdout}${out.stderr}`)) throw new Error(`redis-benchmark EVALSHA failed: ${(out.stdout + out.stderr).slice(0, 300)}`);
   const m = /([\d.]+) requests per second/.exec(out.stdout ?? '');
   return m ? Number(m[1]) : null;
 }

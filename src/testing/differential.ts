@@ -57,6 +57,9 @@ const token = fc.constantFrom('1', '2', '3');
 const ord = fc.constantFrom('1', '2', '1700000000000');
 const settle = fc.constantFrom('0', '1000');
 const shards = ['z:q:a', 'z:r:a', 'z:u:a', 'z:q:b', 'z:r:b', 'z:u:b'];
+/** The local shard's queue, ready and unack. */
+const localShard = fc.constantFrom(['z:q:a', 'z:r:a', 'z:u:a'], ['z:q:b', 'z:r:b', 'z:u:b']);
+
 export const scriptCalls: Record<string, fc.Arbitrary<[string[], string[]]>> = {
   atomicPush: fc
     .tuple(now, fc.constantFrom('0', '1'), settle, fc.array(fc.tuple(fc.constantFrom('1', '2'), ids, fc.constantFrom('0', '5', '50'), fc.constantFrom('0', '1000'), ord), { minLength: 1, maxLength: 3 }))
@@ -67,12 +70,13 @@ export const scriptCalls: Record<string, fc.Arbitrary<[string[], string[]]>> = {
   atomicPromote: fc.tuple(now, settle).map(([n, st]) => [['h:meta', 'z:q:a', 'z:r:a'], [n, '0', st]]),
   atomicPopById: fc.tuple(now, ids, token).map(([n, id, t]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a'], [n, '0', id, '1000', t]]),
   atomicAck: fc.tuple(ids, fc.constantFrom('', '1', '2', '3')).map(([id, t]) => [['h:msg', 'h:meta', 'h:lease', 'z:u:a', 'z:u:b'], [id, t]]),
+  // The local shard is a or b: a script that took the first shard's UNACK for the local one would differ.
   atomicAckAndPop: fc
-    .tuple(now, fc.integer({ min: 1, max: 3 }), ids, fc.constantFrom('', '1', '2'), token, settle)
-    .map(([n, c, id, t, nt, st]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a', 'z:u:a', 'z:u:b'], [n, '0', String(c), '1000', id, t, nt, st]]),
+    .tuple(localShard, now, fc.integer({ min: 1, max: 3 }), ids, fc.constantFrom('', '1', '2'), token, settle)
+    .map(([local, n, c, id, t, nt, st]) => [[...head, ...local, 'z:u:a', 'z:u:b'], [n, '0', String(c), '1000', id, t, nt, st]]),
   atomicAckManyAndPop: fc
-    .tuple(now, fc.integer({ min: 0, max: 3 }), fc.array(fc.tuple(ids, fc.constantFrom('', '1', '2')), { maxLength: 3 }), token, settle)
-    .map(([n, c, acks, nt, st]) => [[...head, 'z:q:a', 'z:r:a', 'z:u:a', 'z:u:a', 'z:u:b'], [n, '0', String(c), '1000', nt, st, ...acks.flat()]]),
+    .tuple(localShard, now, fc.integer({ min: 0, max: 3 }), fc.array(fc.tuple(ids, fc.constantFrom('', '1', '2')), { maxLength: 3 }), token, settle)
+    .map(([local, n, c, acks, nt, st]) => [[...head, ...local, 'z:u:a', 'z:u:b'], [n, '0', String(c), '1000', nt, st, ...acks.flat()]]),
   atomicExtendLease: fc.tuple(now, ids, fc.constantFrom('', '1', '2')).map(([n, id, t]) => [['h:lease', 'z:u:a', 'z:u:b'], [n, '0', id, t, '500']]),
   atomicRequeueExpired: now.map((n) => [['h:msg', 'h:meta', 'h:lease', 'z:r:a', 'z:u:a'], [n, '0', '10']]),
   atomicReschedule: fc.tuple(now, ids).map(([n, id]) => [['z:q:a', 'z:r:a', 'z:q:b', 'z:r:b'], [n, '0', id, '200']]),

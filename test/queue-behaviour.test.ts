@@ -6,6 +6,8 @@ import { QueueKeys } from '../src/queue/keys.js';
 import type { QueueMode } from '../src/queue/dyno-queue.js';
 import type { QueueOptionsInput } from '../src/queue/options.js';
 import type { Store } from '../src/store/store.js';
+import type { AtomicQueue } from '../src/queue/atomic-queue.js';
+import { LEASING_CALLS, staleMidPopDiffers } from './support/atomic-pop-edges.js';
 import { backendNames, useBackend } from './support/backends.js';
 import { FakeTime } from './support/fake-time.js';
 
@@ -510,6 +512,14 @@ describe.each(backendNames({ cluster: true }))('queue on %s', (backendName) => {
       await time.advance(1_001);
       expect(await queue.processUnacks()).toBe(1);
       expect((await queue.pop(1)).map((m) => m.id)).toEqual(['vip']);
+    });
+
+    it.each(LEASING_CALLS)('a %s of two drops a payload-less id met first and still leases two, in order', async (call) => {
+      const store = backend.store();
+      const name = `stale-mid-${call}`;
+      const { queue, time } = make({ name, quorum: store });
+      const keys = new QueueKeys('dynoq', name, backend.queueDefaults.hashTag);
+      expect(await staleMidPopDiffers(call, { queue: queue as AtomicQueue, store, keys, advance: (ms) => time.advance(ms) })).toBeNull();
     });
 
     it('the re-queue script re-checks expiry: an extended lease is not taken back', async () => {

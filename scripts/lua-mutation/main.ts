@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ALL_SCRIPTS } from '../../src/queue/scripts/index.js';
-import type { Verdict } from './kill-suite.js';
+import { STAGES, type Verdict } from './kill-suite.js';
 import { luaMutants, type LuaMutant } from './mutants.js';
 
 const arg = (name: string) => {
@@ -71,8 +71,7 @@ await Promise.all(Array.from({ length: Math.max(1, jobs) }, lane));
 const seconds = (performance.now() - started) / 1_000;
 const judged = todo.map((m, i) => ({ ...m, ...verdicts[i]! }));
 const valid = judged.filter((j) => j.killedBy !== 'does not compile');
-const stages = ['lua-twin', 'model-based', 'simulation', 'replay'] as const;
-const killedBy = Object.fromEntries(stages.map((s) => [s, valid.filter((j) => j.killedBy === s).length]));
+const killedBy = Object.fromEntries(STAGES.map((s) => [s, valid.filter((j) => j.killedBy === s).length]));
 const survivors = valid.filter((j) => j.killedBy === null);
 const withoutReplay = valid.filter((j) => j.killedBy !== null && j.killedBy !== 'replay').length;
 const pct = (k: number) => (valid.length === 0 ? 'n/a' : `${((100 * k) / valid.length).toFixed(1)} %`);
@@ -89,8 +88,10 @@ Each queue script's Lua is mutated one change at a time (relational, arithmetic 
 \`not\` dropped, numeric literals, \`if\` conditions forced true or negated, \`break\` dropped,
 \`return X\` → \`return nil\`; never inside strings or comments) and run, in exact-Lua mode, through the
 kill suite of \`scripts/lua-mutation/kill-suite.ts\`: the Lua-vs-twin property (twinned scripts), the
-model-based check on one simulated node, and simulations of table configurations judged by the checker;
-last, the same runs' trace hashes against the unmutated Lua (\`replay\`, as CI replays scenarios).
+model-based check on one simulated node (each sequence on a layout drawn from: settle time, an extra
+shard, the server's clock), two edges of the pop loop (\`pop-edges\`: the promotion bound and a
+stale id mid-pop, for the scripts that promote and lease in rounds), and simulations of table configurations judged by the checker; last, the same runs' trace
+hashes against the unmutated Lua (\`replay\`, as CI replays scenarios).
 A mutant with no result within ${LIMIT_MS / 1_000} s counts as killed (it loops; Redis would answer BUSY).
 
 **Mutants: ${todo.length}; ${todo.length - valid.length} do not compile (not counted); ${valid.length} judged.**
@@ -98,7 +99,7 @@ A mutant with no result within ${LIMIT_MS / 1_000} s counts as killed (it loops;
 
 | stage | killed |
 |---|---|
-${stages.map((s) => `| ${s} | ${killedBy[s]} |`).join('\n')}
+${STAGES.map((s) => `| ${s} | ${killedBy[s]} |`).join('\n')}
 | survived | ${survivors.length} |
 
 | script | mutants | killed | survived | score |

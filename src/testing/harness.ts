@@ -75,9 +75,11 @@ export interface CheckOutcome {
 
 /**
  * The model-based check (`dynoq check`) on your Redis with your queue options: random sequences of
- * push, pop, ack, extend, remove, ensure, processUnacks, get, peek, size and time steps run on the
- * real queue and on the reference model; every reply and the final state must agree. Resolves when
- * they did; rejects with a HarnessFailure (seed and path to replay) when they did not.
+ * API calls (push, pops, ack, release, extend, reschedule, removes, ensure, the reaper's calls,
+ * reads, predicates, findStaleMessages), damage to the queue's own keys (a payload or rank lost, a
+ * stray payload) and time steps run on the real queue and on the reference model; every reply and
+ * the final state must agree. Resolves when they did; rejects with a HarnessFailure (seed and path
+ * to replay) when they did not.
  */
 export async function checkAgainstModel(options: CheckAgainstModelOptions): Promise<CheckOutcome[]> {
   const { modelCheck } = await load('checkAgainstModel', () => import('../harness/model-check.js'));

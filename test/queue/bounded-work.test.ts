@@ -5,6 +5,7 @@ import { QueueKeys } from '../../src/queue/keys.js';
 import type { QueueOptionsInput } from '../../src/queue/options.js';
 import { PROMOTE_BATCH } from '../../src/queue/scripts/atomic-common.js';
 import { backendNames, useBackend } from '../support/backends.js';
+import { PROMOTING_CALLS, promotionBoundDiffers } from '../support/atomic-pop-edges.js';
 import { FakeTime } from '../support/fake-time.js';
 
 // Issue 15, item 2: every script call does a bounded amount of work. Promotion moves at most
@@ -40,6 +41,12 @@ describe.each(backendNames())('bounded work per script call on %s', (backendName
     const [urgent] = await queue.pop(1);
     expect(urgent!.id).toBe(`m${n - 1}`);
     expect(await queue.size()).toBe(n - 2);
+    await queue.close();
+  }, 60_000);
+
+  it.each(PROMOTING_CALLS)(`one %s promotes exactly ${PROMOTE_BATCH} of ${PROMOTE_BATCH + 1} due messages, earliest due first`, async (call) => {
+    const { queue, time, store, keys } = make();
+    expect(await promotionBoundDiffers(call, { queue, store, keys, advance: (ms) => time.advance(ms) })).toBeNull();
     await queue.close();
   }, 60_000);
 

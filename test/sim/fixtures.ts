@@ -7,13 +7,13 @@ export interface World extends Omit<SimWorld, 'client'> {
   client(actor: string, zone: string, options?: { role?: 'quorum' | 'nonQuorum'; consistency?: Consistency; timeoutMs?: number; evalsha?: boolean }): SimStore;
 }
 
-/** A small world with fixed latency (1 ms) and replication lag (`lagMs`), no randomness in play. */
-export function world(kind: 'dynomite' | 'primary-replica', zones = ['a', 'b', 'c'], lagMs = 100): World {
+/** A small world with fixed latency (`latencyMs`, default 1 ms) and replication lag (`lagMs`), no randomness in play. */
+export function world(kind: 'dynomite' | 'primary-replica', zones = ['a', 'b', 'c'], lagMs = 100, latencyMs = 1): World {
   const w = new SimWorld(
     parseSimConfig({
       seed: 'fixture',
       topology: { kind, zones, failoverDelayMs: 1_000 },
-      network: { latencyBaseMs: 1, latencyJitterMs: 0, lagMeanMs: 0, lagSpikeProbability: 0, requestTimeoutMs: 500, clientFailover: false },
+      network: { latencyBaseMs: latencyMs, latencyJitterMs: 0, lagMeanMs: 0, lagSpikeProbability: 0, requestTimeoutMs: 500, clientFailover: false },
     }),
   );
   w.network.extraLagMs = lagMs;

@@ -21,7 +21,7 @@ const TELLING: Readonly<Record<FaultFamily, readonly string[]>> = {
   partition: ['messages dropped'],
   'client-failover': ['requests to the other zone'],
   'client-crash': ['leases held', 'calls in flight'],
-  'client-pause': ['leases outlived by the pause', 'leases held', 'calls in flight'],
+  'client-pause': ['leases outlived by the pause', 'deliveries held by the pause', 'leases held', 'calls in flight'],
   clock: ['clock reads while off'],
   'lag-spike': ['writes replicated late'],
 };

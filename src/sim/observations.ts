@@ -1,6 +1,7 @@
 /**
  * What the simulated world reports as it happens, for faults to measure their exposure (SPEC §6.4):
- * a refused request, a message dropped by a partition, a replicated write, a promotion, writes lost.
+ * a refused request, a message dropped by a partition, a replicated write, a promotion, writes lost,
+ * a delivery.
  * Components emit; a fault listens only while it is active.
  */
 export interface ObservationMap {
@@ -16,6 +17,8 @@ export interface ObservationMap {
   lost: { readonly node: string; readonly writes: number };
   /** A client sent a request to a node outside its own zone. */
   remote: { readonly actor: string; readonly nodeZone: string };
+  /** A pop returned a message to a client (the pop was invoked at `invokedAt`). */
+  delivered: { readonly actor: string; readonly id: string; readonly invokedAt: number };
 }
 
 export type ObservationKind = keyof ObservationMap;

@@ -160,4 +160,28 @@ describe('operation outcomes in a run', () => {
     expect(m.length).toBeGreaterThan(0);
     expect(m.every((x) => x.cause.startsWith('clock of a client'))).toBe(true);
   });
+
+  it('a pause that began while a pop was in flight touched what that pop delivered, and the mechanism names it', async () => {
+    // consumer-0's pop is on the wire (50 ms each way) when it stalls; the reply reaches it 800 ms
+    // later, after its lease ran out and another consumer took the message: a double pop.
+    const r = await runSimulation(
+      parseSimConfig(
+        small({
+          topology: { kind: 'dynomite', zones: ['a'] },
+          network: { latencyBaseMs: 50, latencyJitterMs: 0 },
+          workload: { messages: 10, producers: 1, rate: 20, consumers: 3, consumerBatch: 5, processingMeanMs: 200 },
+          seed: 'pause-pop',
+          faults: [{ at: 130, kind: 'pause-client', actor: 'consumer-0', durationMs: 800 }],
+        }),
+      ),
+    );
+    const pause = r.faults[0]!.exposure;
+    const doublePops = r.report.violations.filter((v) => v.kind === 'double-pop');
+    expect(doublePops.length).toBeGreaterThan(0);
+    expect(pause.counts['deliveries held by the pause']).toBeGreaterThan(0);
+    for (const v of doublePops) expect(pause.ids).toContain(v.id);
+    expect(classifyFindings(r.report.violations, r.history, r.faults).map((m) => m.cause)).toEqual(
+      doublePops.map(() => 'client-pause (deliveries held by the pause)'),
+    );
+  });
 });

@@ -21,7 +21,7 @@ export interface FaultWorld {
   actors(): Iterable<SimActor>;
   /** What this client holds now: delivered, no ack returned, lease not passed on the true clock. */
   heldBy(actor: string): readonly { readonly id: string; readonly leaseUntil: number }[];
-  /** Calls this client has in flight. */
+  /** Calls this client has in flight, pops included. */
   inFlight(actor: string): number;
 }
 

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseSimConfig, type SimConfigInput } from '../../src/sim/config.js';
 import { CONFIGURATIONS, configurationRun } from '../../src/sim/configurations.js';
-import { applicableFamilies, FAULT_FAMILY_NAMES, generateFaults, familyOf } from '../../src/sim/faults/index.js';
+import { configProblems } from '../../src/sim/config-problems.js';
+import { applicableFamilies, FAULT_FAMILIES, FAULT_FAMILY_NAMES, generateFaults, familyOf, type FaultWorld } from '../../src/sim/faults/index.js';
 import { classifyFindings } from '../../src/sim/mechanisms.js';
 import { Rng } from '../../src/sim/rng.js';
 import { runSimulation } from '../../src/sim/run.js';
+import { DynomiteTopology } from '../../src/sim/topology/dynomite.js';
 import { world } from './fixtures.js';
 
 const small = (extra: Partial<SimConfigInput>): SimConfigInput => ({
@@ -104,6 +106,47 @@ describe('fault packages: each strikes, records what it changed, and heals only 
     }
     const names = new Set(CONFIGURATIONS.map((c) => c.faults));
     for (const f of FAULT_FAMILY_NAMES) expect(names.has(f), f).toBe(true);
+  });
+
+  it("a Dynomite node's redis crash and a stall strike on their own, record what they did, and are refused off Dynomite", async () => {
+    const r = await runSimulation(
+      parseSimConfig(
+        small({
+          topology: { kind: 'dynomite', zones: ['a', 'b', 'c'] },
+          faults: [
+            { at: 500, kind: 'crash-backend', zone: 'a', loseData: true },
+            { at: 800, kind: 'stall-node', zone: 'b', durationMs: 1_000 },
+            { at: 900, kind: 'stall-backend', zone: 'c', durationMs: 1_000 },
+          ],
+        }),
+      ),
+    );
+    const [crash, stallNode, stallBackend] = r.faults.map((f) => f.exposure.counts);
+    expect(crash!['requests answered with a storage error']).toBeGreaterThan(0);
+    expect(crash!['writes lost']).toBeGreaterThan(0);
+    expect(stallNode!['requests held by the pause']).toBeGreaterThan(0);
+    expect(stallBackend!['requests held by the pause']).toBeGreaterThan(0);
+    expect(r.faults.map((f) => f.family)).toEqual(['backend-crash', 'node-stall', 'node-stall']);
+
+    const primary = parseSimConfig(small({ faults: [{ at: 100, kind: 'stall-backend', zone: 'a', durationMs: 100 }] }));
+    expect(configProblems(primary)).toEqual(['faults.0 (stall-backend): only on topology dynomite; this one is primary-replica']);
+    expect(applicableFamilies(primary)).not.toContain('backend-crash');
+    expect(applicableFamilies(primary)).not.toContain('node-stall');
+  });
+
+  it('healing a redis crash leaves a stalled node stalled, and healing the stall resumes it', async () => {
+    const w = world('dynomite', ['a', 'b'], 10);
+    const dynomite = w.topology as DynomiteTopology;
+    dynomite.crashBackend(w.topology.nodes[0]!, false);
+    dynomite.pause(w.topology.nodes[1]!, 'dynomite', w.kernel.now + 600_000);
+    const faultWorld = { ...w, actor: () => undefined, actors: () => [], heldBy: () => [], inFlight: () => 0 } as unknown as FaultWorld;
+    FAULT_FAMILIES['backend-crash'].healAll(faultWorld);
+    const store = w.client('c', 'a', { consistency: 'DC_ONE' });
+    expect(await w.settle(store.hset('h', 'f', 'v'))).toBe(1);
+    await w.advance(1_000);
+    expect(w.topology.nodes.map((n) => n.keyspace.exec('hget', ['h', 'f']))).toEqual(['v', null]);
+    FAULT_FAMILIES['node-stall'].healAll(faultWorld);
+    expect(w.topology.nodes.map((n) => n.keyspace.exec('hget', ['h', 'f']))).toEqual(['v', 'v']);
   });
 
   it('pauses are drawn up to three leases long, and some outlive the lease', () => {

@@ -91,6 +91,7 @@ export function renderHtmlReport(input: ReportInput): string {
   .band-crash-node, .band-crash-client { background: #d13438; } .band-partition { background: #8764b8; }
   .band-lag-spike { background: #ca5010; } .band-pause-client { background: #0078d4; }
   .band-clock-skew, .band-clock-jump { background: #986f0b; } .band-client-failover { background: #038387; }
+  .band-crash-backend { background: #a4262c; } .band-stall-node, .band-stall-backend { background: #5c2e91; }
   aside { width: 380px; border-left: 1px solid #dde1e7; overflow-y: auto; background: #fff; }
   aside h2 { font-size: 13px; margin: 10px 12px 4px; }
   .violation { margin: 4px 8px; padding: 6px 8px; border-radius: 4px; border-left: 4px solid #d13438; background: #fff5f5; cursor: pointer; }

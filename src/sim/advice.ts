@@ -44,6 +44,16 @@ const ADVICE: Partial<Record<Cause, Partial<Record<PropertyName, string>>>> = {
     unackRecovery: 'atomic on Dynomite assumes replication is faster than settleMs: raise settleMs above the worst replication lag.',
     noDoublePop: 'replicas that lag behind a lease (or, for atomic on Dynomite, behind settleMs) hand the message out again: pop with quorum and raise settleMs above the worst replication lag.',
   },
+  'backend-crash': {
+    atLeastOnce:
+      "a redis that dies behind a live Dynomite misses every write meanwhile, and one restarted empty is never repaired: persist redis (AOF) and rebuild a node's data before it rejoins; a storage error is an unknown outcome, not a refusal — retry pushes idempotently.",
+    unackRecovery: 'un-ack entries on a redis that restarted empty are gone there, and nothing copies them back: rebuild the node before it rejoins.',
+    acksAreFinal: 'an ack that a dead redis missed leaves its replica holding the message: rebuild that replica before it serves reads again.',
+  },
+  'node-stall': {
+    atLeastOnce: 'a paused Dynomite or redis runs what it received late, and drops writes sent after a peer link timed out: keep pauses (fork, swap, GC) well below the peer timeout and treat timed-out writes as unknown.',
+    noDoublePop: 'a paused replica applies leases and acks late, after the others moved on: pop and ack with quorum and keep leases longer than the longest stall.',
+  },
   'no fault': {
     atLeastOnce: 'the queue itself dropped a message: this is a bug in the mode, not the environment.',
     unackRecovery: 'a lease that nobody re-queued in time: check the reaper interval against the bound.',

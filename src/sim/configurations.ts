@@ -95,6 +95,9 @@ const ROWS: readonly [FaultDraw, readonly Setup[]][] = [
   // No Dynomite server-time row: the queue refuses serverTime on Dynomite (UnsupportedOnStoreError).
   ['clock', [S.prLegacy, S.prAtomic, S.prAtomicServerTime]],
   ['lag-spike', [S.dynLegacy, S.dynAtomic]],
+  // Dynomite only: its node and its redis are separate processes (a primary-replica node has no proxy).
+  ['backend-crash', [S.dynLegacy, S.dynAtomic]],
+  ['node-stall', [S.dynLegacy, S.dynAtomic]],
   ['swarm', [S.dynLegacy, S.dynAtomic, S.dynOneAtomic, S.dynSafeAtomic, S.prLegacy, S.prAtomic, S.prAtomicServerTime, S.prAtomicDurable]],
 ];
 

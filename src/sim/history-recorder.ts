@@ -2,6 +2,7 @@ import type { HistoryOp, Outcome } from '../model/history.js';
 import { DynoqError } from '../queue/errors.js';
 import type { CallProbe } from './sim-store.js';
 import type { Kernel } from './kernel.js';
+import type { Observations } from './observations.js';
 import type { Trace } from './trace.js';
 
 type Pending = { readonly type: 'push'; readonly delays: ReadonlyMap<string, number> } | { readonly type: 'ack' | 'remove'; readonly ids: readonly string[] };
@@ -15,16 +16,19 @@ interface Call {
 /**
  * Writes the history of a run as the workload's clients see it (SPEC §6.1): each call with its
  * outcome, deliveries with their leases, and the calls a client had in flight when it crashed
- * (unknown, recorded at the crash). It also knows what each client holds, for faults' exposure.
+ * (unknown, recorded at the crash). It also knows what each client holds and has in flight (pops
+ * included, though a pop is recorded only by the deliveries it returns), for faults' exposure.
  */
 export class HistoryRecorder {
   readonly history: HistoryOp[] = [];
   private readonly inFlight = new Map<string, Set<Call>>();
+  private readonly popsInFlight = new Map<string, number>();
   private readonly holdings = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly kernel: Kernel,
     private readonly trace: Trace,
+    private readonly observations?: Observations,
   ) {}
 
   private record(op: HistoryOp): void {
@@ -60,10 +64,23 @@ export class HistoryRecorder {
   /** The client died: whatever it had in flight may or may not have happened. */
   crashed(process: string): void {
     for (const call of [...(this.inFlight.get(process) ?? [])]) this.end(call, 'unknown');
+    this.popsInFlight.delete(process);
+  }
+
+  /** A pop begins: nothing is recorded unless it delivers, but a fault striking now finds it in flight. */
+  popBegan(process: string): void {
+    this.popsInFlight.set(process, (this.popsInFlight.get(process) ?? 0) + 1);
+  }
+
+  popEnded(process: string): void {
+    const n = (this.popsInFlight.get(process) ?? 0) - 1;
+    if (n > 0) this.popsInFlight.set(process, n);
+    else this.popsInFlight.delete(process);
   }
 
   deliver(process: string, id: string, invokedAt: number, leaseUntil: number): void {
     this.record({ type: 'deliver', process, id, invokedAt, completedAt: this.kernel.now, outcome: 'ok', leaseUntil });
+    this.observations?.emit('delivered', { actor: process, id, invokedAt });
     let held = this.holdings.get(process);
     if (!held) this.holdings.set(process, (held = new Map()));
     held.set(id, leaseUntil);
@@ -75,7 +92,7 @@ export class HistoryRecorder {
   }
 
   inFlightCount(process: string): number {
-    return this.inFlight.get(process)?.size ?? 0;
+    return (this.inFlight.get(process)?.size ?? 0) + (this.popsInFlight.get(process) ?? 0);
   }
 }
 

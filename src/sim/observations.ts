@@ -1,6 +1,7 @@
 /**
  * What the simulated world reports as it happens, for faults to measure their exposure (SPEC §6.4):
- * a refused request, a message dropped by a partition, a replicated write, a promotion, writes lost.
+ * a refused request, a message dropped by a partition, a replicated write, a promotion, writes lost,
+ * work held by a paused process, a storage error, a peer link timed out, a delivery.
  * Components emit; a fault listens only while it is active.
  */
 export interface ObservationMap {
@@ -16,6 +17,16 @@ export interface ObservationMap {
   lost: { readonly node: string; readonly writes: number };
   /** A client sent a request to a node outside its own zone. */
   remote: { readonly actor: string; readonly nodeZone: string };
+  /** A request or command reached a paused process (a Dynomite node or its redis) and waits for it. */
+  held: { readonly node: string; readonly process: 'dynomite' | 'redis' };
+  /** A Dynomite node answered with a storage error: its redis is dead, or did not answer in time. */
+  'storage-error': { readonly node: string; readonly cause: 'dead' | 'timeout' };
+  /** A Dynomite node gave up on its connection to a peer (a request outlived its timeout). */
+  'link-timeout': { readonly from: string; readonly to: string };
+  /** A request was dropped because the link to a still-paused peer had timed out. */
+  'link-dropped': { readonly from: string; readonly to: string };
+  /** A pop returned a message to a client (the pop was invoked at `invokedAt`). */
+  delivered: { readonly actor: string; readonly id: string; readonly invokedAt: number };
 }
 
 export type ObservationKind = keyof ObservationMap;

@@ -76,7 +76,7 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
   if (problems.length > 0) throw new SimConfigError(problems);
   const world = new SimWorld(config);
   const { kernel, trace, rng } = world;
-  const recorder = new HistoryRecorder(kernel, trace);
+  const recorder = new HistoryRecorder(kernel, trace, world.observations);
   const zones = config.topology.zones;
   const w = config.workload;
   const lease = config.queue.unackTimeoutMs;
@@ -128,13 +128,16 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
     while (!actor.crashed && !finished) {
       const invokedAt = kernel.now;
       let got;
+      recorder.popBegan(actor.name);
       try {
         got = await actor.queue.pop(w.consumerBatch, { wait: w.pollWaitMs });
       } catch {
+        recorder.popEnded(actor.name);
         await sleep(actor, w.pollWaitMs);
         continue;
       }
       if (actor.crashed) return;
+      recorder.popEnded(actor.name);
       for (const m of got) recorder.deliver(actor.name, m.id, invokedAt, invokedAt + lease);
       for (const m of got) {
         await sleep(actor, crng.exponential(w.processingMeanMs));

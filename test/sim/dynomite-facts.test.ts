@@ -4,10 +4,18 @@ import { UnsupportedOnStoreError } from '../../src/queue/errors.js';
 import type { ScriptDef } from '../../src/redis/script.js';
 import { parseSimConfig } from '../../src/sim/config.js';
 import { configurationRun, CONFIGURATIONS } from '../../src/sim/configurations.js';
+import { outcomeOfError } from '../../src/sim/history-recorder.js';
 import { compareReplicas, runSimulation } from '../../src/sim/run.js';
 import { CallProbe, SimReplyError } from '../../src/sim/sim-store.js';
-import { QUORUM_FAILED } from '../../src/sim/topology/dynomite.js';
+import { DynomiteTopology, QUORUM_FAILED } from '../../src/sim/topology/dynomite.js';
+import type { SimNode } from '../../src/sim/sim-node.js';
 import { world, type World } from './fixtures.js';
+
+const dyn = (w: World) => w.topology as DynomiteTopology;
+const nodeOf = (w: World, zone: string): SimNode => w.topology.nodes.find((n) => n.zone === zone)!;
+const STORAGE_REFUSED_TEXT = 'ERR Storage: Connection refused';
+const STORAGE_TIMED_OUT_TEXT = 'ERR Storage: Connection timed out';
+const PEER_TIMED_OUT_TEXT = 'ERR Peer: Connection timed out';
 
 /**
  * Each fact of ../shared/DYNOMITE.md, shown on the simulated Dynomite (3 racks, fixed 1 ms latency,
@@ -51,14 +59,23 @@ describe('Dynomite as measured: replies under quorum', () => {
     const w = world('dynomite');
     w.topology.nodes.forEach((n, i) => n.keyspace.exec('hset', ['h', 'n', String(10 * i)]));
     const probe = new CallProbe();
-    const store = w.client('c', 'a', { consistency: 'DC_SAFE_QUORUM' });
-    Object.assign(store, { options: { ...(store as unknown as { options: object }).options, probe } });
+    const store = w.client('c', 'a', { consistency: 'DC_SAFE_QUORUM', probe });
     const err = await w.settle(store.runScript(INCR, ['h'], [])).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SimReplyError);
     expect((err as Error).message).toBe(QUORUM_FAILED);
     expect(hgetAll(w, 'h', 'n')).toEqual(['1', '11', '21']);
     // the history must treat it as "may have been applied" (SPEC §6.1 unknown), not as a refusal
-    expect(probe.mayHaveApplied).toBe(true);
+    expect(outcomeOfError(err, probe)).toBe('unknown');
+  });
+
+  it('too few good replies left for a quorum: the first error is returned, although the write ran where it was good', async () => {
+    const w = world('dynomite');
+    dyn(w).crashBackend(w.topology.nodes[1]!, false);
+    dyn(w).crashBackend(w.topology.nodes[2]!, false);
+    const store = w.client('c', 'a', { consistency: 'DC_QUORUM' });
+    // the local reply (1) is good, the two peers answer storage errors: no quorum is possible
+    await expect(w.settle(store.hset('h', 'f', 'v'))).rejects.toThrow(STORAGE_REFUSED_TEXT);
+    expect(w.topology.nodes[0]!.keyspace.exec('hget', ['h', 'f'])).toBe('v');
   });
 
   it('DC_SAFE_QUORUM returns as soon as two replies agree, whichever they are', async () => {
@@ -199,6 +216,168 @@ describe('Dynomite as measured: ordering and divergence', () => {
     await w.advance(1_000);
     expect(hgetAll(w, 'k', 'f')).toEqual(['3', '3', '3']);
     expect(compareReplicas(w as never).equal).toBe(true);
+  });
+});
+
+/** A script that appends ARGV[1] to a log: the log shows which writes a replica ran, and in which order. */
+const APPEND: ScriptDef = {
+  name: 'append',
+  keyCount: 1,
+  writes: true,
+  lua: "local v = redis.call('hget', KEYS[1], 'log') or '' redis.call('hset', KEYS[1], 'log', v .. ARGV[1]) return 1",
+  twin: (redis, keys, argv) => {
+    const v = redis.call('hget', keys[0]!, 'log');
+    redis.call('hset', keys[0]!, 'log', (v === false ? '' : String(v)) + argv[0]!);
+    return 1;
+  },
+};
+
+/** How long a call took on virtual time, and how it ended. */
+async function timed<T>(w: World, call: () => Promise<T>, maxMs = 60_000): Promise<{ ms: number; value?: T; error?: Error }> {
+  const start = w.kernel.now;
+  try {
+    const value = await w.settle(call(), maxMs);
+    return { ms: w.kernel.now - start, value };
+  } catch (error) {
+    return { ms: w.kernel.now - start, error: error as Error };
+  }
+}
+
+describe('Dynomite as measured: failures and repair', () => {
+  it('a stalled peer receives its writes late and in order; only writes issued after its link timed out (25.2 s) are dropped', async () => {
+    const w = world('dynomite');
+    const store = w.client('c', 'a', { consistency: 'DC_ONE' });
+    const t0 = w.kernel.now;
+    const at = (ms: number) => w.advance(t0 + ms - w.kernel.now);
+    const append = (v: string) => w.settle(store.runScript(APPEND, ['k'], [v]));
+    dyn(w).pause(nodeOf(w, 'b'), 'dynomite', t0 + 40_000);
+    await append('1'); // reaches a at t0 + 1 ms: the link a→b times out at t0 + 25 201 ms
+    await at(25_100);
+    await append('2'); // sent before the timeout: in b's socket, run on resume
+    await at(25_400);
+    await append('3'); // sent after it: dropped
+    await at(39_000);
+    expect(hgetAll(w, 'k', 'log')).toEqual(['123', null, '123']);
+    await at(41_000); // b resumed at t0 + 40 s
+    expect(hgetAll(w, 'k', 'log')).toEqual(['123', '12', '123']);
+    await append('4'); // b answers again: the coordinator reconnects
+    await w.advance(1_000);
+    expect(hgetAll(w, 'k', 'log')).toEqual(['1234', '124', '1234']);
+  });
+
+  it('timeouts: datastore 5 s, peer reads timeout + 200 ms, peer writes 25.2 s', async () => {
+    const local = world('dynomite');
+    dyn(local).pause(nodeOf(local, 'a'), 'redis', local.kernel.now + 60_000);
+    const one = local.client('c', 'a', { consistency: 'DC_ONE', timeoutMs: 60_000 });
+    const datastore = await timed(local, () => one.hset('h', 'f', 'v'));
+    expect(datastore.error?.message).toBe(STORAGE_TIMED_OUT_TEXT);
+    expect(datastore.ms).toBeGreaterThanOrEqual(5_000);
+    expect(datastore.ms).toBeLessThan(5_100);
+
+    const peers = (w: World) => ['b', 'c'].forEach((z) => dyn(w).pause(nodeOf(w, z), 'dynomite', w.kernel.now + 60_000));
+    const reads = world('dynomite');
+    peers(reads);
+    const read = await timed(reads, () => reads.client('c', 'a', { consistency: 'DC_QUORUM', timeoutMs: 60_000 }).hget('h', 'f'));
+    expect(read.error?.message).toBe(PEER_TIMED_OUT_TEXT);
+    expect(read.ms).toBeGreaterThanOrEqual(5_200);
+    expect(read.ms).toBeLessThan(5_300);
+
+    const writes = world('dynomite');
+    peers(writes);
+    const write = await timed(writes, () => writes.client('c', 'a', { consistency: 'DC_QUORUM', timeoutMs: 60_000 }).hset('h', 'f', 'v'));
+    expect(write.error?.message).toBe(PEER_TIMED_OUT_TEXT);
+    expect(write.ms).toBeGreaterThanOrEqual(25_200);
+    expect(write.ms).toBeLessThan(25_300);
+  });
+
+  it('the Dynomite process and its redis fail separately: node down refuses, redis dead errs after forwarding, redis paused answers late', async () => {
+    const down = world('dynomite');
+    down.topology.crash(nodeOf(down, 'a'), false);
+    const refusedProbe = new CallProbe();
+    const refused = await timed(down, () => down.client('c', 'a', { probe: refusedProbe }).hset('h', 'f', 'v'));
+    expect(refused.error?.message).toMatch(/^ECONNREFUSED/);
+    await down.advance(1_000);
+    expect(hgetAll(down, 'h', 'f')).toEqual([null, null, null]);
+    expect(outcomeOfError(refused.error, refusedProbe)).toBe('fail');
+
+    const dead = world('dynomite');
+    dyn(dead).crashBackend(nodeOf(dead, 'a'), false);
+    const deadProbe = new CallProbe();
+    const erred = await timed(dead, () => dead.client('c', 'a', { probe: deadProbe }).hset('h', 'f', 'v'));
+    expect(erred.error?.message).toBe(STORAGE_REFUSED_TEXT);
+    await dead.advance(1_000);
+    expect(hgetAll(dead, 'h', 'f')).toEqual([null, 'v', 'v']);
+    expect(outcomeOfError(erred.error, deadProbe)).toBe('unknown');
+
+    const paused = world('dynomite');
+    nodeOf(paused, 'a').keyspace.exec('hset', ['h', 'f', 'v']);
+    dyn(paused).pause(nodeOf(paused, 'a'), 'redis', paused.kernel.now + 2_000);
+    const late = await timed(paused, () => paused.client('c', 'a', { timeoutMs: 60_000 }).hget('h', 'f'));
+    expect(late.value).toBe('v');
+    expect(late.ms).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it('writes reported as failed are applied: DC_ONE with the local redis dead (at once, both peers applied)', async () => {
+    const w = world('dynomite');
+    dyn(w).crashBackend(nodeOf(w, 'a'), false);
+    const probe = new CallProbe();
+    const r = await timed(w, () => w.client('c', 'a', { consistency: 'DC_ONE', probe }).runScript(APPEND, ['k'], ['x']));
+    expect(r.error?.message).toBe(STORAGE_REFUSED_TEXT);
+    expect(r.ms).toBeLessThan(10);
+    await w.advance(1_000);
+    expect(hgetAll(w, 'k', 'log')).toEqual([null, 'x', 'x']);
+    expect(outcomeOfError(r.error, probe)).toBe('unknown');
+  });
+
+  it('writes reported as failed are applied: DC_ONE with the local redis stalled (error after 5 s, all three applied on resume)', async () => {
+    const w = world('dynomite');
+    const t0 = w.kernel.now;
+    dyn(w).pause(nodeOf(w, 'a'), 'redis', t0 + 10_000);
+    const probe = new CallProbe();
+    const r = await timed(w, () => w.client('c', 'a', { consistency: 'DC_ONE', timeoutMs: 60_000, probe }).hset('h', 'f', 'v'));
+    expect(r.error?.message).toBe(STORAGE_TIMED_OUT_TEXT);
+    expect(r.ms).toBeGreaterThanOrEqual(5_000);
+    expect(hgetAll(w, 'h', 'f')).toEqual([null, 'v', 'v']);
+    await w.advance(t0 + 11_000 - w.kernel.now);
+    expect(hgetAll(w, 'h', 'f')).toEqual(['v', 'v', 'v']);
+    expect(outcomeOfError(r.error, probe)).toBe('unknown');
+  });
+
+  it('writes reported as failed are applied: DC_QUORUM with both peer backends stalled (error after 5 s, all applied)', async () => {
+    const w = world('dynomite');
+    const t0 = w.kernel.now;
+    for (const z of ['b', 'c']) dyn(w).pause(nodeOf(w, z), 'redis', t0 + 10_000);
+    const probe = new CallProbe();
+    const r = await timed(w, () => w.client('c', 'a', { consistency: 'DC_QUORUM', timeoutMs: 60_000, probe }).hset('h', 'f', 'v'));
+    expect(r.error?.message).toBe(STORAGE_TIMED_OUT_TEXT);
+    expect(r.ms).toBeGreaterThanOrEqual(5_000);
+    expect(r.ms).toBeLessThan(5_300);
+    expect(hgetAll(w, 'h', 'f')).toEqual(['v', null, null]);
+    await w.advance(t0 + 11_000 - w.kernel.now);
+    expect(hgetAll(w, 'h', 'f')).toEqual(['v', 'v', 'v']);
+    expect(outcomeOfError(r.error, probe)).toBe('unknown');
+  });
+
+  it("in a run's history, a push refused by a dead Dynomite is a fail and one answered with its redis's storage error is unknown", async () => {
+    const run = (kind: 'crash-node' | 'crash-backend') =>
+      runSimulation(
+        parseSimConfig({
+          seed: 'backend',
+          topology: { kind: 'dynomite', zones: ['a', 'b', 'c'], quorumConsistency: 'DC_ONE' },
+          network: { clientFailover: false },
+          workload: { messages: 20, producers: 1, rate: 10, consumers: 3 },
+          phases: { safetyMs: 2_500, livenessMs: 10_000 },
+          faults: [kind === 'crash-node' ? { at: 500, kind, zone: 'a', loseUnreplicated: false } : { at: 500, kind, zone: 'a', loseData: false }],
+        }),
+      );
+    const afterCrash = (r: Awaited<ReturnType<typeof run>>) =>
+      r.history.filter((o) => o.type === 'push' && o.invokedAt > 1_700_000_000_500 && o.completedAt < r.livenessStart).map((o) => o.outcome);
+    const refused = afterCrash(await run('crash-node'));
+    const erred = afterCrash(await run('crash-backend'));
+    expect(refused.length).toBeGreaterThan(0);
+    expect(new Set(refused)).toEqual(new Set(['fail']));
+    expect(erred.length).toBeGreaterThan(0);
+    expect(new Set(erred)).toEqual(new Set(['unknown']));
   });
 });
 

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseSimConfig, type SimConfigInput } from '../../src/sim/config.js';
 import { CONFIGURATIONS, configurationRun } from '../../src/sim/configurations.js';
-import { applicableFamilies, FAULT_FAMILY_NAMES, generateFaults, familyOf } from '../../src/sim/faults/index.js';
+import { configProblems } from '../../src/sim/config-problems.js';
+import { applicableFamilies, FAULT_FAMILIES, FAULT_FAMILY_NAMES, generateFaults, familyOf, type FaultWorld } from '../../src/sim/faults/index.js';
 import { classifyFindings } from '../../src/sim/mechanisms.js';
 import { Rng } from '../../src/sim/rng.js';
 import { runSimulation } from '../../src/sim/run.js';
+import { DynomiteTopology } from '../../src/sim/topology/dynomite.js';
 import { world } from './fixtures.js';
 
 const small = (extra: Partial<SimConfigInput>): SimConfigInput => ({
@@ -106,6 +108,47 @@ describe('fault packages: each strikes, records what it changed, and heals only 
     for (const f of FAULT_FAMILY_NAMES) expect(names.has(f), f).toBe(true);
   });
 
+  it("a Dynomite node's redis crash and a stall strike on their own, record what they did, and are refused off Dynomite", async () => {
+    const r = await runSimulation(
+      parseSimConfig(
+        small({
+          topology: { kind: 'dynomite', zones: ['a', 'b', 'c'] },
+          faults: [
+            { at: 500, kind: 'crash-backend', zone: 'a', loseData: true },
+            { at: 800, kind: 'stall-node', zone: 'b', durationMs: 1_000 },
+            { at: 900, kind: 'stall-backend', zone: 'c', durationMs: 1_000 },
+          ],
+        }),
+      ),
+    );
+    const [crash, stallNode, stallBackend] = r.faults.map((f) => f.exposure.counts);
+    expect(crash!['requests answered with a storage error']).toBeGreaterThan(0);
+    expect(crash!['writes lost']).toBeGreaterThan(0);
+    expect(stallNode!['requests held by the pause']).toBeGreaterThan(0);
+    expect(stallBackend!['requests held by the pause']).toBeGreaterThan(0);
+    expect(r.faults.map((f) => f.family)).toEqual(['backend-crash', 'node-stall', 'node-stall']);
+
+    const primary = parseSimConfig(small({ faults: [{ at: 100, kind: 'stall-backend', zone: 'a', durationMs: 100 }] }));
+    expect(configProblems(primary)).toEqual(['faults.0 (stall-backend): only on topology dynomite; this one is primary-replica']);
+    expect(applicableFamilies(primary)).not.toContain('backend-crash');
+    expect(applicableFamilies(primary)).not.toContain('node-stall');
+  });
+
+  it('healing a redis crash leaves a stalled node stalled, and healing the stall resumes it', async () => {
+    const w = world('dynomite', ['a', 'b'], 10);
+    const dynomite = w.topology as DynomiteTopology;
+    dynomite.crashBackend(w.topology.nodes[0]!, false);
+    dynomite.pause(w.topology.nodes[1]!, 'dynomite', w.kernel.now + 600_000);
+    const faultWorld = { ...w, actor: () => undefined, actors: () => [], heldBy: () => [], inFlight: () => 0 } as unknown as FaultWorld;
+    FAULT_FAMILIES['backend-crash'].healAll(faultWorld);
+    const store = w.client('c', 'a', { consistency: 'DC_ONE' });
+    expect(await w.settle(store.hset('h', 'f', 'v'))).toBe(1);
+    await w.advance(1_000);
+    expect(w.topology.nodes.map((n) => n.keyspace.exec('hget', ['h', 'f']))).toEqual(['v', null]);
+    FAULT_FAMILIES['node-stall'].healAll(faultWorld);
+    expect(w.topology.nodes.map((n) => n.keyspace.exec('hget', ['h', 'f']))).toEqual(['v', 'v']);
+  });
+
   it('pauses are drawn up to three leases long, and some outlive the lease', () => {
     const config = parseSimConfig(small({}));
     const pauses = generateFaults(new Rng('p'), { count: 50, safetyMs: 3_000, config, families: ['client-pause'] });
@@ -159,5 +202,29 @@ describe('operation outcomes in a run', () => {
     const m = classifyFindings(r.report.violations, r.history, r.faults);
     expect(m.length).toBeGreaterThan(0);
     expect(m.every((x) => x.cause.startsWith('clock of a client'))).toBe(true);
+  });
+
+  it('a pause that began while a pop was in flight touched what that pop delivered, and the mechanism names it', async () => {
+    // consumer-0's pop is on the wire (50 ms each way) when it stalls; the reply reaches it 800 ms
+    // later, after its lease ran out and another consumer took the message: a double pop.
+    const r = await runSimulation(
+      parseSimConfig(
+        small({
+          topology: { kind: 'dynomite', zones: ['a'] },
+          network: { latencyBaseMs: 50, latencyJitterMs: 0 },
+          workload: { messages: 10, producers: 1, rate: 20, consumers: 3, consumerBatch: 5, processingMeanMs: 200 },
+          seed: 'pause-pop',
+          faults: [{ at: 130, kind: 'pause-client', actor: 'consumer-0', durationMs: 800 }],
+        }),
+      ),
+    );
+    const pause = r.faults[0]!.exposure;
+    const doublePops = r.report.violations.filter((v) => v.kind === 'double-pop');
+    expect(doublePops.length).toBeGreaterThan(0);
+    expect(pause.counts['deliveries held by the pause']).toBeGreaterThan(0);
+    for (const v of doublePops) expect(pause.ids).toContain(v.id);
+    expect(classifyFindings(r.report.violations, r.history, r.faults).map((m) => m.cause)).toEqual(
+      doublePops.map(() => 'client-pause (deliveries held by the pause)'),
+    );
   });
 });

@@ -1,10 +1,14 @@
 import { parseSimConfig } from '../../src/sim/config.js';
 import type { Consistency } from '../../src/sim/connection.js';
-import type { SimStore } from '../../src/sim/sim-store.js';
+import type { CallProbe, SimStore } from '../../src/sim/sim-store.js';
 import { SimWorld } from '../../src/sim/world.js';
 
 export interface World extends Omit<SimWorld, 'client'> {
-  client(actor: string, zone: string, options?: { role?: 'quorum' | 'nonQuorum'; consistency?: Consistency; timeoutMs?: number; evalsha?: boolean }): SimStore;
+  client(
+    actor: string,
+    zone: string,
+    options?: { role?: 'quorum' | 'nonQuorum'; consistency?: Consistency; timeoutMs?: number; evalsha?: boolean; probe?: CallProbe },
+  ): SimStore;
 }
 
 /** A small world with fixed latency (`latencyMs`, default 1 ms) and replication lag (`lagMs`), no randomness in play. */
@@ -24,6 +28,7 @@ export function world(kind: 'dynomite' | 'primary-replica', zones = ['a', 'b', '
       consistency: options.consistency ?? 'DC_ONE',
       ...(options.timeoutMs !== undefined ? { requestTimeoutMs: options.timeoutMs } : {}),
       ...(options.evalsha ? { evalsha: true } : {}),
+      ...(options.probe ? { probe: options.probe } : {}),
     });
   return Object.assign(w, { client });
 }

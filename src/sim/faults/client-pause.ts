@@ -16,12 +16,21 @@ export const clientPause: FaultPackage<PauseClient> = {
   apply(world, f, exposure) {
     const actor = world.actor(f.actor);
     if (!actor || actor.crashed) return;
-    const until = world.kernel.now + f.durationMs;
+    const start = world.kernel.now;
+    const until = start + f.durationMs;
     const held = world.heldBy(f.actor);
     exposure.add('leases held', held.length);
     exposure.add('leases outlived by the pause', held.filter((h) => h.leaseUntil < until).length);
     exposure.add('calls in flight', world.inFlight(f.actor));
     exposure.touch(held.map((h) => h.id));
+    // A pop in flight when the pause began hands its messages over only after it: their leases ran
+    // while nobody could work on them, so the pause touched them too.
+    const stop = world.observations.listen('delivered', (e) => {
+      if (e.actor !== f.actor || e.invokedAt > start) return;
+      exposure.add('deliveries held by the pause');
+      exposure.touch([e.id]);
+    });
+    exposure.atEnd(stop);
     actor.pause(until);
   },
   healAll(world) {

@@ -5,7 +5,7 @@ import type { Kernel } from '../kernel.js';
 import type { Network } from '../network.js';
 import type { Observations } from '../observations.js';
 import type { Rng } from '../rng.js';
-import type { Topology } from '../topology/topology.js';
+import type { Topology, TopologyKind } from '../topology/topology.js';
 import type { Trace } from '../trace.js';
 import type { Exposure } from './exposure.js';
 
@@ -21,7 +21,7 @@ export interface FaultWorld {
   actors(): Iterable<SimActor>;
   /** What this client holds now: delivered, no ack returned, lease not passed on the true clock. */
   heldBy(actor: string): readonly { readonly id: string; readonly leaseUntil: number }[];
-  /** Calls this client has in flight. */
+  /** Calls this client has in flight, pops included. */
   inFlight(actor: string): number;
 }
 
@@ -74,6 +74,8 @@ export interface FaultPackage<F extends { readonly kind: string; readonly at: nu
   readonly family: string;
   readonly description: string;
   readonly schemas: readonly z.ZodType[];
+  /** The only topology its faults exist on (a scheduled one elsewhere is a configuration problem). */
+  readonly requiresTopology?: TopologyKind;
   /** Strikes now, recording into `exposure` what it changed (listening while it is active). */
   apply(world: FaultWorld, fault: F, exposure: Exposure): void;
   /** The liveness phase: end whatever of this family is still in effect. */

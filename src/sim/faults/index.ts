@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { SimConfig } from '../config.js';
 import type { Rng } from '../rng.js';
 import { nodeName } from '../topology/node-name.js';
+import { backendCrash, backendCrashSchemas } from './backend-crash.js';
 import { clientCrash, clientCrashSchemas } from './client-crash.js';
 import { clientFailover, clientFailoverSchemas } from './client-failover.js';
 import { clientPause, clientPauseSchemas } from './client-pause.js';
@@ -10,6 +11,7 @@ import { Exposure } from './exposure.js';
 import type { Band, BandContext, DrawContext, FaultPackage, FaultWorld } from './fault-package.js';
 import { lagSpike, lagSpikeSchemas } from './lag-spike.js';
 import { nodeCrash, nodeCrashSchemas } from './node-crash.js';
+import { nodeStall, nodeStallSchemas } from './node-stall.js';
 import { partition, partitionSchemas } from './partition.js';
 
 export { describeExposure, Exposure } from './exposure.js';
@@ -23,6 +25,8 @@ export const faultSchema = z.discriminatedUnion('kind', [
   ...clientPauseSchemas,
   ...clockSchemas,
   ...lagSpikeSchemas,
+  ...backendCrashSchemas,
+  ...nodeStallSchemas,
 ]);
 export type Fault = z.output<typeof faultSchema>;
 export type FaultKind = Fault['kind'];
@@ -36,6 +40,8 @@ export const FAULT_FAMILIES = {
   'client-pause': clientPause,
   clock,
   'lag-spike': lagSpike,
+  'backend-crash': backendCrash,
+  'node-stall': nodeStall,
 } as const;
 export type FaultFamily = keyof typeof FAULT_FAMILIES;
 export const FAULT_FAMILY_NAMES = Object.keys(FAULT_FAMILIES) as FaultFamily[];
@@ -51,6 +57,10 @@ const FAMILY_OF: { readonly [K in FaultKind]: FaultFamily } = {
   'clock-skew': 'clock',
   'clock-jump': 'clock',
   'lag-spike': 'lag-spike',
+  'crash-backend': 'backend-crash',
+  'restart-backend': 'backend-crash',
+  'stall-node': 'node-stall',
+  'stall-backend': 'node-stall',
 };
 
 export function familyOf(kind: FaultKind): FaultFamily {
@@ -122,7 +132,7 @@ export function actorNames(config: SimConfig): { producers: string[]; consumers:
   };
 }
 
-/** Problems with the fault schedule of a configuration: targets that do not exist, faults after the safety phase. */
+/** Problems with the fault schedule of a configuration: faults of another topology, targets that do not exist, faults after the safety phase. */
 export function faultScheduleProblems(config: SimConfig): string[] {
   const t = config.topology;
   const { producers, consumers } = actorNames(config);
@@ -131,7 +141,9 @@ export function faultScheduleProblems(config: SimConfig): string[] {
   const problems: string[] = [];
   config.faults.forEach((f, i) => {
     const where = `faults.${i} (${f.kind})`;
-    const targets = packageOf(f.kind).targets(f);
+    const pkg = packageOf(f.kind);
+    if (pkg.requiresTopology && pkg.requiresTopology !== t.kind) problems.push(`${where}: only on topology ${pkg.requiresTopology}; this one is ${t.kind}`);
+    const targets = pkg.targets(f);
     for (const z of targets.zones ?? []) if (!t.zones.includes(z)) problems.push(`${where}: no zone ${JSON.stringify(z)}; zones are ${t.zones.join(', ')}`);
     for (const a of targets.actors ?? []) if (!actors.has(a)) problems.push(`${where}: no actor ${JSON.stringify(a)}; actors are ${[...actors].join(', ')}`);
     for (const c of targets.clocks ?? []) {

@@ -3,26 +3,54 @@ import type { Kernel } from '../kernel.js';
 import type { Network } from '../network.js';
 import type { Observations } from '../observations.js';
 import { isWrite, SimNode, type NodeReply, type StoreOp } from '../sim-node.js';
+import { DATASTORE_TIMEOUT_MS, DynomiteBackend } from './dynomite-backend.js';
 import { nodeName } from './node-name.js';
+import { PausableProcess } from './pausable-process.js';
+import { PeerLink } from './peer-link.js';
 import { REFUSED, type Topology } from './topology.js';
+
+/** Dynomite's peer timeouts (DYNOMITE.md "Failures and repair"): reads `timeout` + 200 ms, writes 25.2 s. */
+export const PEER_READ_TIMEOUT_MS = DATASTORE_TIMEOUT_MS + 200;
+export const PEER_WRITE_TIMEOUT_MS = 25_200;
+
+/** The processes of one rack: its Dynomite (the node the clients and peers talk to) and its redis. */
+interface Rack {
+  readonly dynomite: PausableProcess;
+  readonly backend: DynomiteBackend;
+  /** Bumped when its Dynomite dies: what the dead process was waiting for (replies, timeouts) is never answered. */
+  incarnation: number;
+}
 
 /**
  * Dynomite: one full replica per zone, every node a master. A client talks to its zone's node.
- * DC_ONE answers after the local apply and replicates later; DC_QUORUM answers after a majority
- * applied; DC_SAFE_QUORUM answers only when a majority applied and returned the same result, else
- * an error. Replicas re-execute scripts on their own state and clock.
+ * DC_ONE answers with the local reply and replicates without waiting; DC_QUORUM and DC_SAFE_QUORUM
+ * send to every rack and vote on the replies (ReplyVote). Replicas re-execute scripts on their own
+ * state and clock.
+ *
+ * Each rack is two processes that fail separately (DYNOMITE.md "Failures and repair"): the Dynomite
+ * node (`SimNode.up`: down means connections are refused, as a crashed node's; `dynomite` paused: what
+ * reaches it waits, in order, and runs when it resumes) and its redis (`DynomiteBackend`: dead means
+ * storage errors while the node still forwards writes to its peers; paused means commands run late
+ * and Dynomite reports them failed after 5 s). A coordinator times out a peer request after 5.2 s
+ * (reads) or 25.2 s (writes) and closes that peer link; writes it issues while the link is closed and
+ * the peer still paused are dropped (PeerLink).
  *
  * Where Dynomite's real behaviour is uncertain, the model takes the more adversarial choice:
  * writes from different coordinators reach peers in different orders with no conflict resolution
  * (replicas may diverge for good); replication to a node that is down or across a partition is
  * dropped, not handed off later; a node restarted after losing its data comes back empty and
- * nothing repairs it.
+ * nothing repairs it; a read that times out closes the peer link too (one connection carries both),
+ * so later writes to a still-paused peer are dropped from 5.2 s on when quorum reads are flowing; a
+ * closed link reopens only once the peer runs again; a peer answers a coordinator that is paused
+ * only when the coordinator resumes; a Dynomite that died answers nothing it was waiting for, even
+ * after it restarts (its clients time out: unknown outcomes); commands sent to a paused redis after
+ * Dynomite timed one out still run on resume (DynomiteBackend).
  */
 export class DynomiteTopology implements Topology {
   readonly kind = 'dynomite' as const;
   readonly nodes: SimNode[];
-  /** Per-link FIFO: a replicated write never overtakes an earlier one on the same link. */
-  private readonly linkClock = new Map<string, number>();
+  private readonly racks = new Map<SimNode, Rack>();
+  private readonly links = new Map<string, PeerLink>();
 
   constructor(
     private readonly kernel: Kernel,
@@ -31,72 +59,154 @@ export class DynomiteTopology implements Topology {
     private readonly observations?: Observations,
   ) {
     this.nodes = zones.map((z) => new SimNode(nodeName('dynomite', zones, z), z, kernel));
+    for (const n of this.nodes) {
+      const dynomite = new PausableProcess(kernel, () => observations?.emit('held', { node: n.name, process: 'dynomite' }));
+      this.racks.set(n, { dynomite, backend: new DynomiteBackend(kernel, n, observations), incarnation: 0 });
+    }
   }
 
   private node(zone: string): SimNode {
     return this.nodes.find((n) => n.zone === zone)!;
   }
 
+  private rack(node: SimNode): Rack {
+    return this.racks.get(node)!;
+  }
+
+  /** Runs `fn` in `node`'s Dynomite process: now, or when it resumes from a pause. */
+  private inDynomite(node: SimNode, fn: () => void): void {
+    this.rack(node).dynomite.run(fn);
+  }
+
+  /**
+   * Runs `fn` in `node`'s Dynomite process if it is still the incarnation that was alive when the
+   * work began: a process that died since (restarted or not) has lost its connections and answers nothing.
+   */
+  private inLiveDynomite(node: SimNode, incarnation: number, fn: () => void): void {
+    this.inDynomite(node, () => {
+      if (node.up && this.rack(node).incarnation === incarnation) fn();
+    });
+  }
+
+  /** Runs `op` on `node`'s redis; the reply is handled in its Dynomite process (at once when both are healthy). */
+  private execute(node: SimNode, op: StoreOp, reply: (r: NodeReply) => void): void {
+    const incarnation = this.rack(node).incarnation;
+    this.rack(node).backend.execute(op, (r) => this.inLiveDynomite(node, incarnation, () => reply(r)));
+  }
+
   handle(conn: Connection, op: StoreOp, reply: (r: NodeReply) => void): void {
     const target = this.node(conn.nodeZone);
-    const back = (r: NodeReply) => this.network.send(target.zone, conn.zone, this.network.latency(), () => reply(r));
-    this.network.send(conn.zone, target.zone, this.network.latency(), () => {
-      if (!target.up) {
-        this.observations?.emit('refused', { node: target.name });
-        return back(REFUSED);
-      }
-      const unsupported = closesConnection(op);
-      if (unsupported) {
-        // No reply: the connection is closed and everything in flight on it fails (DYNOMITE.md).
-        return this.network.send(target.zone, conn.zone, this.network.latency(), () =>
-          conn.close?.(`ECONNRESET Dynomite closed the connection (unsupported: ${unsupported})`),
-        );
-      }
-      const local = target.apply(op);
-      // Scripts run on every replica at every level (DYNOMITE.md "Scripts"), read-only ones too.
-      const everywhere = isWrite(op) || op.kind === 'script';
-      const peers = this.nodes.filter((n) => n !== target);
-      if (conn.consistency === 'DC_ONE') {
-        // Writes go to every rack at once; peer replies and errors are swallowed; the reply is local.
-        if (everywhere) for (const peer of peers) this.forward(target, peer, op, () => undefined);
-        return back(local);
-      }
-      const vote = new ReplyVote(conn.consistency, this.nodes.length, back);
-      vote.arrive(local);
-      for (const peer of peers) {
-        if (everywhere) this.forward(target, peer, op, (r) => vote.arrive(r));
-        else this.readAt(target, peer, op, (r) => vote.arrive(r));
-      }
-    });
+    const send = (r: NodeReply) => this.network.send(target.zone, conn.zone, this.network.latency(), () => reply(r));
+    this.network.send(conn.zone, target.zone, this.network.latency(), () =>
+      this.inDynomite(target, () => {
+        if (!target.up) {
+          // The connection is refused by the host, not answered by the dead process.
+          this.observations?.emit('refused', { node: target.name });
+          return send(REFUSED);
+        }
+        const incarnation = this.rack(target).incarnation;
+        const back = (r: NodeReply) => {
+          if (target.up && this.rack(target).incarnation === incarnation) send(r);
+        };
+        const unsupported = closesConnection(op);
+        if (unsupported) {
+          // No reply: the connection is closed and everything in flight on it fails (DYNOMITE.md).
+          return this.network.send(target.zone, conn.zone, this.network.latency(), () =>
+            conn.close?.(`ECONNRESET Dynomite closed the connection (unsupported: ${unsupported})`),
+          );
+        }
+        // Scripts run on every replica at every level (DYNOMITE.md "Scripts"), read-only ones too.
+        const everywhere = isWrite(op) || op.kind === 'script';
+        const peers = this.nodes.filter((n) => n !== target);
+        if (conn.consistency === 'DC_ONE') {
+          // Writes go to every rack at once; peer replies and errors are swallowed; the reply is the
+          // local one — an error when the local redis is dead or stalled, after the peers got the write.
+          let local: NodeReply | null = null;
+          let forwarded = false;
+          this.execute(target, op, (r) => (forwarded ? back(r) : (local = r)));
+          if (everywhere) for (const peer of peers) this.forward(target, peer, op, () => undefined);
+          forwarded = true;
+          if (local) back(local);
+          return;
+        }
+        const vote = new ReplyVote(conn.consistency, this.nodes.length, back);
+        this.execute(target, op, (r) => vote.arrive(r));
+        for (const peer of peers) {
+          if (everywhere) this.forward(target, peer, op, (r) => vote.arrive(r));
+          else this.readAt(target, peer, op, (r) => vote.arrive(r));
+        }
+      }),
+    );
+  }
+
+  private link(from: SimNode, to: SimNode): PeerLink {
+    const key = `${from.name}>${to.name}`;
+    let link = this.links.get(key);
+    if (!link) {
+      const incarnation = this.rack(from).incarnation;
+      link = new PeerLink(
+        this.kernel,
+        (fn) => this.inLiveDynomite(from, incarnation, fn),
+        () => this.observations?.emit('link-timeout', { from: from.name, to: to.name }),
+      );
+      this.links.set(key, link);
+    }
+    return link;
+  }
+
+  /** False (and the request is dropped) while the link has timed out and the peer is still paused. */
+  private linkUsable(from: SimNode, to: SimNode, link: PeerLink): boolean {
+    if (!link.closed) return true;
+    if (this.rack(to).dynomite.paused) {
+      this.observations?.emit('link-dropped', { from: from.name, to: to.name });
+      return false;
+    }
+    link.closed = false;
+    return true;
   }
 
   /** Replicates a write to a peer; the peer re-executes it and acks to the coordinator. */
   private forward(from: SimNode, to: SimNode, op: StoreOp, ack: (r: NodeReply) => void): void {
-    const link = `${from.name}>${to.name}`;
-    const arrival = Math.max(this.kernel.now + this.network.replicationLag(), this.linkClock.get(link) ?? 0);
-    this.linkClock.set(link, arrival);
+    const link = this.link(from, to);
+    if (!this.linkUsable(from, to, link)) return ack(PEER_TIMED_OUT);
+    const arrival = Math.max(this.kernel.now + this.network.replicationLag(), link.lastArrival);
+    link.lastArrival = arrival;
     const generation = from.generation;
-    // Across a partition the peer never answers (Dynomite times it out after 25.2 s, later than
-    // the client's own request timeout): no reply.
-    this.network.send(from.zone, to.zone, arrival - this.kernel.now, () => {
-      if (from.generation !== generation) return;
-      // A dead peer's connection is refused: an error reply, which does not vote.
-      if (!to.up) return this.network.send(to.zone, from.zone, this.network.latency(), () => ack(PEER_DOWN));
-      const r = to.apply(op);
-      this.network.send(to.zone, from.zone, this.network.latency(), () => ack(r));
-    });
+    const incarnation = this.rack(from).incarnation;
+    const counts = link.track(PEER_WRITE_TIMEOUT_MS, () => ack(PEER_TIMED_OUT));
+    const answer = (r: NodeReply) =>
+      this.network.send(to.zone, from.zone, this.network.latency(), () => this.inLiveDynomite(from, incarnation, () => counts() && ack(r)));
+    // Across a partition the write is dropped and the peer never answers: the link times out.
+    this.network.send(from.zone, to.zone, arrival - this.kernel.now, () =>
+      this.inDynomite(to, () => {
+        if (from.generation !== generation) return;
+        // A dead peer's connection is refused: an error reply, which does not vote.
+        if (!to.up) return answer(PEER_DOWN);
+        this.execute(to, op, answer);
+      }),
+    );
   }
 
   private readAt(from: SimNode, to: SimNode, op: StoreOp, answer: (r: NodeReply) => void): void {
-    this.network.send(from.zone, to.zone, this.network.latency(), () => {
-      if (!to.up) return this.network.send(to.zone, from.zone, this.network.latency(), () => answer(PEER_DOWN));
-      const r = to.apply(op);
-      this.network.send(to.zone, from.zone, this.network.latency(), () => answer(r));
-    });
+    const link = this.link(from, to);
+    if (!this.linkUsable(from, to, link)) return answer(PEER_TIMED_OUT);
+    const incarnation = this.rack(from).incarnation;
+    const counts = link.track(PEER_READ_TIMEOUT_MS, () => answer(PEER_TIMED_OUT));
+    const respond = (r: NodeReply) =>
+      this.network.send(to.zone, from.zone, this.network.latency(), () => this.inLiveDynomite(from, incarnation, () => counts() && answer(r)));
+    this.network.send(from.zone, to.zone, this.network.latency(), () =>
+      this.inDynomite(to, () => {
+        if (!to.up) return respond(PEER_DOWN);
+        this.execute(to, op, respond);
+      }),
+    );
   }
 
   crash(node: SimNode, loseUnreplicated: boolean): void {
     node.up = false;
+    // Its connections die with it: a restarted process opens fresh peer links.
+    this.rack(node).incarnation++;
+    for (const peer of this.nodes) this.links.delete(`${node.name}>${peer.name}`);
     if (!loseUnreplicated) return;
     // Its unsent replication dies with it, and without persistence it restarts empty.
     node.generation++;
@@ -113,6 +223,38 @@ export class DynomiteTopology implements Topology {
 
   recoverAll(): void {
     for (const n of this.nodes) n.up = true;
+  }
+
+  /** The node's redis dies; with `loseData` it comes back empty (no persistence). */
+  crashBackend(node: SimNode, loseData: boolean): void {
+    this.rack(node).backend.crash(loseData);
+  }
+
+  restartBackend(node: SimNode): void {
+    this.rack(node).backend.restart();
+  }
+
+  backendUp(node: SimNode): boolean {
+    return this.rack(node).backend.up;
+  }
+
+  /** Every redis back up (the liveness phase). */
+  restartAllBackends(): void {
+    for (const r of this.racks.values()) r.backend.restart();
+  }
+
+  /** Pauses the node's Dynomite process or its redis until `until` (true time). */
+  pause(node: SimNode, process: 'dynomite' | 'redis', until: number): void {
+    const rack = this.rack(node);
+    (process === 'dynomite' ? rack.dynomite : rack.backend.process).pause(until);
+  }
+
+  /** Every paused process resumes now (the liveness phase). */
+  resumeAll(): void {
+    for (const r of this.racks.values()) {
+      r.dynomite.resume();
+      r.backend.process.resume();
+    }
   }
 }
 
@@ -131,14 +273,18 @@ export function closesConnection(op: StoreOp): string | null {
 }
 
 const PEER_DOWN: NodeReply = { ok: false, error: 'ERR Dynomite: peer connection refused' };
+/** A peer request that outlived its timeout, or was dropped on a timed-out link (`-ERR Peer: …`, source). */
+export const PEER_TIMED_OUT: NodeReply = { ok: false, error: 'ERR Peer: Connection timed out' };
 export const QUORUM_FAILED = 'ERR Dynomite: Failed to achieve Quorum';
 
 /**
- * Dynomite's quorum reply (DYNOMITE.md "Replies under quorum"): replies are compared by content
- * in arrival order and the first two that agree are returned; the coordinator's own reply has no
- * priority; error replies do not vote. When every replica answered and no two agree, DC_QUORUM
- * returns the first good reply to arrive (the first error when none was good) and DC_SAFE_QUORUM
- * `ERR Dynomite: Failed to achieve Quorum` (the write has been applied everywhere by then).
+ * Dynomite's quorum reply (DYNOMITE.md "Replies under quorum"; dyn_response_mgr.c): replies are
+ * compared by content in arrival order and the first two that agree are returned; the coordinator's
+ * own reply has no priority; error replies do not vote. As soon as too few good replies can still
+ * come to make a quorum, the first error is returned (rspmgr_check_is_done: "no quorum possible") —
+ * so one good reply and two errors is an error, although the write ran where it was good. When every
+ * replica answered, enough were good and no two agree, DC_QUORUM returns the first good reply to arrive
+ * and DC_SAFE_QUORUM `ERR Dynomite: Failed to achieve Quorum` (the write has been applied everywhere).
  */
 export class ReplyVote {
   private readonly arrived: NodeReply[] = [];
@@ -153,12 +299,16 @@ export class ReplyVote {
   arrive(r: NodeReply): void {
     if (this.answered) return;
     this.arrived.push(r);
+    const quorum = Math.floor(this.replicas / 2) + 1;
     const key = r.ok ? JSON.stringify(r.value) : null;
     const agreeing = key === null ? 0 : this.arrived.filter((x) => x.ok && JSON.stringify(x.value) === key).length;
-    if (agreeing >= Math.floor(this.replicas / 2) + 1) return this.decide(r);
-    if (this.arrived.length < this.replicas) return;
+    if (agreeing >= quorum) return this.decide(r);
+    const good = this.arrived.filter((x) => x.ok).length;
+    const pending = this.replicas - this.arrived.length;
+    if (good + pending < quorum) return this.decide(this.arrived.find((x) => !x.ok)!);
+    if (pending > 0) return;
     if (this.level === 'DC_SAFE_QUORUM') return this.decide({ ok: false, error: QUORUM_FAILED });
-    this.decide(this.arrived.find((x) => x.ok) ?? this.arrived[0]!);
+    this.decide(this.arrived.find((x) => x.ok)!);
   }
 
   private decide(r: NodeReply): void {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SimNode } from '../sim-node.js';
 import { DynomiteTopology } from '../topology/dynomite.js';
 import { nodeName } from '../topology/node-name.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DynomiteTopology } from '../topology/dynomite.js';
 import { nodeName } from '../topology/node-name.js';
 import { at, between, ms, zone } from './atoms.js';

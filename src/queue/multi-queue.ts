@@ -115,9 +115,7 @@ export class MultiQueue implements DynoQueue {
   }
   async ackMany(items: readonly AckItem[]): Promise<boolean[]> {
     if (!Array.isArray(items)) throw new InvalidArgumentError('items', 'must be an array of { id, token? }');
-    const out: boolean[] = [];
-    for (const item of items) out.push(await this.ack(item.id, item.token));
-    return out;
+    return this.ackRestElsewhere(items, await this.local.ackMany(items));
   }
   release(id: string, token?: string): Promise<boolean> {
     return this.first((q) => q.release(id, token));
@@ -134,14 +132,18 @@ export class MultiQueue implements DynoQueue {
   /** The local master acks and pops in one call; an item it did not hold is tried on the others. */
   async ackManyAndPop(items: readonly AckItem[], count: number): Promise<AckManyAndPop> {
     const local = await this.local.ackManyAndPop(items, count);
-    const acked = [...local.acked];
-    for (let i = 0; i < items.length; i++) {
-      for (const q of this.ordered.slice(1)) {
-        if (acked[i]) break;
-        acked[i] = await q.ack(items[i]!.id, items[i]!.token);
-      }
+    return { acked: await this.ackRestElsewhere(items, local.acked), messages: local.messages };
+  }
+
+  /** The items the local master did not ack, tried on each other master in turn: one ackMany per master. */
+  private async ackRestElsewhere(items: readonly AckItem[], localAcked: readonly boolean[]): Promise<boolean[]> {
+    const acked = [...localAcked];
+    for (const q of this.ordered.slice(1)) {
+      const rest = items.flatMap((item, i) => (acked[i] ? [] : [{ item, i }]));
+      if (rest.length === 0) break;
+      (await q.ackMany(rest.map((r) => r.item))).forEach((a, j) => (acked[rest[j]!.i] ||= a));
     }
-    return { acked, messages: local.messages };
+    return acked;
   }
   setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean> {
     return this.first((q) => q.setUnackTimeout(id, timeoutMs, token));

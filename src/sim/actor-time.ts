@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle, Timers } from '../queue/time.js';
-import type { Kernel } from './kernel.js';
+import type { Kernel, Scheduled } from './kernel.js';
 
 /**
  * The clock one actor or node reads: true virtual time plus its skew. Skew changes by faults
@@ -21,7 +21,7 @@ export class SkewedClock implements Clock {
 /** An actor's timers on virtual time; a paused actor's callbacks wait until the pause ends. */
 export class ActorTimers implements Timers {
   private nextId = 0;
-  private readonly live = new Set<number>();
+  private readonly live = new Map<number, Scheduled>();
   pausedUntil = 0;
   stopped = false;
 
@@ -29,12 +29,12 @@ export class ActorTimers implements Timers {
 
   setTimeout(callback: () => void, delayMs: number): TimerHandle {
     const id = ++this.nextId;
-    this.live.add(id);
-    this.kernel.after(delayMs, () => this.fire(id, callback));
+    this.live.set(id, this.kernel.quietAfter(delayMs, () => this.fire(id, callback)));
     return id;
   }
 
   clearTimeout(handle: TimerHandle): void {
+    this.live.get(handle as number)?.cancel();
     this.live.delete(handle as number);
   }
 
@@ -45,8 +45,12 @@ export class ActorTimers implements Timers {
   /** Runs `fn` now, or when this actor's pause ends; never after it stopped. */
   deliver(fn: () => void): void {
     if (this.stopped) return;
-    if (this.kernel.now < this.pausedUntil) this.kernel.at(this.pausedUntil, () => this.deliver(fn));
-    else fn();
+    if (this.kernel.now < this.pausedUntil) this.kernel.quietAt(this.pausedUntil, () => this.deliver(fn));
+    else {
+      // What the actor runs now resolves its promises (replies, sleeps) or starts async work.
+      this.kernel.settled();
+      fn();
+    }
   }
 
   private fire(id: number, callback: () => void): void {

@@ -74,7 +74,8 @@ export class Network {
       this.observations?.emit('dropped', { from: fromZone, to: toZone });
       return false;
     }
-    this.kernel.after(delay, fn);
+    // Quiet: a packet settles a promise only through the receiving actor's timers, which say so.
+    this.kernel.quietAfter(delay, fn);
     return true;
   }
 }

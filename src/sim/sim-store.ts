@@ -90,6 +90,7 @@ export class SimStore implements Store {
       const finish = (r: NodeReply | 'timeout') => {
         if (settled) return;
         settled = true;
+        timeout.cancel();
         this.inFlight.delete(finish);
         if (this.options.probe && isWrite(op) && (r === 'timeout' || r.ok || !REFUSED_BEFORE_APPLY.test(r.error))) {
           this.options.probe.mayHaveApplied = true;
@@ -108,7 +109,7 @@ export class SimStore implements Store {
           reject(new SimReplyError(r.error));
         });
       };
-      this.kernel.after(this.options.requestTimeoutMs, () => finish('timeout'));
+      const timeout = this.kernel.quietAfter(this.options.requestTimeoutMs, () => finish('timeout'));
       if (conn.nodeZone !== conn.zone) this.options.observations?.emit('remote', { actor: conn.actor, nodeZone: conn.nodeZone });
       this.inFlight.add(finish);
       this.topology.handle(conn, op, finish);

@@ -55,7 +55,7 @@ export class DynomiteBackend {
       reply(r);
     };
     const generation = this.generation;
-    this.kernel.after(DATASTORE_TIMEOUT_MS, () => {
+    this.kernel.quietAfter(DATASTORE_TIMEOUT_MS, () => {
       if (!answered) this.observations?.emit('storage-error', { node: this.node.name, cause: 'timeout' });
       answer(STORAGE_TIMED_OUT);
     });

@@ -36,7 +36,7 @@ export class PausableProcess {
   pause(until: number): void {
     if (until <= this.pausedUntil) return;
     this.pausedUntil = until;
-    this.kernel.at(until, () => this.drain());
+    this.kernel.quietAt(until, () => this.drain());
   }
 
   /** Ends the pause now (the liveness phase heals every fault). */

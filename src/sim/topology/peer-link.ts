@@ -44,7 +44,7 @@ export class PeerLink {
   private arm(at: number): void {
     if (this.nextCheck !== null && this.nextCheck <= at) return;
     this.nextCheck = at;
-    this.kernel.at(at, () =>
+    this.kernel.quietAt(at, () =>
       this.inCoordinator(() => {
         if (this.nextCheck !== at) return;
         this.nextCheck = null;

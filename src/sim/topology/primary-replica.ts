@@ -101,7 +101,7 @@ export class PrimaryReplicaTopology implements Topology {
       const { offset, op } = queue.shift()!;
       const arrival = Math.max(this.kernel.now + this.network.replicationLag(), this.linkClock.get(replica) ?? 0);
       this.linkClock.set(replica, arrival);
-      this.kernel.at(arrival, () => {
+      this.kernel.quietAt(arrival, () => {
         if (this.epoch !== epoch || !replica.up) return;
         replica.apply(op);
         this.applied.set(replica, offset);
@@ -118,7 +118,7 @@ export class PrimaryReplicaTopology implements Topology {
     const waiter: Waiter = { offset: this.offset, replicas, done };
     if (this.count(waiter.offset) >= replicas) return done(this.count(waiter.offset));
     this.waiters.push(waiter);
-    this.kernel.after(timeoutMs, () => {
+    this.kernel.quietAfter(timeoutMs, () => {
       if (!this.waiters.includes(waiter)) return;
       this.waiters = this.waiters.filter((w) => w !== waiter);
       done(this.count(waiter.offset));

@@ -10,6 +10,54 @@ export interface TraceEvent {
 }
 
 /**
+ * `JSON.stringify(event)` for an event whose fields were written in the order t, actor, op, args,
+ * result (every caller's, and the trace format's), byte for byte, with two shortcuts: names are quoted
+ * once, and a frozen array (a queue's fixed KEYS list: frozen, so it cannot have changed since) is
+ * serialized once. Top-level arrays of args and result are walked so that a frozen list inside is found.
+ */
+export function traceLine(event: TraceEvent): string {
+  let line = `{"t":${Number.isFinite(event.t) ? String(event.t) : 'null'},"actor":${quoted(event.actor)},"op":${quoted(event.op)}`;
+  const args = field(event.args);
+  if (args !== undefined) line += `,"args":${args}`;
+  const result = field(event.result);
+  if (result !== undefined) line += `,"result":${result}`;
+  return `${line}}`;
+}
+
+/** A field's JSON, or undefined where JSON.stringify leaves the field out (undefined, a function). */
+function field(value: unknown): string | undefined {
+  return Array.isArray(value) ? json(value, 2) : (JSON.stringify(value) as string | undefined);
+}
+
+const quotedNames = new Map<string, string>();
+function quoted(name: string): string {
+  let q = quotedNames.get(name);
+  if (q === undefined) {
+    q = JSON.stringify(name);
+    if (quotedNames.size < 10_000) quotedNames.set(name, q);
+  }
+  return q;
+}
+
+const frozenJson = new WeakMap<readonly unknown[], string>();
+/** A value as an array element or field value; `depth` levels of plain arrays are walked. */
+function json(value: unknown, depth: number): string {
+  if (!Array.isArray(value)) return JSON.stringify(value) ?? 'null';
+  if (Object.isFrozen(value)) {
+    let cached = frozenJson.get(value);
+    if (cached === undefined) {
+      cached = JSON.stringify(value);
+      frozenJson.set(value, cached);
+    }
+    return cached;
+  }
+  if (depth === 0) return JSON.stringify(value);
+  let out = '[';
+  for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + json(value[i], depth - 1);
+  return `${out}]`;
+}
+
+/**
  * The run's trace: one JSON line per event, hashed as it is written (SHA-256 over the lines), kept
  * in memory only when asked, so that long runs can be hashed without holding their trace.
  */
@@ -28,7 +76,7 @@ export class Trace {
   record(event: TraceEvent): void {
     // After the digest (the run is over: only replication draining for the replica check) nothing is recorded.
     if (this.sealed) return;
-    const line = JSON.stringify(event);
+    const line = traceLine(event);
     this.pending += `${line}\n`;
     if (this.pending.length > 65_536) this.flush();
     this.lines?.push(line);

@@ -61,6 +61,18 @@ export class QueueScripts {
     private readonly settleMs = 0,
   ) {}
 
+  /** The KEYS lists that never change for this queue, built once and frozen (a hot loop reuses them). */
+  private readonly fixed = new Map<string, readonly string[]>();
+
+  private once(name: string, build: () => string[]): readonly string[] {
+    let keys = this.fixed.get(name);
+    if (keys === undefined) {
+      keys = Object.freeze(build());
+      this.fixed.set(name, keys);
+    }
+    return keys;
+  }
+
   private get head(): string[] {
     return [this.keys.message, this.keys.meta, this.keys.leases, this.keys.counters];
   }
@@ -75,15 +87,15 @@ export class QueueScripts {
   }
 
   /** head keys, then the local shard's queue, ready, unack. */
-  private localShardKeys(): string[] {
+  private localShardKeys(): readonly string[] {
     const s = this.localShard;
-    return [...this.head, this.keys.queue(s), this.keys.ready(s), this.keys.unack(s)];
+    return this.once('local', () => [...this.head, this.keys.queue(s), this.keys.ready(s), this.keys.unack(s)]);
   }
 
   push(entries: readonly PushEntry[], onlyIfAbsent: boolean): ScriptCall {
     const args = [...this.time(), onlyIfAbsent ? '1' : '0', String(this.settleMs)];
     for (const e of entries) args.push(String(e.shardIndex), e.id, String(e.priority), String(e.timeout), e.json, String(e.ord));
-    return call(atomicPush, [...this.head, ...this.allShardSets()], args);
+    return call(atomicPush, this.once('push', () => [...this.head, ...this.allShardSets()]), args);
   }
 
   pop(count: number, unackTimeout: number, token: string): ScriptCall {
@@ -92,7 +104,7 @@ export class QueueScripts {
 
   promote(): ScriptCall {
     const s = this.localShard;
-    return call(atomicPromote, [this.keys.meta, this.keys.queue(s), this.keys.ready(s)], [...this.time(), String(this.settleMs)]);
+    return call(atomicPromote, this.once('promote', () => [this.keys.meta, this.keys.queue(s), this.keys.ready(s)]), [...this.time(), String(this.settleMs)]);
   }
 
   popById(id: string, unackTimeout: number, token: string): ScriptCall {
@@ -105,18 +117,18 @@ export class QueueScripts {
   }
 
   ack(id: string, token: string): ScriptCall {
-    return call(atomicAck, [this.keys.message, this.keys.meta, this.keys.leases, ...this.allUnacks()], [id, token]);
+    return call(atomicAck, this.once('ack', () => [this.keys.message, this.keys.meta, this.keys.leases, ...this.allUnacks()]), [id, token]);
   }
 
   ackAndPop(id: string, token: string, count: number, unackTimeout: number, newToken: string): ScriptCall {
-    return call(atomicAckAndPop, [...this.localShardKeys(), ...this.allUnacks()], [...this.time(), String(count), String(unackTimeout), id, token, newToken, String(this.settleMs)]);
+    return call(atomicAckAndPop, this.once('ackAndPop', () => [...this.localShardKeys(), ...this.allUnacks()]), [...this.time(), String(count), String(unackTimeout), id, token, newToken, String(this.settleMs)]);
   }
 
   /** Acks each (key, token) in order, then (count > 0) leases up to `count` under `newToken`. */
   ackManyAndPop(acks: readonly (readonly [string, string])[], count: number, unackTimeout: number, newToken: string): ScriptCall {
     const args = [...this.time(), String(count), String(unackTimeout), newToken, String(this.settleMs)];
     for (const [key, token] of acks) args.push(key, token);
-    return call(atomicAckManyAndPop, [...this.localShardKeys(), ...this.allUnacks()], args);
+    return call(atomicAckManyAndPop, this.once('ackAndPop', () => [...this.localShardKeys(), ...this.allUnacks()]), args);
   }
 
   extendLease(id: string, token: string, timeoutMs: number): ScriptCall {
@@ -138,7 +150,8 @@ export class QueueScripts {
 
   requeueExpired(batch: number): ScriptCall {
     const s = this.localShard;
-    return call(atomicRequeueExpired, [this.keys.message, this.keys.meta, this.keys.leases, this.keys.ready(s), this.keys.unack(s)], [...this.time(), String(batch)]);
+    const keys = this.once('requeueExpired', () => [this.keys.message, this.keys.meta, this.keys.leases, this.keys.ready(s), this.keys.unack(s)]);
+    return call(atomicRequeueExpired, keys, [...this.time(), String(batch)]);
   }
 
   /** One page of the stale walk: `which` 0 is the message hash, k ≥ 1 the k-th of queue, ready, unack per shard. */

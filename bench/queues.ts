@@ -3,13 +3,17 @@
  * plus the raw EVALSHA ceiling from redis-benchmark. Repetitions alternate between the systems in
  * one run; the ratios are the result (absolute rates on a shared 2-core machine are noise).
  *
- *   npm run bench:queues      (BENCH_N=5000 BENCH_REPS=3 by default)
+ *   npm run bench:queues      (BENCH_N=20000 BENCH_REPS=3 by default: runs long enough for steady state)
+ *
+ * For each end-to-end row it also prints where the time went: CPU per message in this (client)
+ * process and in redis-server (from /proc), so that a ratio below target can be explained.
  *
  * BullMQ is installed by that script (npm install --no-save bullmq@^5) rather than listed in
  * package.json: its optional native helper (msgpackr-extract) leaves a lock file that `npm ci` on
  * npm 11 rejects as out of sync. For the same reason this file is outside the main type check.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -21,7 +25,7 @@ import { IoredisStore } from '../src/store/ioredis-store.js';
 import { atomicPush } from '../src/queue/scripts/index.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 
-const N = Number(process.env.BENCH_N ?? 5_000);
+const N = Number(process.env.BENCH_N ?? 20_000);
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 
 type System = 'dynoq-atomic' | 'dynoq-legacy' | 'bullmq';
@@ -70,6 +74,31 @@ async function pushRate(system: System, batch: number): Promise<number> {
  */
 type ConsumerLoop = 'pop-ack' | 'ackAndPop' | 'batched';
 
+/** CPU time (ms) redis-server has used so far, from /proc (null where there is none). */
+function redisCpuMs(): number | null {
+  const file = `/proc/${server.process.pid}/stat`;
+  if (!existsSync(file)) return null;
+  const fields = readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in 10 ms clock ticks
+}
+
+/** CPU per message (µs) of the last end-to-end drain: this client process, redis-server. */
+const cpuPerMessage: Record<string, Record<System, [number, number][]>> = {};
+let lastCpu: [number, number] = [Number.NaN, Number.NaN];
+
+/** Measures `drain` (which returns how many messages it handled): rate, and CPU per message into lastCpu. */
+async function measured(drain: () => Promise<number>): Promise<number> {
+  const cpu0 = process.cpuUsage();
+  const redis0 = redisCpuMs();
+  const start = performance.now();
+  const handled = await drain();
+  const seconds = (performance.now() - start) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const redis1 = redisCpuMs();
+  lastCpu = [(cpu.user + cpu.system) / handled, redis0 === null || redis1 === null ? Number.NaN : ((redis1 - redis0) * 1000) / handled];
+  return handled / seconds;
+}
+
 /** Push N, then drain with `consumers` concurrent consumers; messages per second. */
 async function endToEnd(system: System, consumers: number, batch = 1, loop: ConsumerLoop = 'pop-ack'): Promise<number> {
   const name = `e2e${++run}`;
@@ -78,16 +107,16 @@ async function endToEnd(system: System, consumers: number, batch = 1, loop: Cons
     for (let i = 0; i < N; i += 500) {
       await q.addBulk(Array.from({ length: Math.min(500, N - i) }, (_, j) => ({ name: 'job', data: { payload }, opts: { jobId: `m${i + j}`, removeOnComplete: true } })));
     }
-    let done = 0;
-    const start = performance.now();
-    const finished = new Promise<void>((resolve) => {
-      const worker = new Worker(name, async () => undefined, { connection, concurrency: consumers, autorun: true });
-      worker.on('completed', () => {
-        if (++done === N) void worker.close().then(() => resolve());
+    const rate = await measured(async () => {
+      let done = 0;
+      await new Promise<void>((resolve) => {
+        const worker = new Worker(name, async () => undefined, { connection, concurrency: consumers, autorun: true });
+        worker.on('completed', () => {
+          if (++done === N) void worker.close().then(() => resolve());
+        });
       });
+      return N;
     });
-    await finished;
-    const rate = N / ((performance.now() - start) / 1000);
     await q.close();
     return rate;
   }
@@ -96,35 +125,36 @@ async function endToEnd(system: System, consumers: number, batch = 1, loop: Cons
   for (let i = 0; i < N; i += 500) await producer.queue.push(Array.from({ length: Math.min(500, N - i) }, (_, j) => ({ id: `m${i + j}`, payload })));
   const workers = Array.from({ length: consumers }, () => dynoq(mode, name));
   let acked = 0;
-  const start = performance.now();
-  await Promise.all(
-    workers.map(async (w) => {
-      if (loop === 'batched') {
-        let got = await w.queue.pop(batch);
-        while (got.length > 0) {
-          const step = await w.queue.ackManyAndPop(got, batch);
-          acked += step.acked.filter(Boolean).length;
-          got = step.messages;
+  const rate = await measured(async () => {
+    await Promise.all(
+      workers.map(async (w) => {
+        if (loop === 'batched') {
+          let got = await w.queue.pop(batch);
+          while (got.length > 0) {
+            const step = await w.queue.ackManyAndPop(got, batch);
+            acked += step.acked.filter(Boolean).length;
+            got = step.messages;
+          }
+          return;
         }
-        return;
-      }
-      if (loop === 'ackAndPop') {
-        let [m] = await w.queue.pop(1);
-        while (m) {
-          const step = await w.queue.ackAndPop(m.id, m.token, 1);
-          if (step.acked) acked++;
-          m = step.messages[0];
+        if (loop === 'ackAndPop') {
+          let [m] = await w.queue.pop(1);
+          while (m) {
+            const step = await w.queue.ackAndPop(m.id, m.token, 1);
+            if (step.acked) acked++;
+            m = step.messages[0];
+          }
+          return;
         }
-        return;
-      }
-      for (;;) {
-        const got = await w.queue.pop(batch);
-        if (got.length === 0) break;
-        for (const m of got) if (await w.queue.ack(m.id, m.token)) acked++;
-      }
-    }),
-  );
-  const rate = acked / ((performance.now() - start) / 1000);
+        for (;;) {
+          const got = await w.queue.pop(batch);
+          if (got.length === 0) break;
+          for (const m of got) if (await w.queue.ack(m.id, m.token)) acked++;
+        }
+      }),
+    );
+    return acked;
+  });
   for (const w of [producer, ...workers]) await w.close();
   return rate;
 }
@@ -206,6 +236,20 @@ const results: Record<string, Record<System, number[]>> = {};
 const record = (what: string, system: System, value: number) => {
   results[what] ??= { 'dynoq-atomic': [], 'dynoq-legacy': [], bullmq: [] };
   results[what]![system].push(value);
+  if (what.startsWith('push→')) {
+    cpuPerMessage[what] ??= { 'dynoq-atomic': [], 'dynoq-legacy': [], bullmq: [] };
+    cpuPerMessage[what]![system].push(lastCpu);
+  }
+};
+
+/** BullMQ's worker has one loop: its row is repeated beside each dynoq loop (its CPU is shown once). */
+const bullmqAgain = (row: string) => {
+  lastCpu = [Number.NaN, Number.NaN];
+  return results[row]!.bullmq.at(-1)!;
+};
+const noRun = () => {
+  lastCpu = [Number.NaN, Number.NaN];
+  return Number.NaN;
 };
 
 for (let rep = 0; rep < REPS; rep++) {
@@ -215,19 +259,25 @@ for (let rep = 0; rep < REPS; rep++) {
     record('push→pop→ack, 1 consumer (msg/s)', system, await endToEnd(system, 1));
     record('push→pop→ack, 8 consumers (msg/s)', system, await endToEnd(system, 8));
     // ackAndPop: one call per message, as BullMQ's worker (moveToFinished fetches the next job).
-    record('push→ackAndPop, 1 consumer (msg/s)', system, system === 'bullmq' ? median(results['push→pop→ack, 1 consumer (msg/s)']!.bullmq.slice(-1)) : await endToEnd(system, 1, 1, 'ackAndPop'));
-    record('push→ackAndPop, 8 consumers (msg/s)', system, system === 'bullmq' ? median(results['push→pop→ack, 8 consumers (msg/s)']!.bullmq.slice(-1)) : await endToEnd(system, 8, 1, 'ackAndPop'));
+    record('push→ackAndPop, 1 consumer (msg/s)', system, system === 'bullmq' ? bullmqAgain('push→pop→ack, 1 consumer (msg/s)') : await endToEnd(system, 1, 1, 'ackAndPop'));
+    record('push→ackAndPop, 8 consumers (msg/s)', system, system === 'bullmq' ? bullmqAgain('push→pop→ack, 8 consumers (msg/s)') : await endToEnd(system, 8, 1, 'ackAndPop'));
     // dynoq's own batching (pop 10, ack each); BullMQ's worker fetches one job per call either way.
-    record('push→pop(10)→ack, 8 consumers (msg/s)', system, system === 'bullmq' ? Number.NaN : await endToEnd(system, 8, 10));
+    record('push→pop(10)→ack, 8 consumers (msg/s)', system, system === 'bullmq' ? noRun() : await endToEnd(system, 8, 10));
     // One call per batch of 10 (ackManyAndPop), against BullMQ's worker at the same concurrency.
-    record('push→ackManyAndPop(10), 1 consumer (msg/s)', system, system === 'bullmq' ? median(results['push→pop→ack, 1 consumer (msg/s)']!.bullmq.slice(-1)) : await endToEnd(system, 1, 10, 'batched'));
-    record('push→ackManyAndPop(10), 8 consumers (msg/s)', system, system === 'bullmq' ? median(results['push→pop→ack, 8 consumers (msg/s)']!.bullmq.slice(-1)) : await endToEnd(system, 8, 10, 'batched'));
+    record('push→ackManyAndPop(10), 1 consumer (msg/s)', system, system === 'bullmq' ? bullmqAgain('push→pop→ack, 1 consumer (msg/s)') : await endToEnd(system, 1, 10, 'batched'));
+    record('push→ackManyAndPop(10), 8 consumers (msg/s)', system, system === 'bullmq' ? bullmqAgain('push→pop→ack, 8 consumers (msg/s)') : await endToEnd(system, 8, 10, 'batched'));
     const [p50, p99] = await deliveryLag(system);
     record('delivery lag p50 (ms)', system, p50);
     record('delivery lag p99 (ms)', system, p99);
     await admin.flushall();
   }
 }
+const cpuCell = (xs: [number, number][]) => {
+  if (xs.length === 0 || xs.every(([c]) => Number.isNaN(c))) return '—';
+  const c = median(xs.map(([v]) => v));
+  const r = median(xs.map(([, v]) => v));
+  return `${c.toFixed(0)} / ${Number.isNaN(r) ? 'n/a' : r.toFixed(0)}`;
+};
 const ceiling = rawEvalshaCeiling();
 const scriptRate = await dynoqScriptRate();
 
@@ -240,6 +290,12 @@ for (const [what, by] of Object.entries(results)) {
   const b = median(by.bullmq);
   const ratio = Number.isNaN(b) ? '—' : `${(a / b).toFixed(2)}×`;
   console.log(`| ${what} | ${a.toFixed(0)} | ${l.toFixed(0)} | ${Number.isNaN(b) ? '—' : b.toFixed(0)} | ${ratio} |`);
+}
+console.log('\nWhere the time goes: CPU µs per message, client process / redis-server (medians; the client runs every consumer of the row):\n');
+console.log('| end to end | dynoq atomic | dynoq legacy | BullMQ |');
+console.log('|---|---|---|---|');
+for (const [what, by] of Object.entries(cpuPerMessage)) {
+  console.log(`| ${what.replace(' (msg/s)', '')} | ${cpuCell(by['dynoq-atomic'])} | ${cpuCell(by['dynoq-legacy'])} | ${cpuCell(by.bullmq)} |`);
 }
 console.log(`\nraw ceiling: redis-benchmark EVALSHA of dynoq's push script, 8 clients: ${ceiling?.toFixed(0) ?? 'n/a'} calls/s`);
 console.log(`dynoq atomic push, one message per call, 8 concurrent clients: ${scriptRate.toFixed(0)} calls/s → ${ceiling ? ((scriptRate / ceiling) * 100).toFixed(0) : 'n/a'} % of the raw ceiling (target ≥ 50 %)`);

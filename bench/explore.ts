@@ -35,7 +35,10 @@ async function shards(n: number): Promise<{ seconds: number }> {
       // exit 1 means a violation was found: a normal outcome for explore.
       p.on('exit', (code) => (code === 0 || code === 1 ? resolve() : reject(new Error(`explore ${args.join(' ')} exited ${code}`))));
     });
-  await Promise.all(n === 1 ? [one([])] : Array.from({ length: n }, (_, k) => one(['--shard', `${k + 1}/${n}`])));
+  // Each of the n processes gets its share of the cores (explore's default is every core, which would
+  // run n × cores threads on cores cores: an unfair comparison).
+  const jobs = String(Math.max(1, Math.floor(cores / n)));
+  await Promise.all(n === 1 ? [one([])] : Array.from({ length: n }, (_, k) => one(['--shard', `${k + 1}/${n}`, '--jobs', jobs])));
   rmSync(out, { recursive: true, force: true });
   return { seconds: (performance.now() - started) / 1_000 };
 }
@@ -52,7 +55,7 @@ console.log(`explore, ${RUNS} seeds (${e1.found} findings, each shrunk): 1 threa
 if (existsSync('dist/cli.js')) {
   const s1 = await shards(1);
   const sN = await shards(cores);
-  console.log(`explore through the compiled bin, ${RUNS} seeds: 1 process ${(RUNS / s1.seconds).toFixed(2)} runs/s · ${cores} processes with --shard K/${cores} ${(RUNS / sN.seconds).toFixed(2)} runs/s · ×${(s1.seconds / sN.seconds).toFixed(2)}`);
+  console.log(`explore through the compiled bin, ${RUNS} seeds: 1 process on ${cores} threads ${(RUNS / s1.seconds).toFixed(2)} runs/s · ${cores} processes with --shard K/${cores} --jobs 1 ${(RUNS / sN.seconds).toFixed(2)} runs/s · ×${(s1.seconds / sN.seconds).toFixed(2)}`);
 } else {
   console.log('explore --shard: skipped, dist/ is not built (npm run build)');
 }

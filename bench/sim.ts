@@ -19,43 +19,10 @@ import { runSimulation } from '../src/sim/run.js';
 import { setSimScriptMode } from '../src/sim/sim-node.js';
 import { SimWorld } from '../src/sim/world.js';
 import { IoredisMockStore } from '../src/store/ioredis-mock-store.js';
+import { describeRuns, referenceWorkload, SPARSE_HOUR, steady, timedRun } from './sim-workloads.js';
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
 const QUEUED = Number(process.env.BENCH_QUEUED ?? 1_000_000);
-
-async function simReference() {
-  const config = parseSimConfig({
-    seed: 'bench',
-    topology: { kind: 'dynomite', zones: ['a', 'b', 'c'] },
-    queue: { mode: 'atomic', unackTimeoutMs: 10_000, reaperIntervalMs: 1_000 },
-    network: { lagMeanMs: 10, lagSpikeProbability: 0.01, lagSpikeMs: 300 },
-    workload: { messages: MESSAGES, producers: 3, rate: 1_000, batch: 10, consumers: 6, consumerBatch: 20, processingMeanMs: 1 },
-    faults: [
-      { at: 2_000, kind: 'crash-node', zone: 'b', loseUnreplicated: false },
-      { at: 5_000, kind: 'restart-node', zone: 'b' },
-    ],
-    phases: { safetyMs: 10_000, livenessMs: 120_000 },
-  });
-  const start = performance.now();
-  const r = await runSimulation(config);
-  const wallMs = performance.now() - start;
-  return { wallMs, events: r.kernelEvents, simulatedMs: r.simulatedMs - 0, acked: r.report.acked, report: r.report };
-}
-
-/** An hour of sparse traffic: one message a second, consumers long-polling once a second. */
-async function simSparseHour() {
-  const config = parseSimConfig({
-    seed: 'bench-hour',
-    topology: { kind: 'dynomite', zones: ['a', 'b', 'c'] },
-    queue: { mode: 'atomic', unackTimeoutMs: 30_000, reaperIntervalMs: 5_000 },
-    workload: { messages: 3_600, producers: 3, rate: 1 / 3, consumers: 6, consumerBatch: 10, pollWaitMs: 1_000, pollIntervalMs: 1_000, processingMeanMs: 50 },
-    phases: { safetyMs: 3_600_000, livenessMs: 60_000 },
-  });
-  const start = performance.now();
-  const r = await runSimulation(config);
-  const wallMs = performance.now() - start;
-  return { wallMs, events: r.kernelEvents, simulatedMs: r.simulatedMs, acked: r.report.acked, pushed: r.report.pushed };
-}
 
 async function mockSameWorkload() {
   const mock = new RedisMock({ host: 'bench', port: 1 });
@@ -149,15 +116,11 @@ function checkerMillion() {
   return { events: history.length, ms: performance.now() - start, duplicates: report.counts.duplicate };
 }
 
-/** The median of `n` more runs in this process: the JIT warmed up, as in a table's 200 runs per row. */
-async function steady<T extends { wallMs: number }>(n: number, run: () => Promise<T>): Promise<T> {
-  const runs: T[] = [];
-  for (let i = 0; i < n; i++) runs.push(await run());
-  return runs.sort((a, b) => a.wallMs - b.wallMs)[Math.floor(n / 2)]!;
-}
-
 const checker = checkerMillion();
 // The first run of each includes the JIT's warm-up, as a single `dynoq sim` does.
+const engine = { parseSimConfig, runSimulation };
+const simSparseHour = () => timedRun(engine, SPARSE_HOUR);
+const simReference = () => timedRun(engine, referenceWorkload(MESSAGES));
 const hour = await simSparseHour();
 const hourWarm = await steady(3, simSparseHour);
 const simCold = await simReference();
@@ -168,15 +131,12 @@ const simLua = await simReference();
 setSimScriptMode(previousMode);
 const mock = await mockSameWorkload();
 console.log(`reference workload: ${MESSAGES} messages, 3 zones, 6 consumers, lag, one node crash + restart`);
-console.log(`  simulator   : first run ${simCold.wallMs.toFixed(0)} ms wall → ${(simCold.simulatedMs / simCold.wallMs).toFixed(1)} simulated s per wall s`);
-console.log(`  warm        : ${sim.wallMs.toFixed(0)} ms wall (median of 3 more), ${sim.events} events, ${((sim.events / sim.wallMs) * 1000).toFixed(0)} events/s, acked ${sim.acked} of ${sim.report.pushed} pushed`);
-console.log(`                ${(sim.simulatedMs / 1000).toFixed(1)} simulated s → ${(sim.simulatedMs / sim.wallMs).toFixed(1)} simulated s per wall s (target ≥ 600)`);
+for (const line of describeRuns(simCold, sim, 600)) console.log(line);
 console.log(`  exact Lua   : ${simLua.wallMs.toFixed(0)} ms wall (every script in Lua, no twins) → ${(simLua.simulatedMs / simLua.wallMs).toFixed(1)} simulated s per wall s; twins are ${(simLua.wallMs / sim.wallMs).toFixed(1)}× faster${simLua.acked === sim.acked ? '' : ` (acked ${simLua.acked}: the modes differ!)`}`);
 console.log(`  ioredis-mock: ${mock.wallMs.toFixed(0)} ms wall (the same messages through the queue, no network model), acked ${mock.acked}`);
 console.log(`  ratio       : simulator (warm) is ${(mock.wallMs / sim.wallMs).toFixed(2)}× the speed of ioredis-mock (target ≥ 10×)`);
 console.log(`sparse hour: 3,600 messages at 1/s, 6 consumers polling every second`);
-console.log(`  simulator   : ${hour.wallMs.toFixed(0)} ms wall for ${(hour.simulatedMs / 1000).toFixed(0)} simulated s → ${(hour.simulatedMs / hour.wallMs).toFixed(0)} simulated s per wall s (target ≥ 3,600), acked ${hour.acked} of ${hour.pushed} pushed`);
-console.log(`  warm        : ${hourWarm.wallMs.toFixed(0)} ms wall (median of 3 more) → ${(hourWarm.simulatedMs / hourWarm.wallMs).toFixed(0)} simulated s per wall s`);
+for (const line of describeRuns(hour, hourWarm, 3_600)) console.log(line);
 console.log(`history checker: ${checker.events} events judged in ${checker.ms.toFixed(0)} ms (${checker.duplicates} duplicates found)`);
 const mem = await memoryAtQueued();
 console.log(`memory: ${mem.queued} messages queued on one simulated node → ${mem.retainedMb.toFixed(0)} MB retained after GC, ${mem.peakHeapMb.toFixed(0)} MB peak heap growth, rss ${mem.rssMb.toFixed(0)} MB (target < 500 MB)`);

@@ -5,7 +5,7 @@
  * load average before and after (these machines are shared: a ratio is only as good as the idle
  * cores). The prose around the blocks is not touched.
  *
- *   npx tsx scripts/bench-report.ts [--only sim,explore,queues] [--file docs/BENCHMARKS.md]
+ *   npx tsx scripts/bench-report.ts [--only sim,sim-dist,explore,queues] [--file docs/BENCHMARKS.md]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,12 @@ interface Bench {
 
 const BENCHES: readonly Bench[] = [
   { name: 'sim', title: 'Simulator (`bench/sim.ts`)', command: [process.execPath, '--expose-gc', '--import', 'tsx', 'bench/sim.ts'] },
+  {
+    name: 'sim-dist',
+    title: 'Simulator from the compiled `dist/` (`bench/sim-compiled.ts`)',
+    setup: ['npm', 'run', 'build'],
+    command: [process.execPath, '--import', 'tsx', 'bench/sim-compiled.ts'],
+  },
   { name: 'explore', title: 'Harness throughput, 1 thread vs all (`bench/explore.ts`)', command: [process.execPath, '--import', 'tsx', 'bench/explore.ts'] },
   {
     name: 'queues',

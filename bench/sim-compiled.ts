@@ -13,7 +13,7 @@ const hour = await timedRun(engine, SPARSE_HOUR);
 const hourWarm = await steady(3, () => timedRun(engine, SPARSE_HOUR));
 const reference = await timedRun(engine, referenceWorkload(MESSAGES));
 const referenceWarm = await steady(3, () => timedRun(engine, referenceWorkload(MESSAGES)));
-console.log('from dist/ (compiled and bundled), each workload first in a fresh process, then 3 more runs');
+console.log('from dist/ (compiled and bundled); "first run" is the first of its workload in this process (the sparse hour runs first, in a fresh process), then 3 more');
 console.log('sparse hour: 3,600 messages at 1/s, 6 consumers polling every second');
 for (const line of describeRuns(hour, hourWarm, 3_600)) console.log(line);
 console.log(`reference workload: ${MESSAGES} messages, 3 zones, 6 consumers, lag, one node crash + restart`);

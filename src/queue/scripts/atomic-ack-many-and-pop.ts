@@ -26,8 +26,9 @@ export const atomicAckManyAndPop: ScriptDef = {
   twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     const [msg, meta, leases, , queue, ready, unack] = keys as [string, string, string, string, string, string, string];
+    const unacks = keys.slice(7);
     const out: LuaValue[] = [];
-    for (let i = 6; i < argv.length; i += 2) out.push(ack(redis, msg, meta, leases, keys.slice(7), argv[i]!, argv[i + 1]!));
+    for (let i = 6; i < argv.length; i += 2) out.push(ack(redis, msg, meta, leases, unacks, argv[i]!, argv[i + 1]!));
     const count = Number(argv[2]);
     if (count === 0) return out;
     return pop(redis, { msg, meta, leases, queue, ready, unack }, argv[4]!, now - Number(argv[5]), count, now + Number(argv[3]), out);

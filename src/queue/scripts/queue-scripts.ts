@@ -59,19 +59,27 @@ export class QueueScripts {
     private readonly time: () => readonly [string, string],
     /** Atomic: how long after its due time an id may be promoted (0 but on Dynomite). */
     private readonly settleMs = 0,
-  ) {}
-
-  /** The KEYS lists that never change for this queue, built once and frozen (a hot loop reuses them). */
-  private readonly fixed = new Map<string, readonly string[]>();
-
-  private once(name: string, build: () => string[]): readonly string[] {
-    let keys = this.fixed.get(name);
-    if (keys === undefined) {
-      keys = Object.freeze(build());
-      this.fixed.set(name, keys);
-    }
-    return keys;
+  ) {
+    // The KEYS lists that never change for this queue, built once and frozen: a hot loop reuses them
+    // (and the simulator's trace serializes a frozen list once).
+    const s = localShard;
+    const frozen = (keys: string[]): readonly string[] => Object.freeze(keys);
+    this.localKeys = frozen([...this.head, keys.queue(s), keys.ready(s), keys.unack(s)]);
+    this.pushKeys = frozen([...this.head, ...this.allShardSets()]);
+    this.ackKeys = frozen([keys.message, keys.meta, keys.leases, ...this.allUnacks()]);
+    this.ackThenPopKeys = frozen([...this.localKeys, ...this.allUnacks()]);
+    this.requeueKeys = frozen([keys.message, keys.meta, keys.leases, keys.ready(s), keys.unack(s)]);
+    this.promoteKeys = frozen([keys.meta, keys.queue(s), keys.ready(s)]);
   }
+
+  /** head keys, then the local shard's queue, ready, unack. */
+  private readonly localKeys: readonly string[];
+  private readonly pushKeys: readonly string[];
+  private readonly ackKeys: readonly string[];
+  /** ackAndPop's and ackManyAndPop's: the local shard's keys, then every shard's UNACK. */
+  private readonly ackThenPopKeys: readonly string[];
+  private readonly requeueKeys: readonly string[];
+  private readonly promoteKeys: readonly string[];
 
   private get head(): string[] {
     return [this.keys.message, this.keys.meta, this.keys.leases, this.keys.counters];
@@ -86,29 +94,22 @@ export class QueueScripts {
     return this.allShards.map((s) => this.keys.unack(s));
   }
 
-  /** head keys, then the local shard's queue, ready, unack. */
-  private localShardKeys(): readonly string[] {
-    const s = this.localShard;
-    return this.once('local', () => [...this.head, this.keys.queue(s), this.keys.ready(s), this.keys.unack(s)]);
-  }
-
   push(entries: readonly PushEntry[], onlyIfAbsent: boolean): ScriptCall {
     const args = [...this.time(), onlyIfAbsent ? '1' : '0', String(this.settleMs)];
     for (const e of entries) args.push(String(e.shardIndex), e.id, String(e.priority), String(e.timeout), e.json, String(e.ord));
-    return call(atomicPush, this.once('push', () => [...this.head, ...this.allShardSets()]), args);
+    return call(atomicPush, this.pushKeys, args);
   }
 
   pop(count: number, unackTimeout: number, token: string): ScriptCall {
-    return call(atomicPop, this.localShardKeys(), [...this.time(), String(count), String(unackTimeout), token, String(this.settleMs)]);
+    return call(atomicPop, this.localKeys, [...this.time(), String(count), String(unackTimeout), token, String(this.settleMs)]);
   }
 
   promote(): ScriptCall {
-    const s = this.localShard;
-    return call(atomicPromote, this.once('promote', () => [this.keys.meta, this.keys.queue(s), this.keys.ready(s)]), [...this.time(), String(this.settleMs)]);
+    return call(atomicPromote, this.promoteKeys, [...this.time(), String(this.settleMs)]);
   }
 
   popById(id: string, unackTimeout: number, token: string): ScriptCall {
-    return call(atomicPopById, this.localShardKeys(), [...this.time(), id, String(unackTimeout), token]);
+    return call(atomicPopById, this.localKeys, [...this.time(), id, String(unackTimeout), token]);
   }
 
   peek(count: number): ScriptCall {
@@ -117,18 +118,18 @@ export class QueueScripts {
   }
 
   ack(id: string, token: string): ScriptCall {
-    return call(atomicAck, this.once('ack', () => [this.keys.message, this.keys.meta, this.keys.leases, ...this.allUnacks()]), [id, token]);
+    return call(atomicAck, this.ackKeys, [id, token]);
   }
 
   ackAndPop(id: string, token: string, count: number, unackTimeout: number, newToken: string): ScriptCall {
-    return call(atomicAckAndPop, this.once('ackAndPop', () => [...this.localShardKeys(), ...this.allUnacks()]), [...this.time(), String(count), String(unackTimeout), id, token, newToken, String(this.settleMs)]);
+    return call(atomicAckAndPop, this.ackThenPopKeys, [...this.time(), String(count), String(unackTimeout), id, token, newToken, String(this.settleMs)]);
   }
 
   /** Acks each (key, token) in order, then (count > 0) leases up to `count` under `newToken`. */
   ackManyAndPop(acks: readonly (readonly [string, string])[], count: number, unackTimeout: number, newToken: string): ScriptCall {
     const args = [...this.time(), String(count), String(unackTimeout), newToken, String(this.settleMs)];
     for (const [key, token] of acks) args.push(key, token);
-    return call(atomicAckManyAndPop, this.once('ackAndPop', () => [...this.localShardKeys(), ...this.allUnacks()]), args);
+    return call(atomicAckManyAndPop, this.ackThenPopKeys, args);
   }
 
   extendLease(id: string, token: string, timeoutMs: number): ScriptCall {
@@ -149,9 +150,7 @@ export class QueueScripts {
   }
 
   requeueExpired(batch: number): ScriptCall {
-    const s = this.localShard;
-    const keys = this.once('requeueExpired', () => [this.keys.message, this.keys.meta, this.keys.leases, this.keys.ready(s), this.keys.unack(s)]);
-    return call(atomicRequeueExpired, keys, [...this.time(), String(batch)]);
+    return call(atomicRequeueExpired, this.requeueKeys, [...this.time(), String(batch)]);
   }
 
   /** One page of the stale walk: `which` 0 is the message hash, k ≥ 1 the k-th of queue, ready, unack per shard. */

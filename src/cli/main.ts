@@ -91,7 +91,7 @@ program
   .command('explore')
   .description('Swarm exploration: random configurations and fault schedules; each violation is shrunk and written as a scenario (exit 1 when one is found)')
   .option('--time <duration>', 'wall-clock budget, e.g. 60s or 5m', parseDuration)
-  .option('--runs <n>', 'number of seeds to try', positiveInt('--runs'))
+  .option('--runs <n>', "number of seeds to try (with --shard: this shard's own; N shards of --runs R cover seeds 0…N·R-1)", positiveInt('--runs'))
   .option('--seed <seed>', 'base seed; seed i is <seed>-<i>', 'explore')
   .option('--from <scenario>', "explore around this scenario's topology, queue and workload (new seeds and fault schedules)")
   .option('--out <dir>', 'where found scenarios go', 'scenarios/found')

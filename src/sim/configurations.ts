@@ -12,6 +12,8 @@ export interface NamedConfiguration {
   readonly setup: string;
   readonly description: string;
   readonly faults: FaultDraw;
+  /** Faults start in [0, this) ms; absent: anywhere in the safety phase. */
+  readonly faultsStartWithinMs?: number;
   readonly config: SimConfigInput;
 }
 
@@ -33,6 +35,13 @@ export const TABLE_WORKLOAD = {
   lateAckMs: 1_500,
 } as const;
 export const TABLE_PHASES = { safetyMs: 4_000, livenessMs: 30_000 } as const;
+/**
+ * The node-stall rows: pauses start while the traffic runs (the first 4 s, as in every row) but the
+ * safety phase lasts 12 s, so that a pause can outlast Dynomite's 5 s datastore and 5.2 s peer-read
+ * timeouts (DYNOMITE.md "Failures and repair"). In 4 s no pause ever reached them: the liveness phase
+ * resumes every paused process, and the rows measured only requests held, never requests timed out.
+ */
+const STALL_ROW = { phases: { safetyMs: 12_000, livenessMs: TABLE_PHASES.livenessMs }, faultsStartWithinMs: TABLE_PHASES.safetyMs } as const;
 const QUEUE = { unackTimeoutMs: 1_000, reaperIntervalMs: 200 } as const;
 const FAILOVER_DELAY_MS = 1_000;
 /** Faults drawn per run: for one family alone, and for the swarm. */
@@ -85,7 +94,13 @@ const S = {
   }),
 } as const;
 
-const ROWS: readonly [FaultDraw, readonly Setup[]][] = [
+/** What a row changes in its set-ups: a longer safety phase, and when its faults start. */
+interface RowTiming {
+  readonly phases: { readonly safetyMs: number; readonly livenessMs: number };
+  readonly faultsStartWithinMs: number;
+}
+
+const ROWS: readonly (readonly [FaultDraw, readonly Setup[], RowTiming?])[] = [
   ['none', [S.dynLegacy, S.dynAtomic, S.dynSafeAtomic, S.prLegacy, S.prAtomic]],
   ['node-crash', [S.dynLegacy, S.dynAtomic, S.prLegacy, S.prAtomic, S.prAtomicDurable]],
   ['partition', [S.dynLegacy, S.dynAtomic, S.prAtomic]],
@@ -97,19 +112,29 @@ const ROWS: readonly [FaultDraw, readonly Setup[]][] = [
   ['lag-spike', [S.dynLegacy, S.dynAtomic]],
   // Dynomite only: its node and its redis are separate processes (a primary-replica node has no proxy).
   ['backend-crash', [S.dynLegacy, S.dynAtomic]],
-  ['node-stall', [S.dynLegacy, S.dynAtomic]],
+  ['node-stall', [S.dynLegacy, S.dynAtomic], STALL_ROW],
   ['swarm', [S.dynLegacy, S.dynAtomic, S.dynOneAtomic, S.dynSafeAtomic, S.prLegacy, S.prAtomic, S.prAtomicServerTime, S.prAtomicDurable]],
 ];
 
-function drawLabel(d: FaultDraw): string {
+function drawLabel(d: FaultDraw, timing: RowTiming | undefined): string {
   if (d === 'none') return 'no faults';
   if (d === 'swarm') return `swarm: ${FAULTS_PER_SWARM_RUN} faults of every family`;
-  return `${FAULTS_PER_FAMILY_RUN} × ${FAULT_FAMILIES[d].description}`;
+  const label = `${FAULTS_PER_FAMILY_RUN} × ${FAULT_FAMILIES[d].description}`;
+  if (!timing) return label;
+  const s = (ms: number) => `${ms / 1_000} s`;
+  return `${label}, starting in the first ${s(timing.faultsStartWithinMs)} and lasting up to the end of a ${s(timing.phases.safetyMs)} safety phase`;
 }
 
 /** The configurations the guarantees table measures: each set-up under each fault draw it is listed for. */
-export const CONFIGURATIONS: readonly NamedConfiguration[] = ROWS.flatMap(([faults, setups]) =>
-  setups.map((s) => ({ name: `${s.name}/${faults}`, setup: s.name, description: `${s.description}; ${drawLabel(faults)}`, faults, config: s.config })),
+export const CONFIGURATIONS: readonly NamedConfiguration[] = ROWS.flatMap(([faults, setups, timing]) =>
+  setups.map((s) => ({
+    name: `${s.name}/${faults}`,
+    setup: s.name,
+    description: `${s.description}; ${drawLabel(faults, timing)}`,
+    faults,
+    config: timing ? { ...s.config, phases: timing.phases } : s.config,
+    ...(timing ? { faultsStartWithinMs: timing.faultsStartWithinMs } : {}),
+  })),
 );
 
 /** The concrete run of a named configuration for one seed: its fault schedule comes from the seed. */
@@ -120,6 +145,7 @@ export function configurationRun(named: NamedConfiguration, seed: string): SimCo
   const faults = generateFaults(new Rng(seed, 'swarm-faults'), {
     count: swarm ? FAULTS_PER_SWARM_RUN : FAULTS_PER_FAMILY_RUN,
     safetyMs: config.phases.safetyMs,
+    ...(named.faultsStartWithinMs !== undefined ? { startWithinMs: named.faultsStartWithinMs } : {}),
     config,
     families: swarm ? applicableFamilies(config) : [named.faults],
   });

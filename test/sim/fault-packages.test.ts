@@ -154,6 +154,31 @@ describe('fault packages: each strikes, records what it changed, and heals only 
     const pauses = generateFaults(new Rng('p'), { count: 50, safetyMs: 3_000, config, families: ['client-pause'] });
     expect(pauses.some((f) => f.kind === 'pause-client' && f.durationMs > 500)).toBe(true);
   });
+
+  it("the node-stall rows start their pauses during the traffic and reach Dynomite's timeouts", async () => {
+    const rows = CONFIGURATIONS.filter((c) => c.faults === 'node-stall');
+    expect(rows.map((r) => r.name)).toEqual(['dynomite/DC_QUORUM/legacy/node-stall', 'dynomite/DC_QUORUM/atomic/node-stall']);
+    const exposures = new Set<string>();
+    for (const row of rows) {
+      for (const seed of ['g0', 'g1', 'g2', 'g3', 'g4', 'g5']) {
+        const input = configurationRun(row, seed);
+        // Drawn within the first 4 s, as in every row; the 12 s phase only lets them last longer.
+        for (const f of input.faults ?? []) expect(f.at).toBeLessThan(4_000);
+        const r = await runSimulation(parseSimConfig(input));
+        for (const s of r.faults) for (const kind of Object.keys(s.exposure.counts)) exposures.add(kind);
+      }
+    }
+    // A 4 s safety phase never let a pause outlast the 5 s datastore timeout (the liveness phase resumes it).
+    expect(exposures).toContain('requests Dynomite timed out');
+    expect(exposures).toContain('peer links timed out');
+  });
+
+  it('a fault start window narrower than the safety phase bounds when faults start, not how long they last', () => {
+    const config = parseSimConfig(small({ topology: { kind: 'dynomite', zones: ['a', 'b', 'c'] }, phases: { safetyMs: 12_000, livenessMs: 20_000 } }));
+    const stalls = generateFaults(new Rng('w'), { count: 60, safetyMs: 12_000, startWithinMs: 4_000, config, families: ['node-stall'] });
+    expect(stalls.every((f) => f.at < 4_000)).toBe(true);
+    expect(stalls.some((f) => 'durationMs' in f && f.durationMs > 6_000)).toBe(true);
+  });
 });
 
 describe('operation outcomes in a run', () => {

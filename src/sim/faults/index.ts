@@ -86,8 +86,13 @@ export function healAllFaults(world: FaultWorld): void {
 
 export interface FaultGeneratorOptions {
   readonly count: number;
-  /** Faults are drawn in [0, safetyMs). */
+  /** The safety phase: a fault's span is drawn against it, and nothing starts after it. */
   readonly safetyMs: number;
+  /**
+   * Faults start in [0, startWithinMs) (default: the whole safety phase). A row whose safety phase
+   * outlasts its traffic, so that a fault can outlast a timeout, still strikes while the traffic runs.
+   */
+  readonly startWithinMs?: number;
   readonly config: SimConfig;
   /** Draw only from these families (default: every family that can change something here). */
   readonly families?: readonly FaultFamily[];
@@ -110,7 +115,7 @@ export function generateFaults(rng: Rng, o: FaultGeneratorOptions): Fault[] {
     const family = rng.pick(families);
     const ctx: DrawContext = {
       config: o.config,
-      at: rng.int(0, Math.max(0, o.safetyMs - 1)),
+      at: rng.int(0, Math.max(0, Math.min(o.startWithinMs ?? o.safetyMs, o.safetyMs) - 1)),
       safetyMs: o.safetyMs,
       zones: t.zones,
       nodes: t.zones.map((z) => nodeName(t.kind, t.zones, z)),

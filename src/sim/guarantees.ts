@@ -144,9 +144,16 @@ function cellText(row: GuaranteeRow, p: PropertyName): string {
   return `**violated** ${c.violated}/${row.runs} (${range}); msgs ${c.affectedMedian}/${c.affectedMax}`;
 }
 
+/** A shrunk scenario showing mechanism `key` on set-up `setup`: linked only from that set-up's rows. */
 export interface MechanismScenario {
+  readonly setup: string;
   readonly key: string;
   readonly file: string;
+}
+
+/** How a scenario is looked up: a mechanism shown on one set-up is no evidence about another. */
+export function scenarioKey(setup: string, key: string): string {
+  return `${setup} | ${key}`;
 }
 
 /** The table as Markdown (docs/GUARANTEES.md), with mechanisms, advice and their scenarios. */
@@ -157,7 +164,7 @@ export function guaranteesMarkdown(
   advise: (row: GuaranteeRow, key: string) => string | null,
   timing?: string,
 ): string {
-  const scenarioOf = new Map(scenarios.map((s) => [s.key, s.file]));
+  const scenarioOf = new Map(scenarios.map((s) => [scenarioKey(s.setup, s.key), s.file]));
   const lines = [
     '# What each configuration guarantees (measured)',
     '',
@@ -184,7 +191,7 @@ export function guaranteesMarkdown(
       continue;
     }
     for (const m of mechs) {
-      const file = scenarioOf.get(m.key);
+      const file = scenarioOf.get(scenarioKey(r.configuration.setup, m.key));
       const advice = advise(r, m.key);
       lines.push(
         `- **${PROPERTIES[m.p].label}** — ${m.key}: ${m.runs}/${r.runs} runs (first seed \`${m.firstSeed}\`)${file ? `; scenario [\`${file}\`](../${file})` : ''}.${advice ? ` *What to do:* ${advice}` : ''}`,

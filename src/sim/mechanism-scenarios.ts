@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { PROPERTY_NAMES, VIOLATION_KINDS } from '../model/properties.js';
 import { adviceFor } from './advice.js';
 import { parseSimConfig } from './config.js';
@@ -10,6 +11,8 @@ import { SIM_EPOCH } from './world.js';
 import { shrink } from './shrink.js';
 
 export interface MechanismScenarioFile {
+  /** The set-up it was shrunk on (a row's configuration without its fault draw): it shows the mechanism there only. */
+  readonly setup: string;
   readonly key: string;
   readonly name: string;
   /** The scenario as written to scenarios/mechanisms/NAME.json. */
@@ -23,13 +26,25 @@ function findingOf(r: SimResult, key: string) {
   return i < 0 ? undefined : failing[i];
 }
 
+const MAX_NAME = 90;
+
 export function slug(text: string): string {
   return text
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '')
-    .slice(0, 90)
-    .replace(/-$/, '');
+    .replace(/^-|-$/g, '');
+}
+
+/**
+ * A scenario's file name: the slug of its set-up and mechanism, shortened with a hash of the whole
+ * when too long, so that two mechanisms that differ only past the cut never share a file (they did:
+ * `node-crash (requests refused) + node-crash (restarted)` and `… + node-crash (writes lost)`).
+ */
+export function scenarioName(setup: string, key: string): string {
+  const full = slug(`${setup}-${key.replace(' ← ', '-from-')}`);
+  if (full.length <= MAX_NAME) return full;
+  const hash = createHash('sha256').update(full).digest('hex').slice(0, 8);
+  return `${full.slice(0, MAX_NAME - 9).replace(/-$/, '')}-${hash}`;
 }
 
 /** A causal paragraph for one finding of a run, from its history and its faults' exposure. */
@@ -60,10 +75,11 @@ export async function shrinkMechanism(input: { configuration: string; seed: stri
   const shows = (r: SimResult) => findingOf(r, input.key) !== undefined;
   const kind = input.key.split(' ← ')[0] as keyof typeof VIOLATION_KINDS;
   const small = await shrink(config, shows, { keepLiveness: VIOLATION_KINDS[kind]?.breaks === 'atLeastOnce', maxRuns: input.maxRuns ?? 25 });
-  const name = slug(`${named.setup}-${input.key.replace(' ← ', '-from-')}`);
+  const name = scenarioName(named.setup, input.key);
   const held = PROPERTY_NAMES.filter((p) => small.result.report.properties[p]);
   const violated = PROPERTY_NAMES.filter((p) => !small.result.report.properties[p]);
   return {
+    setup: named.setup,
     key: input.key,
     name,
     scenario: {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { VIOLATION_KINDS, type ViolationKind } from '../../model/properties.js';
 import { adviceFor } from '../../sim/advice.js';
-import { guaranteesMarkdown, type GuaranteeRow, type MechanismScenario } from '../../sim/guarantees.js';
+import { guaranteesMarkdown, scenarioKey, type GuaranteeRow, type MechanismScenario } from '../../sim/guarantees.js';
 import { configurationsMatching, measureGuarantees } from '../../sim/measure-guarantees.js';
 import type { MechanismScenarioFile } from '../../sim/mechanism-scenarios.js';
 import { runPoolTask } from '../../sim/pool-handlers.js';
@@ -26,15 +26,16 @@ function advise(row: GuaranteeRow, key: string): string | null {
   return property ? adviceFor(property, cause) : null;
 }
 
-/** The first (configuration, seed) showing each mechanism, in table order. */
-function firstShowings(rows: readonly GuaranteeRow[], limit: number): { configuration: string; seed: string; key: string }[] {
+/** The first (configuration, seed) showing each mechanism on each set-up, in table order. */
+export function firstShowings(rows: readonly GuaranteeRow[], limit: number): { configuration: string; seed: string; key: string }[] {
   const seen = new Set<string>();
   const out: { configuration: string; seed: string; key: string }[] = [];
   for (const r of rows) {
     for (const cell of Object.values(r.cells)) {
       for (const m of cell.mechanisms) {
-        if (seen.has(m.key) || out.length >= limit) continue;
-        seen.add(m.key);
+        const k = scenarioKey(r.configuration.setup, m.key);
+        if (seen.has(k) || out.length >= limit) continue;
+        seen.add(k);
         out.push({ configuration: r.configuration.name, seed: m.firstSeed, key: m.key });
       }
     }
@@ -67,7 +68,7 @@ export async function guaranteesCommand(flags: GuaranteesFlags): Promise<number>
     for (const f of files) {
       const file = join(flags.scenarios, `${f.name}.json`);
       writeOutput(file, `${JSON.stringify(f.scenario, null, 2)}\n`);
-      scenarios.push({ key: f.key, file });
+      scenarios.push({ setup: f.setup, key: f.key, file });
     }
   }
   const timing = `${runs} runs in ${seconds.toFixed(0)} s on ${jobs} thread(s): ${(runs / seconds).toFixed(1)} runs/s`;

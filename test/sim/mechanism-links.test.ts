@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { PROPERTY_NAMES, type PropertyName } from '../../src/model/properties.js';
+import { firstShowings } from '../../src/cli/commands/guarantees.js';
+import { CONFIGURATIONS } from '../../src/sim/configurations.js';
+import { guaranteesMarkdown, type GuaranteeRow, type PropertyCell } from '../../src/sim/guarantees.js';
+import { scenarioName } from '../../src/sim/mechanism-scenarios.js';
+
+const KEY = 'lost-after-delivery ← no fault: an ack was refused';
+
+/** A row of `configuration` whose at-least-once cell shows KEY in 3 of 10 runs. */
+function rowOf(name: string): GuaranteeRow {
+  const configuration = CONFIGURATIONS.find((c) => c.name === name)!;
+  const held: PropertyCell = { violated: 0, interval: { low: 0, high: 0.28 }, affectedMedian: 0, affectedMax: 0, firstSeed: null, mechanisms: [] };
+  const cells = Object.fromEntries(PROPERTY_NAMES.map((p) => [p, held])) as Record<PropertyName, PropertyCell>;
+  cells.atLeastOnce = { ...held, violated: 3, firstSeed: 'g1', mechanisms: [{ key: KEY, runs: 3, firstSeed: 'g1' }] };
+  return { configuration, runs: 10, exposedRuns: null, promotionRuns: 0, divergedRuns: null, cells };
+}
+
+/** The lines of one row's section of the table. */
+function section(md: string, name: string): string {
+  const start = md.indexOf(`### \`${name}\``);
+  const next = md.indexOf('\n### ', start + 1);
+  return md.slice(start, next < 0 ? undefined : next);
+}
+
+describe('mechanism scenarios in the guarantees table', () => {
+  it('a scenario is linked only from rows of the set-up it was shrunk on', () => {
+    const dyn = rowOf('dynomite/DC_QUORUM/legacy/none');
+    const pr = rowOf('primary-replica/legacy/none');
+    // One shrink per (set-up, mechanism): both rows get their own.
+    expect(firstShowings([dyn, pr], 10).map((s) => s.configuration)).toEqual([dyn.configuration.name, pr.configuration.name]);
+    const file = 'scenarios/mechanisms/dynomite-dc-quorum-legacy-x.json';
+    const md = guaranteesMarkdown([dyn, pr], 'test', [{ setup: dyn.configuration.setup, key: KEY, file }], () => null);
+    expect(section(md, dyn.configuration.name)).toContain(file);
+    // The primary-replica row showed the same mechanism, but a Dynomite run is no evidence about it.
+    expect(section(md, pr.configuration.name)).toContain(KEY);
+    expect(section(md, pr.configuration.name)).not.toContain(file);
+  });
+
+  it('names of two mechanisms that differ only past the length cut differ', () => {
+    const setup = 'dynomite/DC_QUORUM/legacy';
+    const a = scenarioName(setup, 'lost-never-delivered ← node-crash (requests refused) + node-crash (restarted)');
+    const b = scenarioName(setup, 'lost-never-delivered ← node-crash (requests refused) + node-crash (restarted) + node-crash (writes lost)');
+    expect(a).not.toBe(b);
+    for (const n of [a, b]) expect(n.length).toBeLessThanOrEqual(90);
+    expect(scenarioName(setup, 'double-pop ← partition')).toBe('dynomite-dc-quorum-legacy-double-pop-from-partition');
+  });
+});

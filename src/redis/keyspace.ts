@@ -64,6 +64,11 @@ export class Keyspace {
   private readonly data = new Map<string, Value>();
   /** SCRIPT LOAD's cache, by SHA1. Like a restarted redis-server, a new keyspace starts without it. */
   private readonly scriptCache = new Map<string, string>();
+  /**
+   * Counts the commands (a script's included) that changed data: comparing it around one command
+   * tells whether that command had an effect here, whatever it replied.
+   */
+  changes = 0;
 
   /** `nowMs` is this node's clock, for TIME. */
   constructor(
@@ -85,6 +90,7 @@ export class Keyspace {
   }
 
   setRaw(key: string, value: Value | undefined): void {
+    this.changes++;
     if (value === undefined || value.size === 0) this.data.delete(key);
     else this.data.set(key, value);
   }
@@ -210,6 +216,7 @@ export class Keyspace {
         let n = 0;
         for (const m of args.slice(1)) if (z?.delete(m)) n++;
         this.dropIfEmpty(key);
+        if (n > 0) this.changes++;
         return n;
       }
       case 'zscore': {
@@ -235,10 +242,13 @@ export class Keyspace {
         if (args.length < 3 || args.length % 2 === 0) throw new RedisError("ERR wrong number of arguments for 'hset' command");
         const h = this.hash(key, true)!;
         let added = 0;
+        let changed = false;
         for (let i = 1; i < args.length; i += 2) {
           if (!h.has(args[i]!)) added++;
+          if (h.get(args[i]!) !== args[i + 1]) changed = true;
           h.set(args[i]!, args[i + 1]!);
         }
+        if (changed) this.changes++;
         return added;
       }
       case 'hget':
@@ -248,6 +258,7 @@ export class Keyspace {
         let n = 0;
         for (const f of args.slice(1)) if (h?.delete(f)) n++;
         this.dropIfEmpty(key);
+        if (n > 0) this.changes++;
         return n;
       }
       case 'hlen':
@@ -264,14 +275,17 @@ export class Keyspace {
         return ['0', [...(this.hash(key, false)?.entries() ?? [])].flat()];
       case 'hincrby': {
         const h = this.hash(key, true)!;
-        const current = h.has(args[1] ?? '') ? parseInteger(h.get(args[1] ?? '')) : 0;
+        const had = h.has(args[1] ?? '');
+        const current = had ? parseInteger(h.get(args[1] ?? '')) : 0;
         const next = current + parseInteger(args[2]);
         h.set(args[1] ?? '', String(next));
+        if (next !== current || !had) this.changes++;
         return next;
       }
       case 'del': {
         let n = 0;
         for (const k of args) if (this.data.delete(k)) n++;
+        if (n > 0) this.changes++;
         return n;
       }
       case 'exists':
@@ -281,6 +295,7 @@ export class Keyspace {
         return [String(Math.floor(ms / 1000)), String(Math.floor(ms % 1000) * 1000)];
       }
       case 'flushall':
+        if (this.data.size > 0) this.changes++;
         this.data.clear();
         return 'OK';
       case 'eval':
@@ -333,6 +348,7 @@ export class Keyspace {
       }
     }
     this.dropIfEmpty(key);
+    if (added + changed > 0) this.changes++;
     return ch ? added + changed : added;
   }
 

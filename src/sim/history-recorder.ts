@@ -1,9 +1,13 @@
 import type { HistoryOp, Outcome } from '../model/history.js';
 import { DynoqError } from '../queue/errors.js';
+import { CallEffects } from './call-effects.js';
 import type { CallProbe } from './sim-store.js';
 import type { Kernel } from './kernel.js';
 import type { Observations } from './observations.js';
 import type { Trace } from './trace.js';
+
+/** The trace event that amends a call recorded `fail` to `unknown` (parseTrace applies it). */
+export const RECLASSIFIED = 'reclassified';
 
 type Pending = { readonly type: 'push'; readonly delays: ReadonlyMap<string, number> } | { readonly type: 'ack' | 'remove'; readonly ids: readonly string[] };
 
@@ -11,6 +15,8 @@ interface Call {
   readonly process: string;
   readonly invokedAt: number;
   readonly what: Pending;
+  readonly probe: CallProbe;
+  readonly effects: CallEffects;
 }
 
 /**
@@ -21,6 +27,10 @@ interface Call {
  */
 export class HistoryRecorder {
   readonly history: HistoryOp[] = [];
+  /** Called with the operations of a call recorded `fail` that a replica applied afterwards (now `unknown`). */
+  onReclassified: ((ops: readonly HistoryOp[]) => void) | null = null;
+  /** Once the run ended, replicas still applying writes no longer change the recorded history. */
+  private sealed = false;
   private readonly inFlight = new Map<string, Set<Call>>();
   private readonly popsInFlight = new Map<string, number>();
   private readonly holdings = new Map<string, Map<string, number>>();
@@ -39,26 +49,56 @@ export class HistoryRecorder {
   /** A call begins; `probe` is reset so that it sees only this call's writes. */
   begin(process: string, what: Pending, probe: CallProbe): Call {
     probe.mayHaveApplied = false;
-    const call: Call = { process, invokedAt: this.kernel.now, what };
+    const call: Call = { process, invokedAt: this.kernel.now, what, probe, effects: new CallEffects() };
+    probe.effects = call.effects;
     let set = this.inFlight.get(process);
     if (!set) this.inFlight.set(process, (set = new Set()));
     set.add(call);
     return call;
   }
 
-  /** The call returned (or threw): its operations with their outcome. */
-  end(call: Call, outcome: Outcome): void {
-    if (!this.inFlight.get(call.process)?.delete(call)) return;
+  /**
+   * The call returned (or threw): its operations with their outcome, which is returned. A refusal
+   * that a replica applied is `unknown`, not `fail` (SPEC §6.1): under a quorum vote the reply can
+   * be 0 while a minority replica ran the write, before the reply or after it (then it is amended).
+   */
+  end(call: Call, returned: Outcome): Outcome {
+    if (!this.inFlight.get(call.process)?.delete(call)) return returned;
+    if (call.probe.effects === call.effects) call.probe.effects = null;
+    const outcome = returned === 'fail' && call.effects.applied ? 'unknown' : returned;
     const base = { process: call.process, invokedAt: call.invokedAt, completedAt: this.kernel.now, outcome };
     const w = call.what;
+    const ops: HistoryOp[] = [];
     if (w.type === 'push') {
-      for (const [id, delayMs] of w.delays) this.record({ type: 'push', ...base, id, delayMs });
+      for (const [id, delayMs] of w.delays) ops.push({ type: 'push', ...base, id, delayMs });
     } else {
-      for (const id of w.ids) {
-        this.record({ type: w.type, ...base, id });
-        if (w.type === 'ack') this.holdings.get(call.process)?.delete(id);
-      }
+      for (const id of w.ids) ops.push({ type: w.type, ...base, id });
     }
+    for (const op of ops) {
+      this.record(op);
+      if (op.type === 'ack') this.holdings.get(call.process)?.delete(op.id);
+    }
+    if (outcome === 'fail') call.effects.returnedThen(() => this.reclassify(ops));
+    return outcome;
+  }
+
+  /** A replica applied a call already recorded `fail`: its operations become `unknown`. */
+  private reclassify(ops: readonly HistoryOp[]): void {
+    if (this.sealed || ops.length === 0) return;
+    for (const op of ops) this.history[this.history.indexOf(op)] = { ...op, outcome: 'unknown' };
+    const first = ops[0]!;
+    this.trace.record({
+      t: this.kernel.now,
+      actor: first.process,
+      op: RECLASSIFIED,
+      args: { type: first.type, invokedAt: first.invokedAt, ids: ops.map((o) => o.id), outcome: 'unknown' },
+    });
+    this.onReclassified?.(ops);
+  }
+
+  /** The run ended: the history is final. */
+  seal(): void {
+    this.sealed = true;
   }
 
   /** The client died: whatever it had in flight may or may not have happened. */

@@ -81,6 +81,10 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
   const w = config.workload;
   const lease = config.queue.unackTimeoutMs;
   const outstanding = new Set<string>();
+  // An ack found applied after it returned a refusal discharges its message, as the checker counts it.
+  recorder.onReclassified = (ops) => {
+    for (const op of ops) if (op.type === 'ack') outstanding.delete(op.id);
+  };
   const actors = new Map<string, SimActor>();
   const spawn = (name: string, zone: string, reaper: boolean) => {
     const actor = new SimActor(name, zone, world, reaper);
@@ -155,9 +159,8 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
           outcome = outcomeOfError(err, actor.probe);
         }
         if (actor.crashed) return;
-        recorder.end(call, outcome);
-        // An ack that may have been applied discharges the message, as the checker counts it.
-        if (outcome !== 'fail') outstanding.delete(m.id);
+        // An ack that may have been applied (as recorded) discharges the message, as the checker counts it.
+        if (recorder.end(call, outcome) !== 'fail') outstanding.delete(m.id);
       }
     }
   };
@@ -205,6 +208,7 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
   const end = livenessStart + config.phases.livenessMs;
   await kernel.runUntil(end, () => producing <= 0 && outstanding.size === 0);
   finished = true;
+  recorder.seal();
   const endedAt = kernel.now;
   for (const a of actors.values()) a.crash();
   for (const s of struck) s.exposure.finish();

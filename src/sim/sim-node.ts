@@ -2,6 +2,7 @@ import type { ScriptDef } from '../redis/script.js';
 import { SkewedClock } from './actor-time.js';
 import type { Kernel } from './kernel.js';
 import { Keyspace, type Reply, type ScriptMode, type Value } from '../redis/keyspace.js';
+import { writeChanged } from './write-owner.js';
 
 /** One operation a client sends to a node. */
 export type StoreOp =
@@ -63,7 +64,16 @@ export class SimNode {
     this.keyspace = new Keyspace(() => this.clock.now(), scriptMode);
   }
 
+  /** Runs `op` here; tells the call that sent it when it changed data, whatever the reply. */
   apply(op: StoreOp): NodeReply {
+    const keyspace = this.keyspace;
+    const before = keyspace.changes;
+    const reply = this.run(op);
+    if (keyspace.changes !== before) writeChanged(op);
+    return reply;
+  }
+
+  private run(op: StoreOp): NodeReply {
     try {
       if (op.kind === 'cmd') return { ok: true, value: this.keyspace.exec(op.cmd, op.args) };
       if (op.kind === 'script') {

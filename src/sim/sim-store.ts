@@ -1,12 +1,14 @@
 import type { ScriptDef, ScriptReply } from '../redis/script.js';
 import type { RangeLimit, ScoreBound, ScoredMember, Store, ZAddOptions } from '../store/store.js';
 import { formatBound, formatScoreArg } from '../store/store.js';
+import type { CallEffects } from './call-effects.js';
 import type { Connection } from './connection.js';
 import type { Kernel } from './kernel.js';
 import type { Observations } from './observations.js';
 import { isWrite, type NodeReply, type StoreOp } from './sim-node.js';
 import type { Topology } from './topology/topology.js';
 import type { Trace } from './trace.js';
+import { watchWrite } from './write-owner.js';
 
 /** A request that got no answer in time: it may or may not have been applied. */
 export class SimTimeoutError extends Error {
@@ -34,6 +36,8 @@ export class SimReplyError extends Error {
  */
 export class CallProbe {
   mayHaveApplied = false;
+  /** What replicas do with the writes of the recorded call in flight (none between calls: a pop's writes are not an ack's). */
+  effects: CallEffects | null = null;
 }
 
 const REFUSED_BEFORE_APPLY = /^(ECONNREFUSED|READONLY)/;
@@ -85,6 +89,8 @@ export class SimStore implements Store {
 
   private request(op: StoreOp): Promise<ScriptReply> {
     const conn = this.connection;
+    const effects = this.options.probe?.effects;
+    if (effects && isWrite(op)) watchWrite(op, () => effects.note());
     return new Promise((resolve, reject) => {
       let settled = false;
       const finish = (r: NodeReply | 'timeout') => {

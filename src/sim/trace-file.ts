@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { HistoryOp } from '../model/history.js';
 import { parseSimConfig, type Fault, type SimConfig } from './config.js';
 import { familyOf } from './faults/index.js';
+import { RECLASSIFIED } from './history-recorder.js';
 import type { StruckFault } from './run.js';
 import type { TraceEvent } from './trace.js';
 
@@ -48,6 +49,7 @@ export function parseTrace(text: string, file = '<trace>'): TraceContents {
     } else if (e.actor === 'sim' && e.op === 'liveness') livenessStart = e.t;
     else if (e.actor === 'sim' && e.op === 'end') end = e.t;
     else if (e.op === 'history') history.push(e.args as HistoryOp);
+    else if (e.op === RECLASSIFIED) reclassify(history, e);
     else if (e.actor === 'nemesis' && e.op === 'exposure') {
       const a = e.args as { index: number; exposure: StruckFault['exposure'] };
       exposures.set(a.index, a.exposure);
@@ -61,6 +63,14 @@ export function parseTrace(text: string, file = '<trace>'): TraceContents {
     exposure: exposures.get(i) ?? { struck: false, counts: {}, ids: [] },
   }));
   return { config, history, faults, start, livenessStart: livenessStart ?? end, end };
+}
+
+/** A call recorded `fail` that a replica applied later: its operations are `unknown` (HistoryRecorder). */
+function reclassify(history: HistoryOp[], e: TraceEvent): void {
+  const a = e.args as { type: HistoryOp['type']; invokedAt: number; ids: string[] };
+  history.forEach((o, j) => {
+    if (o.process === e.actor && o.type === a.type && o.invokedAt === a.invokedAt && a.ids.includes(o.id)) history[j] = { ...o, outcome: 'unknown' };
+  });
 }
 
 export function readTrace(file: string): TraceContents {

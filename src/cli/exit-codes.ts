@@ -1,3 +1,4 @@
+import { issueLines, type IssueLike } from '../runtime/zod-issues.js';
 import { CliError } from './cli-error.js';
 
 /** The dynoq command's exit codes (README, "Exit codes"). */
@@ -23,9 +24,9 @@ export function describeError(err: unknown): { message: string; code: number } {
     return { message: `dynoq: ${err.message}`, code: EXIT.usage };
   }
   if (err instanceof Error && err.name === 'ZodError' && 'issues' in err) {
-    const issues = (err as { issues: { path: PropertyKey[]; message: string }[] }).issues;
+    const issues = (err as { issues: IssueLike[] }).issues;
     return {
-      message: `dynoq: invalid configuration\n${issues.map((i) => `  - ${i.path.map(String).join('.') || '(top level)'}: ${i.message}`).join('\n')}`,
+      message: `dynoq: invalid configuration\n${issueLines(issues).map((l) => `  - ${l}`).join('\n')}`,
       code: EXIT.usage,
     };
   }

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { issueLines } from '../runtime/zod-issues.js';
 import type { CheckerSettings, HistoryOp, RunPhases } from './history.js';
 
 /**
@@ -72,8 +73,7 @@ export function parseHistoryFile(text: string, file = '<history>', overrides: Pa
     const isRun = typeof json === 'object' && json !== null && (json as { type?: unknown }).type === 'run';
     const parsed = isRun ? runSchema.safeParse(json) : opSchema.safeParse(json);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new HistoryFileError(file, i + 1, `${issue.path.length > 0 ? issue.path.join('.') : '(line)'}: ${issue.message}`);
+      throw new HistoryFileError(file, i + 1, issueLines(parsed.error.issues.slice(0, 1), '(line)')[0]!);
     }
     if (parsed.data.type === 'run') {
       if (run) throw new HistoryFileError(file, i + 1, 'a second run line');

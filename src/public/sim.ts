@@ -2,7 +2,7 @@
  * `dynoq/sim` — the deterministic simulator: run a configuration or a scenario file, load and
  * validate scenarios, read traces, measure the guarantees table.
  */
-export { runSimulation, SIM_EPOCH } from '../sim/run.js';
+export { runSimulation, SIM_EPOCH, SimConfigError } from '../sim/run.js';
 export type { SimResult, StruckFault } from '../sim/run.js';
 export { parseSimConfig, simConfigSchema, faultSchema } from '../sim/config.js';
 export type { SimConfig, SimConfigInput, Fault } from '../sim/config.js';

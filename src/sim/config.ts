@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { issueLines } from '../runtime/zod-issues.js';
+import { SimConfigError } from './sim-config-error.js';
 import { ms, zone } from './faults/atoms.js';
 import { faultSchema } from './faults/index.js';
 
@@ -125,6 +127,9 @@ export const simConfigSchema = z
 export type SimConfigInput = z.input<typeof simConfigSchema>;
 export type SimConfig = z.output<typeof simConfigSchema>;
 
+/** Parses a configuration; a bad field is a SimConfigError naming it, never a raw ZodError. */
 export function parseSimConfig(input: unknown): SimConfig {
-  return simConfigSchema.parse(input);
+  const parsed = simConfigSchema.safeParse(input);
+  if (!parsed.success) throw new SimConfigError(issueLines(parsed.error.issues));
+  return parsed.data;
 }

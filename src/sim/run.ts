@@ -8,17 +8,11 @@ import { configProblems } from './config-problems.js';
 import { HistoryRecorder, outcomeOfError } from './history-recorder.js';
 import type { Rng } from './rng.js';
 import { SIM_EPOCH, SimWorld } from './world.js';
+import { SimConfigError } from './sim-config-error.js';
 
 export { SIM_EPOCH } from './world.js';
+export { SimConfigError } from './sim-config-error.js';
 
-/** A configuration that cannot run as written (a fault aimed at nothing, a fault after the safety phase). */
-export class SimConfigError extends Error {
-  readonly code = 'INVALID_CONFIGURATION';
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid simulation configuration\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'SimConfigError';
-  }
-}
 
 /** One fault as it struck: when, its family, and what it changed. */
 export interface StruckFault {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
+import { issueLines } from '../runtime/zod-issues.js';
 import { PROPERTY_NAMES } from '../model/properties.js';
 import { simConfigSchema, type SimConfig } from './config.js';
 import { configProblems } from './config-problems.js';
@@ -43,10 +44,7 @@ export class ScenarioError extends Error {
 export function parseScenario(input: unknown, file = '<scenario>'): Scenario {
   const parsed = scenarioSchema.safeParse(input);
   if (!parsed.success) {
-    throw new ScenarioError(
-      file,
-      parsed.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(top level)'}: ${i.message}`),
-    );
+    throw new ScenarioError(file, issueLines(parsed.error.issues));
   }
   const problems = configProblems(parsed.data);
   if (problems.length > 0) throw new ScenarioError(file, problems);

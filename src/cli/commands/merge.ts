@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
+import { issueLines } from '../../runtime/zod-issues.js';
 import { PROPERTY_NAMES } from '../../model/properties.js';
 import type { SeedOutcome } from '../../sim/explore.js';
 import { CliError } from '../cli-error.js';
@@ -38,7 +39,7 @@ export function readOutcomes(files: readonly string[]): SeedOutcome[] {
       try {
         parsed = outcomeSchema.parse(JSON.parse(line)) as SeedOutcome;
       } catch (err) {
-        const why = err instanceof z.ZodError ? err.issues.map((x) => `${x.path.join('.') || '(line)'}: ${x.message}`).join('; ') : (err as Error).message;
+        const why = err instanceof z.ZodError ? issueLines(err.issues, '(line)').join('; ') : (err as Error).message;
         throw new CliError(`${file}:${i + 1}: not an explore result (${why})`);
       }
       const seen = bySeed.get(parsed.seed);

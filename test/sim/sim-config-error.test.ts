@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { parseSimConfig, SimConfigError } from '../../src/public/sim.js';
+import { simulate } from '../../src/public/testing.js';
+
+describe('a bad simulation configuration is a SimConfigError naming the field, not a raw ZodError', () => {
+  it('parseSimConfig', () => {
+    expect(() => parseSimConfig({ workload: { messages: -1 } })).toThrow(SimConfigError);
+    expect(() => parseSimConfig({ workload: { messages: -1 } })).toThrow(/^invalid simulation configuration\n {2}- workload\.messages: /);
+  });
+
+  it('simulate', async () => {
+    const err = await simulate({ config: { workload: { messages: -1 } }, seeds: 1 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SimConfigError);
+    expect((err as SimConfigError).problems).toEqual([expect.stringMatching(/^workload\.messages: /)]);
+  });
+});

@@ -12,7 +12,9 @@ import { runSimulation, type SimResult } from '../sim/run.js';
 import { connect } from '../store/connect.js';
 import { IoredisStore } from '../store/ioredis-store.js';
 import type { Store } from '../store/store.js';
+import { RedisUnavailableError, unavailability } from '../store/redis-unavailable.js';
 import { fastCheckReplay, HarnessFailure } from './failure.js';
+import { checkModes, checkQueueOptions, checkRandomFaults, checkRequired, checkSeeds, optionalInteger, optionalString, positiveCount } from './harness-options.js';
 
 /** Where a check runs: a Redis URL (connected with `connect()` and closed afterwards), a client, or a Store. */
 export type RedisTarget = string | Redis | Cluster | Store;
@@ -21,14 +23,57 @@ function isStore(t: RedisTarget): t is Store {
   return typeof (t as Store).runScript === 'function';
 }
 
+/** How a target is named in an error (a URL without its password). */
+function describeTarget(target: RedisTarget): string {
+  if (typeof target !== 'string') return isStore(target) ? 'the given store' : 'the given client';
+  try {
+    const url = new URL(target);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return target;
+  }
+}
+
+/** The harness's own client for a URL; its connection errors are kept (they say why, e.g. ECONNREFUSED) instead of logged. */
+function ownClient(url: string): { client: Redis | Cluster; seen: { error?: Error } } {
+  const client = connect(url);
+  const seen: { error?: Error } = {};
+  client.on('error', (err: Error) => {
+    seen.error = err;
+  });
+  return { client, seen };
+}
+
+/** One harmless read first, so that an unusable Redis is a RedisUnavailableError before any check runs. */
+async function reachable(target: RedisTarget, ping: () => Promise<unknown>, seen: { error?: Error } = {}): Promise<void> {
+  try {
+    await ping();
+  } catch (err) {
+    throw new RedisUnavailableError(describeTarget(target), seen.error ?? err);
+  }
+}
+
+/**
+ * A check's failure: Redis becoming unusable mid-run is a RedisUnavailableError (with the error
+ * seen as cause); anything else is the thing under test disagreeing.
+ */
+function failureOf(target: RedisTarget, err: unknown, disagreement: () => HarnessFailure): Error {
+  const cause = unavailability(err);
+  return cause ? new RedisUnavailableError(describeTarget(target), cause) : disagreement();
+}
+
 async function withStore<T>(target: RedisTarget, fn: (store: Store, isCluster: boolean) => Promise<T>): Promise<T> {
   if (isStore(target)) {
     const client = (target as Partial<IoredisStore>).client as { isCluster?: boolean } | undefined;
+    await reachable(target, () => target.time());
     return fn(target, client?.isCluster === true);
   }
-  const client = typeof target === 'string' ? connect(target) : target;
+  const { client, seen } = typeof target === 'string' ? ownClient(target) : { client: target, seen: {} };
   try {
-    return await fn(new IoredisStore(client), client.isCluster === true);
+    const store = new IoredisStore(client);
+    await reachable(target, () => store.time(), seen);
+    return await fn(store, client.isCluster === true);
   } finally {
     if (typeof target === 'string') client.disconnect();
   }
@@ -83,8 +128,13 @@ export interface CheckOutcome {
  */
 export async function checkAgainstModel(options: CheckAgainstModelOptions): Promise<CheckOutcome[]> {
   const { modelCheck } = await load('checkAgainstModel', () => import('../harness/model-check.js'));
-  const modes = options.modes ?? ['atomic'];
-  const runs = options.runs ?? 100;
+  const modes = checkModes(options.modes ?? ['atomic']);
+  const runs = positiveCount('runs', options.runs ?? 100);
+  optionalInteger('seed', options.seed);
+  optionalString('path', options.path);
+  optionalString('replayPath', options.replayPath);
+  optionalString('namePrefix', options.namePrefix);
+  const queue = checkQueueOptions(options.queue ?? {});
   return withStore(options.redis, async (store, isCluster) => {
     const outcomes: CheckOutcome[] = [];
     for (const mode of modes) {
@@ -96,18 +146,23 @@ export async function checkAgainstModel(options: CheckAgainstModelOptions): Prom
           ...(options.path !== undefined ? { path: options.path } : {}),
           ...(options.replayPath !== undefined ? { replayPath: options.replayPath } : {}),
           namePrefix: options.namePrefix ?? `dynoq-check-${process.pid}-`,
-          queueOptions: { hashTag: isCluster, ...options.queue },
+          queueOptions: { hashTag: isCluster, ...queue },
           setup: () => ({ store, run: (p) => p }),
         });
       } catch (err) {
         const { seed, path, replayPath, report } = fastCheckReplay(err);
         const again = [`seed: ${seed}`, `path: '${path}'`, ...(replayPath !== undefined ? [`replayPath: '${replayPath}'`] : [])].join(', ');
-        throw new HarnessFailure(
-          `${mode} queue disagrees with the model\n${report}`,
-          seed,
-          path,
-          replayPath,
-          seed === undefined ? 'run again with the same options' : `checkAgainstModel({ ...sameOptions, modes: ['${mode}'], ${again} })`,
+        throw failureOf(
+          options.redis,
+          err,
+          () =>
+            new HarnessFailure(
+              `${mode} queue disagrees with the model\n${report}`,
+              seed,
+              path,
+              replayPath,
+              seed === undefined ? 'run again with the same options' : `checkAgainstModel({ ...sameOptions, modes: ['${mode}'], ${again} })`,
+            ),
         );
       }
       outcomes.push({ mode, runs });
@@ -134,9 +189,13 @@ export interface CompareWithRedisOptions {
  */
 export async function compareWithRedis(options: CompareWithRedisOptions): Promise<void> {
   const { differential } = await load('compareWithRedis', () => import('./differential.js'));
+  if (options.runs !== undefined) positiveCount('runs', options.runs);
+  optionalInteger('seed', options.seed);
+  optionalString('path', options.path);
   const target = options.redis;
-  const client = typeof target === 'string' ? connect(target) : target instanceof IoredisStore ? target.client : target;
+  const { client, seen } = typeof target === 'string' ? ownClient(target) : { client: target instanceof IoredisStore ? target.client : target, seen: {} };
   try {
+    await reachable(target, () => client.ping(), seen);
     await differential({
       client,
       ...(options.runs !== undefined ? { runs: options.runs } : {}),
@@ -145,13 +204,19 @@ export async function compareWithRedis(options: CompareWithRedisOptions): Promis
       ...(options.scripts !== undefined ? { scripts: options.scripts } : {}),
     });
   } catch (err) {
+    if (err instanceof RedisUnavailableError) throw err;
     const { seed, path, report } = fastCheckReplay(err);
-    throw new HarnessFailure(
-      `the simulated keyspace and this Redis differ\n${report}`,
-      seed,
-      path,
-      undefined,
-      seed === undefined ? 'run again with the same options' : `compareWithRedis({ ...sameOptions, seed: ${seed}, path: '${path}' })`,
+    throw failureOf(
+      target,
+      err,
+      () =>
+        new HarnessFailure(
+          `the simulated keyspace and this Redis differ\n${report}`,
+          seed,
+          path,
+          undefined,
+          seed === undefined ? 'run again with the same options' : `compareWithRedis({ ...sameOptions, seed: ${seed}, path: '${path}' })`,
+        ),
     );
   } finally {
     if (typeof target === 'string') client.disconnect();
@@ -182,16 +247,22 @@ export interface SimulateOptions {
  */
 export async function simulate(options: SimulateOptions = {}): Promise<SimResult[]> {
   const base = parseSimConfig(options.config ?? {});
-  const seeds =
-    options.seeds === undefined ? [base.seed] : typeof options.seeds === 'number' ? Array.from({ length: options.seeds }, (_, i) => `${base.seed}-${i}`) : options.seeds;
-  const required = options.require ?? PROPERTY_NAMES;
-  const results: SimResult[] = [];
-  for (const seed of seeds) {
+  const asked = options.seeds === undefined ? undefined : checkSeeds(options.seeds);
+  const seeds = asked === undefined ? [base.seed] : typeof asked === 'number' ? Array.from({ length: asked }, (_, i) => `${base.seed}-${i}`) : asked;
+  const required = checkRequired(options.require ?? PROPERTY_NAMES);
+  const randomFaults = options.randomFaults === undefined ? undefined : checkRandomFaults(options.randomFaults);
+  optionalString('failuresDir', options.failuresDir);
+  // Every seed's configuration is parsed before the first run, so that a bad one refuses them all.
+  const configs = seeds.map((seed) => {
     const faults =
-      options.randomFaults !== undefined
-        ? generateFaults(new Rng(seed, 'simulate').stream('faults'), { count: options.randomFaults, safetyMs: base.phases.safetyMs, config: base })
+      randomFaults !== undefined
+        ? generateFaults(new Rng(seed, 'simulate').stream('faults'), { count: randomFaults, safetyMs: base.phases.safetyMs, config: base })
         : base.faults;
-    const config = parseSimConfig({ ...base, seed, faults });
+    return parseSimConfig({ ...base, seed, faults });
+  });
+  const results: SimResult[] = [];
+  for (const config of configs) {
+    const { seed } = config;
     const result = await runSimulation(config);
     results.push(result);
     const broken = required.filter((p) => !result.report.properties[p]);

@@ -4,6 +4,7 @@ import type { CheckerSettings, RunPhases } from '../model/history.js';
 import { judgeHistory } from '../model/judge.js';
 import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../model/properties.js';
 import { HarnessFailure } from './failure.js';
+import { checkRequired } from './harness-options.js';
 
 export interface JudgeOptions extends Partial<RunPhases & CheckerSettings> {
   /** Properties that must hold (default: every property). */
@@ -16,7 +17,8 @@ export interface JudgeOptions extends Partial<RunPhases & CheckerSettings> {
  * HarnessFailure naming the first violation otherwise, and with HistoryFileError on bad input.
  */
 export async function judge(file: string, options: JudgeOptions = {}): Promise<CheckReport> {
-  const { require: required = PROPERTY_NAMES, ...overrides } = options;
+  const { require: asked = PROPERTY_NAMES, ...overrides } = options;
+  const required = checkRequired(asked);
   const { report } = judgeHistory(await readFile(file, 'utf8'), overrides, file);
   const broken = required.filter((p) => !report.properties[p]);
   if (broken.length > 0) {

@@ -1,0 +1,109 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../../src/queue/errors.js';
+import { checkAgainstModel, compareWithRedis, HarnessFailure, judge, RedisUnavailableError, simulate } from '../../src/public/testing.js';
+import { connect } from '../../src/store/connect.js';
+import { IoredisStore } from '../../src/store/ioredis-store.js';
+import type { Store } from '../../src/store/store.js';
+import { redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
+
+/** Port 1 on loopback: nothing listens there, so a connection is refused at once. */
+const NOBODY = 'redis://127.0.0.1:1';
+
+async function thrown(p: Promise<unknown>): Promise<Error> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(Error);
+  expect(err).not.toBeInstanceOf(HarnessFailure);
+  return err as Error;
+}
+
+describe('dynoq/testing: a mistake in the options is an argument error, raised before anything runs', () => {
+  it.each([
+    ['checkAgainstModel runs: 0', () => checkAgainstModel({ redis: NOBODY, runs: 0 }), /invalid runs: must be a whole number ≥ 1, got 0/],
+    ['checkAgainstModel runs: 1.5', () => checkAgainstModel({ redis: NOBODY, runs: 1.5 }), /invalid runs/],
+    ['checkAgainstModel modes: bogus', () => checkAgainstModel({ redis: NOBODY, modes: ['bogus' as never] }), /invalid modes: "bogus" is not one of atomic, legacy/],
+    ['checkAgainstModel modes: []', () => checkAgainstModel({ redis: NOBODY, modes: [] }), /invalid modes: must be a non-empty list/],
+    ['checkAgainstModel queue: unknown key', () => checkAgainstModel({ redis: NOBODY, queue: { bogus: 1 } as never }), /invalid queue: bogus cannot be set for the check/],
+    ['checkAgainstModel queue: bad value', () => checkAgainstModel({ redis: NOBODY, queue: { reaperBatch: -1 } }), /invalid option reaperBatch/],
+    ['compareWithRedis runs: -1', () => compareWithRedis({ redis: NOBODY, runs: -1 }), /invalid runs/],
+    ['simulate seeds: 0', () => simulate({ seeds: 0 }), /invalid seeds: must be a whole number ≥ 1, got 0/],
+    ['simulate seeds: -1', () => simulate({ seeds: -1 }), /invalid seeds/],
+    ['simulate seeds: []', () => simulate({ seeds: [] }), /invalid seeds/],
+    ['simulate seeds: [""]', () => simulate({ seeds: [''] }), /every seed must be a non-empty string/],
+    ['simulate require: bogus', () => simulate({ seeds: 1, require: ['bogus' as never] }), /invalid require: "bogus" is not one of atLeastOnce/],
+    ['simulate randomFaults: -1', () => simulate({ seeds: 1, randomFaults: -1 }), /invalid randomFaults/],
+    ['judge require: bogus', () => judge('no-such-file.jsonl', { require: ['bogus' as never] }), /invalid require/],
+  ])('%s', async (_, call, message) => {
+    const err = await thrown(call());
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect(err.message).toMatch(message);
+  });
+});
+
+describe('dynoq/testing: an unusable Redis is a RedisUnavailableError with the cause, not a verdict', () => {
+  it.each([
+    ['checkAgainstModel', () => checkAgainstModel({ redis: NOBODY, runs: 2 })],
+    ['compareWithRedis', () => compareWithRedis({ redis: NOBODY, runs: 1 })],
+  ])('%s on a refused connection', async (_, call) => {
+    const err = await thrown(call());
+    expect(err).toBeInstanceOf(RedisUnavailableError);
+    expect(err.message).toContain('cannot use the Redis at redis://127.0.0.1:1: connect ECONNREFUSED');
+    expect((err.cause as { code?: string }).code).toBe('ECONNREFUSED');
+  }, 20_000);
+
+  describe.runIf(redisServerBinary() !== null)('Redis lost in the middle of a check', () => {
+    let server: RedisServer;
+    beforeAll(async () => {
+      server = await startRedisServer();
+    });
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    it('checkAgainstModel: a connection closing mid-run is not a disagreement', async () => {
+      const client = connect(server.url);
+      try {
+        const real = new IoredisStore(client);
+        let scripts = 0;
+        // The preflight read works; the third script call finds the connection closed.
+        const dying: Store = new Proxy(real, {
+          get(target, prop, receiver) {
+            if (prop === 'runScript') {
+              return (script: never, keys: readonly string[], args: readonly string[]) =>
+                ++scripts > 2 ? Promise.reject(new Error('Connection is closed.')) : target.runScript(script, keys, args);
+            }
+            const v = Reflect.get(target, prop, receiver) as unknown;
+            return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+          },
+        });
+        const err = await thrown(checkAgainstModel({ redis: dying, runs: 5 }));
+        expect(err).toBeInstanceOf(RedisUnavailableError);
+        expect((err.cause as Error).message).toBe('Connection is closed.');
+      } finally {
+        client.disconnect();
+      }
+    }, 60_000);
+
+    it('compareWithRedis: a client that times out mid-run is not a difference', async () => {
+      const client = connect(server.url);
+      try {
+        let calls = 0;
+        const dying = new Proxy(client, {
+          get(target, prop, receiver) {
+            if (prop === 'call') return (...args: [string, ...string[]]) => (++calls > 3 ? Promise.reject(new Error('Command timed out')) : target.call(...args));
+            const v = Reflect.get(target, prop, receiver) as unknown;
+            return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+          },
+        }) as Redis;
+        const err = await thrown(compareWithRedis({ redis: dying, runs: 5, scripts: false }));
+        expect(err).toBeInstanceOf(RedisUnavailableError);
+        expect((err.cause as Error).message).toBe('Command timed out');
+      } finally {
+        client.disconnect();
+      }
+    }, 60_000);
+  });
+});

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { issueLines } from '../runtime/zod-issues.js';
+import { issueLines, type IssueLike } from '../runtime/zod-issues.js';
 import type { CheckerSettings, HistoryOp, RunPhases } from './history.js';
 
 /**
@@ -51,6 +51,22 @@ export class HistoryFileError extends Error {
   }
 }
 
+function firstIssue(issues: readonly IssueLike[], whole = '(line)'): string {
+  return issueLines(issues.slice(0, 1), whole)[0]!;
+}
+
+/**
+ * One operation in the history format (a history file's line, a trace's history event): the
+ * operation, or what is wrong with it in one line naming the field (`whole` names the operation itself).
+ */
+export function parseHistoryOp(json: unknown, whole = '(line)'): HistoryOp | string {
+  const parsed = opSchema.safeParse(json);
+  if (!parsed.success) return firstIssue(parsed.error.issues, whole);
+  const op = parsed.data as HistoryOp;
+  if (op.completedAt < op.invokedAt) return `completedAt ${op.completedAt} is before invokedAt ${op.invokedAt}`;
+  return op;
+}
+
 export const DEFAULT_JUDGE_SETTINGS: CheckerSettings = { reaperIntervalMs: 1_000, recoveryBoundMs: 5_000 };
 
 /**
@@ -71,16 +87,14 @@ export function parseHistoryFile(text: string, file = '<history>', overrides: Pa
       throw new HistoryFileError(file, i + 1, 'not JSON');
     }
     const isRun = typeof json === 'object' && json !== null && (json as { type?: unknown }).type === 'run';
-    const parsed = isRun ? runSchema.safeParse(json) : opSchema.safeParse(json);
-    if (!parsed.success) {
-      throw new HistoryFileError(file, i + 1, issueLines(parsed.error.issues.slice(0, 1), '(line)')[0]!);
-    }
-    if (parsed.data.type === 'run') {
+    if (isRun) {
+      const parsed = runSchema.safeParse(json);
+      if (!parsed.success) throw new HistoryFileError(file, i + 1, firstIssue(parsed.error.issues));
       if (run) throw new HistoryFileError(file, i + 1, 'a second run line');
       run = parsed.data;
     } else {
-      const op = parsed.data as HistoryOp;
-      if (op.completedAt < op.invokedAt) throw new HistoryFileError(file, i + 1, `completedAt ${op.completedAt} is before invokedAt ${op.invokedAt}`);
+      const op = parseHistoryOp(json);
+      if (typeof op === 'string') throw new HistoryFileError(file, i + 1, op);
       history.push(op);
     }
   }

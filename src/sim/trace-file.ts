@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { HistoryOp } from '../model/history.js';
+import { parseHistoryOp } from '../model/history-file.js';
 import { parseSimConfig, type Fault, type SimConfig } from './config.js';
 import { familyOf } from './faults/index.js';
 import { RECLASSIFIED } from './history-recorder.js';
 import type { StruckFault } from './run.js';
+import { SimConfigError } from './sim-config-error.js';
 import type { TraceEvent } from './trace.js';
 
 /** What a trace file holds, read back: enough to judge and draw the run without re-running it. */
@@ -25,6 +27,16 @@ export class TraceFileError extends Error {
   }
 }
 
+/** The start event's configuration; a bad one is this trace's error, on one line. */
+function startConfig(args: unknown, file: string, line: number): SimConfig {
+  try {
+    return parseSimConfig((args as { config?: unknown } | null)?.config ?? {});
+  } catch (err) {
+    if (err instanceof SimConfigError) throw new TraceFileError(file, `line ${line}: start event config ${err.problems.join('; ')}`);
+    throw err;
+  }
+}
+
 export function parseTrace(text: string, file = '<trace>'): TraceContents {
   let config: SimConfig | undefined;
   let start = 0;
@@ -43,13 +55,20 @@ export function parseTrace(text: string, file = '<trace>'): TraceContents {
     } catch {
       throw new TraceFileError(file, `line ${i + 1} is not JSON`);
     }
+    if (typeof e !== 'object' || e === null || typeof e.actor !== 'string' || typeof e.op !== 'string') {
+      throw new TraceFileError(file, `line ${i + 1} is not a trace event ({t, actor, op, args})`);
+    }
     if (e.actor === 'sim' && e.op === 'start') {
-      config = parseSimConfig((e.args as { config?: unknown }).config ?? {});
+      config = startConfig(e.args, file, i + 1);
       start = e.t;
     } else if (e.actor === 'sim' && e.op === 'liveness') livenessStart = e.t;
     else if (e.actor === 'sim' && e.op === 'end') end = e.t;
-    else if (e.op === 'history') history.push(e.args as HistoryOp);
-    else if (e.op === RECLASSIFIED) reclassify(history, e);
+    else if (e.op === 'history') {
+      // Judged as a history file's line is: a bad event would otherwise crash the checker or be judged as garbage.
+      const op = parseHistoryOp(e.args, 'args');
+      if (typeof op === 'string') throw new TraceFileError(file, `line ${i + 1}: history event ${op}`);
+      history.push(op);
+    } else if (e.op === RECLASSIFIED) reclassify(history, e, file, i + 1);
     else if (e.actor === 'nemesis' && e.op === 'exposure') {
       const a = e.args as { index: number; exposure: StruckFault['exposure'] };
       exposures.set(a.index, a.exposure);
@@ -66,10 +85,14 @@ export function parseTrace(text: string, file = '<trace>'): TraceContents {
 }
 
 /** A call recorded `fail` that a replica applied later: its operations are `unknown` (HistoryRecorder). */
-function reclassify(history: HistoryOp[], e: TraceEvent): void {
-  const a = e.args as { type: HistoryOp['type']; invokedAt: number; ids: string[] };
+function reclassify(history: HistoryOp[], e: TraceEvent, file: string, line: number): void {
+  const a = e.args as { type?: unknown; invokedAt?: unknown; ids?: unknown } | null;
+  if (!a || typeof a.type !== 'string' || typeof a.invokedAt !== 'number' || !Array.isArray(a.ids)) {
+    throw new TraceFileError(file, `line ${line}: ${RECLASSIFIED} event args: expected {type, invokedAt, ids}`);
+  }
+  const ids = a.ids as unknown[];
   history.forEach((o, j) => {
-    if (o.process === e.actor && o.type === a.type && o.invokedAt === a.invokedAt && a.ids.includes(o.id)) history[j] = { ...o, outcome: 'unknown' };
+    if (o.process === e.actor && o.type === a.type && o.invokedAt === a.invokedAt && ids.includes(o.id)) history[j] = { ...o, outcome: 'unknown' };
   });
 }
 

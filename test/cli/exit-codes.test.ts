@@ -1,32 +1,16 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatEta } from '../../src/cli/progress.js';
+import { dynoq, root } from '../support/dynoq-cli.js';
 
 /**
  * The dynoq command as CI sees it: exit codes (0 held/matched, 1 violated/differed, 2 bad input or
  * usage), --json on stdout only, one-line errors. Runs src/cli/main.ts through tsx, so no build is needed.
  */
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
-const main = join(root, 'src', 'cli', 'main.ts');
 const scenario = join(root, 'scenarios', 'consumer-crash-unack-recovery.json');
 const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
-
-function dynoq(args: readonly string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [tsxCli, main, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
 
 describe('dynoq exit codes and output', () => {
   const cwd = mkdtempSync(join(tmpdir(), 'dynoq-cli-'));

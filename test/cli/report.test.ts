@@ -1,0 +1,53 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSimulation } from '../../src/sim/run.js';
+import { loadScenario, scenarioConfig } from '../../src/sim/scenario.js';
+import { dynoq, root } from '../support/dynoq-cli.js';
+
+/** `dynoq report TRACE`: a trace is validated like a history file, and the exit code is the verdict's. */
+describe('dynoq report', () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'dynoq-report-'));
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+  async function traceOf(scenario: string, file: string): Promise<string> {
+    const result = await runSimulation({ ...scenarioConfig(loadScenario(join(root, 'scenarios', scenario))), keepTrace: true });
+    writeFileSync(join(cwd, file), result.traceText!);
+    return file;
+  }
+
+  let held: string;
+  let violated: string;
+  beforeAll(async () => {
+    held = await traceOf('consumer-crash-unack-recovery.json', 'held.jsonl');
+    violated = await traceOf('primary-crash-loses-pushes.json', 'violated.jsonl');
+  }, 60_000);
+
+  /** The trace with every history event's args changed by `edit`; the first such line's number. */
+  function edited(name: string, edit: (args: Record<string, unknown>) => unknown): { file: string; line: number } {
+    const lines = readFileSync(join(cwd, held), 'utf8').split('\n');
+    let first = 0;
+    const out = lines.map((l, i) => {
+      if (!l.includes('"op":"history"')) return l;
+      if (first === 0) first = i + 1;
+      const e = JSON.parse(l) as { args: Record<string, unknown> };
+      return JSON.stringify({ ...e, args: edit(e.args) });
+    });
+    writeFileSync(join(cwd, name), out.join('\n'));
+    return { file: name, line: first };
+  }
+
+  it.each([
+    ['args null', () => null, /history event args: Invalid input: expected object, received null/],
+    ['type "weird"', (a: Record<string, unknown>) => ({ ...a, type: 'weird' }), /history event type: /],
+    ['completedAt before invokedAt', (a: Record<string, unknown>) => ({ ...a, completedAt: -1 }), /history event completedAt -1 is before invokedAt/],
+  ])('a history event with %s: exit 2, one line naming the line, no stack', async (_, edit, reason) => {
+    const { file, line } = edited(`bad-${_.replace(/\W+/g, '-')}.jsonl`, edit);
+    const r = await dynoq(['report', file, '--html', 'bad.html'], cwd);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`^dynoq: ${file}: line ${line}: `));
+    expect(r.stderr).toMatch(reason);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});

@@ -159,7 +159,7 @@ program
 
 program
   .command('report')
-  .description('Judge a trace file (from dynoq sim --trace) again and draw it as a self-contained HTML timeline')
+  .description('Judge a trace file (from dynoq sim --trace) again and draw it as a self-contained HTML timeline; exit 1 when its history violates a property')
   .argument('<trace>', 'a trace file written by dynoq sim --trace')
   .requiredOption('--html <file>', 'where the HTML goes (its folder is created)')
   .action((trace: string, opts) => run(false, async () => (await import('./commands/report.js')).reportCommand(trace, opts))());

@@ -50,4 +50,11 @@ describe('dynoq report', () => {
     expect(r.stderr).toMatch(reason);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  it('exit 0 when the reported history kept every property, 1 when it violated one (as judge and sim)', async () => {
+    expect((await dynoq(['report', held, '--html', 'held.html'], cwd)).code).toBe(0);
+    const r = await dynoq(['report', violated, '--html', 'violated.html'], cwd);
+    expect(r.stdout).toMatch(/report written to violated\.html .*violations\)/);
+    expect(r.code).toBe(1);
+  });
 });

@@ -2,10 +2,11 @@ import { checkHistory } from '../../model/checker.js';
 import { renderHtmlReport } from '../../report/html-report.js';
 import { readTrace } from '../../sim/trace-file.js';
 import { SIM_EPOCH, type SimResult } from '../../sim/run.js';
+import { EXIT } from '../exit-codes.js';
 import { writeOutput } from '../output.js';
 import { sha256File } from '../sha256-file.js';
 
-/** `dynoq report TRACE --html out.html`: judge a trace file again and draw it. */
+/** `dynoq report TRACE --html out.html`: judge a trace file again and draw it; exit 1 when it violates a property. */
 export function reportCommand(file: string, flags: { html: string }): number {
   const t = readTrace(file);
   const report = checkHistory(t.history, { livenessStart: t.livenessStart, end: t.end }, {
@@ -17,7 +18,8 @@ export function reportCommand(file: string, flags: { html: string }): number {
     renderHtmlReport({ title: `trace ${file}`, config: t.config, history: t.history, faults: t.faults, report, start: t.start, livenessStart: t.livenessStart, end: t.end, traceHash: sha256File(file) }),
   );
   console.log(`report written to ${flags.html} (${t.history.length} history events, ${report.violations.filter((v) => v.kind !== 'duplicate').length} violations)`);
-  return 0;
+  // The verdict's exit code, as judge gives for the same history (README: 1 = a property was violated).
+  return Object.values(report.properties).every(Boolean) ? EXIT.ok : EXIT.violated;
 }
 
 /** The same picture straight from a run (dynoq sim --html). */

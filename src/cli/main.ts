@@ -54,7 +54,8 @@ const program = new Command()
   .description('A Dyno-queues port on Redis and a deterministic simulator that measures what it guarantees.')
   .version(packageVersion(), '-V, --version', 'print the version')
   .exitOverride()
-  .showHelpAfterError()
+  // A usage error is one line (README); the help it would drown in is one command away.
+  .showHelpAfterError('(see dynoq --help)')
   .addHelpText(
     'after',
     '\nExit codes: 0 every property held / replay matched · 1 a property violated or a replay differed · 2 bad input or usage · 3 internal error.\nWith --json, stdout carries exactly one JSON document; progress and notes go to stderr.',
@@ -169,6 +170,8 @@ program
   .description('Print the JSON Schema of scenario files (for editors)')
   .option('--out <file>', 'write it to a file instead')
   .action((opts) => run(false, async () => (await import('./commands/schema.js')).schemaCommand(opts))());
+
+for (const command of program.commands) command.showHelpAfterError(`(see dynoq ${command.name()} --help)`);
 
 try {
   await program.parseAsync(process.argv);

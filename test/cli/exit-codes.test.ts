@@ -28,10 +28,13 @@ describe('dynoq exit codes and output', () => {
     [['sim', '--mode', 'fast']],
     [['check']],
     [['explore']],
-  ])('usage error %j: exit 2', async (args) => {
+  ])('usage error %j: exit 2, one line and a pointer to the help (not the help itself)', async (args) => {
     const r = await dynoq(args, cwd);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
+    const lines = r.stderr.trim().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(2);
+    if (lines.length === 2) expect(lines[1]).toBe(args[0] === 'no-such-command' ? '(see dynoq --help)' : `(see dynoq ${args[0]} --help)`);
   });
 
   it.each([

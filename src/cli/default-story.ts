@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../model/properties.js';
-import type { SimConfigInput } from '../sim/config.js';
+import type { SimConfig, SimConfigInput } from '../sim/config.js';
 import { classifyFindings, mechanismCounts } from '../sim/mechanisms.js';
 import type { SimResult } from '../sim/run.js';
 
@@ -26,13 +26,14 @@ const base = (mode: 'legacy' | 'atomic', extra: Partial<SimConfigInput> = {}): S
 
 const skew: SimConfigInput['faults'] = [{ at: 0, kind: 'clock-skew', target: 'consumer-3', offsetMs: 1_900 }];
 
-export const DEFAULT_STORY: readonly { title: string; config: SimConfigInput }[] = [
-  { title: 'legacy (Dyno-queues v1): lag, zone b crashes at 2 s and returns at 6 s', config: base('legacy') },
-  { title: 'atomic: the same workload and faults', config: base('atomic') },
-  { title: 'legacy with a consumer clock 1.9 s ahead (lease 2 s)', config: base('legacy', { faults: skew }) },
-  { title: 'atomic with the same skew, client time', config: base('atomic', { faults: skew }) },
+/** Each run of the story: its configuration and what it shows besides the queue mode. */
+export const DEFAULT_STORY: readonly { what: string; config: SimConfigInput }[] = [
+  { what: 'lag, zone b crashes at 2 s and returns at 6 s', config: base('legacy') },
+  { what: 'the same workload and faults', config: base('atomic') },
+  { what: 'a consumer clock 1.9 s ahead (lease 2 s)', config: base('legacy', { faults: skew }) },
+  { what: 'the same skew, client time', config: base('atomic', { faults: skew }) },
   {
-    title: 'atomic with the same skew, server time (on a Redis primary: refused on Dynomite)',
+    what: 'the same skew, server time (on a Redis primary: refused on Dynomite)',
     config: base('atomic', {
       topology: { kind: 'primary-replica', zones: ['a', 'b', 'c'] },
       faults: skew,
@@ -40,6 +41,12 @@ export const DEFAULT_STORY: readonly { title: string; config: SimConfigInput }[]
     }),
   },
 ];
+
+/** A story run's title, from the configuration that actually ran (`--mode` and `--topology` change it). */
+export function storyTitle(config: SimConfig, what: string): string {
+  const mode = config.queue.mode === 'legacy' ? 'legacy (Dyno-queues v1)' : 'atomic';
+  return `${mode} on ${config.topology.kind}: ${what}`;
+}
 
 /** A scenario under scenarios/ whose recorded mechanism is `key`, if the folder is at hand. */
 function scenarioShowing(key: string): string | null {

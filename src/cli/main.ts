@@ -13,6 +13,12 @@ function shardArg(value: string): { index: number; count: number } {
   return shard;
 }
 
+/** A seed names a run: an empty one would silently fall back to the default (sim) or make seeds "-0", "-1"… (explore). */
+function seedArg(value: string): string {
+  if (value.trim() === '') throw new InvalidArgumentError('a seed must not be empty');
+  return value;
+}
+
 function positiveInt(name: string) {
   return (value: string): number => {
     const n = Number(value);
@@ -65,7 +71,7 @@ program
   .command('sim')
   .description('Run one simulation (a scenario file, a named configuration, or the default story) and judge its history; exit 1 when a property is violated (a scenario: one it expects to hold)')
   .argument('[scenario]', 'a scenario JSON file (see scenarios/)')
-  .option('--seed <seed>', 'seed of the run (printed first; the same seed replays the same run)')
+  .option('--seed <seed>', 'seed of the run (printed first; the same seed replays the same run)', seedArg)
   .option('--configuration <name>', 'a configuration of the guarantees table (see docs/GUARANTEES.md)')
   .addOption(new Option('--mode <mode>', 'queue mode').choices(['atomic', 'legacy']))
   .addOption(new Option('--topology <kind>', 'simulated topology').choices(['dynomite', 'primary-replica']))
@@ -93,7 +99,7 @@ program
   .description('Swarm exploration: random configurations and fault schedules; each violation is shrunk and written as a scenario (exit 1 when one is found)')
   .option('--time <duration>', 'wall-clock budget, e.g. 60s or 5m', parseDuration)
   .option('--runs <n>', "number of seeds to try (with --shard: this shard's own; N shards of --runs R cover seeds 0…N·R-1)", positiveInt('--runs'))
-  .option('--seed <seed>', 'base seed; seed i is <seed>-<i>', 'explore')
+  .option('--seed <seed>', 'base seed; seed i is <seed>-<i>', seedArg, 'explore')
   .option('--from <scenario>', "explore around this scenario's topology, queue and workload (new seeds and fault schedules)")
   .option('--out <dir>', 'where found scenarios go', 'scenarios/found')
   .option('--jobs <n>', 'worker threads (default 1; give the number of cores to use them all)', positiveInt('--jobs'))

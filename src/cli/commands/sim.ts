@@ -5,7 +5,7 @@ import { runSimulation, SIM_EPOCH, type SimResult } from '../../sim/run.js';
 import { loadScenario, scenarioConfig, type Scenario } from '../../sim/scenario.js';
 import { formatSummary } from '../summary.js';
 import { CliError } from '../cli-error.js';
-import { DEFAULT_STORY, formatStoryTable } from '../default-story.js';
+import { DEFAULT_STORY, formatStoryTable, storyTitle } from '../default-story.js';
 import { emitJson, writeOutput } from '../output.js';
 import { writeRunReport } from './report.js';
 
@@ -27,12 +27,14 @@ export interface SimFlags {
 function configsFor(file: string | undefined, flags: SimFlags): { title: string; config: SimConfig; scenario?: Scenario }[] {
   const override = (input: SimConfigInput): SimConfigInput => ({
     ...input,
-    ...(flags.seed ? { seed: flags.seed } : {}),
+    ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
     queue: { ...input.queue, ...(flags.mode ? { mode: flags.mode } : {}) },
     topology: { ...input.topology, ...(flags.topology ? { kind: flags.topology } : {}) },
     workload: { ...input.workload, ...(flags.messages !== undefined ? { messages: flags.messages } : {}) },
     keepTrace: Boolean(flags.trace),
   });
+  // A scenario fixes its own set-up: which one a --configuration beside it meant cannot be guessed.
+  if (file && flags.configuration) throw new CliError(`give a scenario file or --configuration, not both (got ${file} and --configuration ${flags.configuration})`);
   if (file) {
     const scenario = loadScenario(file);
     return [{ title: `${scenario.name}: ${scenario.description}`, config: parseSimConfig(override(scenarioConfig(scenario))), scenario }];
@@ -43,7 +45,10 @@ function configsFor(file: string | undefined, flags: SimFlags): { title: string;
     const seed = flags.seed ?? '1';
     return [{ title: named.name, config: parseSimConfig(override(configurationRun(named, seed))) }];
   }
-  return DEFAULT_STORY.map((s) => ({ title: s.title, config: parseSimConfig(override(s.config)) }));
+  return DEFAULT_STORY.map((s) => {
+    const config = parseSimConfig(override(s.config));
+    return { title: storyTitle(config, s.what), config };
+  });
 }
 
 /** Exit code: 1 when a property is violated (for a scenario file: a property it expects to hold). */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CliError } from './cli-error.js';
 import { EXIT, describeError } from './exit-codes.js';
-import { enableJsonMode } from './output.js';
+import { emitJsonError, enableJsonMode, isJsonMode } from './output.js';
 
 // Commands are loaded when they run, so that `dynoq --version` and `--help` start fast.
 
@@ -179,6 +179,13 @@ program
 
 for (const command of program.commands) command.showHelpAfterError(`(see dynoq ${command.name()} --help)`);
 
+/** Whether this invocation asked for --json on a command that has it (a usage error strikes before the command runs). */
+function jsonAsked(): boolean {
+  const args = process.argv.slice(2);
+  const command = program.commands.find((c) => c.name() === args[0]);
+  return isJsonMode() || (command !== undefined && command.options.some((o) => o.long === '--json') && args.includes('--json'));
+}
+
 try {
   await program.parseAsync(process.argv);
   process.exitCode = exitCode;
@@ -186,9 +193,11 @@ try {
   if (err instanceof CommanderError) {
     // Help and --version exit 0; every other commander error is a usage error (its message is printed).
     process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    if (process.exitCode !== EXIT.ok && jsonAsked()) emitJsonError(err.message.replace(/^error: /, ''), EXIT.usage);
   } else {
     const { message, code } = describeError(err);
     console.error(message);
     process.exitCode = code;
+    if (jsonAsked()) emitJsonError(message.replace(/^dynoq: /, ''), code);
   }
 }

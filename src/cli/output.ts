@@ -18,9 +18,17 @@ export function isJsonMode(): boolean {
   return jsonMode;
 }
 
+let emitted = false;
+
 /** The one JSON document of a `--json` run. */
 export function emitJson(doc: unknown): void {
+  emitted = true;
   process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+}
+
+/** A `--json` run that failed still gives its one document (README): what went wrong and the exit code. */
+export function emitJsonError(message: string, exitCode: number): void {
+  if (!emitted) emitJson({ error: message, exitCode });
 }
 
 /** Writes an output file, creating its folder first (`--html out/x.html` with no out/ yet). */

@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { CliError } from './cli-error.js';
 
 /**
  * Where the CLI's words go. With `--json`, stdout carries exactly one JSON document (emitJson) and
@@ -31,9 +32,25 @@ export function emitJsonError(message: string, exitCode: number): void {
   if (!emitted) emitJson({ error: message, exitCode });
 }
 
+/**
+ * Makes sure `path` can be written — its folder created and writable, the path not a folder — so that
+ * a long command fails at once (a CliError naming the path) rather than after its work.
+ */
+export function prepareOutput(path: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    accessSync(dirname(path), constants.W_OK);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const why = (e.code === 'EEXIST' || e.code === 'ENOTDIR') && e.path ? `${e.path} is a file, not a folder` : e.message;
+    throw new CliError(`cannot write ${path}: ${why}`);
+  }
+  if (existsSync(path) && statSync(path).isDirectory()) throw new CliError(`cannot write ${path}: it is a folder`);
+}
+
 /** Writes an output file, creating its folder first (`--html out/x.html` with no out/ yet). */
 export function writeOutput(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
+  prepareOutput(path);
   writeFileSync(path, text);
 }
 

@@ -7,7 +7,7 @@ import type { MechanismScenarioFile } from '../../sim/mechanism-scenarios.js';
 import { runPoolTask } from '../../sim/pool-handlers.js';
 import { runInPool } from '../../sim/pool.js';
 import { CliError } from '../cli-error.js';
-import { writeOutput } from '../output.js';
+import { prepareOutput, writeOutput } from '../output.js';
 import { progress } from '../progress.js';
 
 export interface GuaranteesFlags {
@@ -45,6 +45,9 @@ export function firstShowings(rows: readonly GuaranteeRow[], limit: number): { c
 
 export async function guaranteesCommand(flags: GuaranteesFlags): Promise<number> {
   if (configurationsMatching(flags.only).length === 0) throw new CliError(`no configuration matches ${JSON.stringify(flags.only)}`);
+  // The measurement takes minutes: an output that cannot be written is refused before it.
+  prepareOutput(flags.out);
+  if (flags.scenarios) prepareOutput(join(flags.scenarios, 'scenario.json'));
   const bar = progress('guarantees');
   const { rows, runs, jobs, seconds } = await measureGuarantees({
     seeds: flags.seeds,

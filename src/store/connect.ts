@@ -1,5 +1,6 @@
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { InvalidArgumentError } from '../queue/errors.js';
+import { parseDatabase } from './database.js';
 
 /** A host and port of a Sentinel or a Cluster node. */
 export interface HostPort {
@@ -99,7 +100,9 @@ function parseMultiHostUrl(url: string, scheme: string, defaultPort: number): Pa
 
 /**
  * An ioredis client with the settings the queue needs (see `safeRedisOptions`), for:
- * - `redis://[user:password@]host:port[/db]` and `rediss://…` (TLS) — one server;
+ * - `redis://[user:password@]host:port[/db]` and `rediss://…` (TLS) — one server; `db` must be a
+ *   non-negative integer, and a database the server refuses fails the store's first command with
+ *   `DatabaseRefusedError` (ioredis alone would carry on in database 0);
  * - `redis-sentinel://[user:password@]host:port,host:port/masterName` or `{ sentinels, name }` —
  *   the master a Sentinel group names, followed across failovers;
  * - `redis-cluster://[user:password@]host:port,host:port` or `{ cluster: [...] }` — a Redis Cluster
@@ -156,8 +159,21 @@ export function connect(url?: string, options: ConnectOptions = {}): Redis | Clu
   if (parsedUrl.protocol !== 'redis:' && parsedUrl.protocol !== 'rediss:') {
     throw new InvalidArgumentError('Redis URL', `unknown scheme ${parsedUrl.protocol} in ${target} (redis:, rediss:, redis-sentinel:, redis-cluster:)`);
   }
+  checkDatabase(target, parsedUrl, options);
   if (options.dynomite) return connectDynomite(target, parsedUrl, options, options.dynomite.consistency);
   return new Redis(target, safeRedisOptions(options));
+}
+
+/** The `/db` path, a `?db=` query and `redisOptions.db` must each be a non-negative integer. */
+function checkDatabase(target: string, url: URL, options: ConnectOptions): void {
+  const path = url.pathname.replace(/^\//, '');
+  if (path !== '') parseDatabase(decodeURIComponent(path), target);
+  const query = url.searchParams.get('db');
+  if (query !== null) parseDatabase(query, target);
+  const db: unknown = options.redisOptions?.db;
+  if (db !== undefined && (typeof db !== 'number' || !Number.isSafeInteger(db) || db < 0)) {
+    throw new InvalidArgumentError('redisOptions.db', `${JSON.stringify(db)} is not a non-negative integer`);
+  }
 }
 
 const CONSISTENCY_LEVELS = ['DC_ONE', 'DC_QUORUM', 'DC_SAFE_QUORUM'];

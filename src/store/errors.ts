@@ -1,3 +1,5 @@
+import { DynoqError } from '../queue/errors.js';
+
 /** A store that cannot do what was asked (for example WAIT on ioredis-mock). */
 export class UnsupportedStoreFeatureError extends Error {
   readonly code = 'UNSUPPORTED_STORE_FEATURE';
@@ -25,5 +27,20 @@ export class UnsafeClientError extends Error {
         "build it with connect() from 'dynoq', or pass { clientCheck: 'warn' } or { clientCheck: 'off' } to IoredisStore to accept the risk",
     );
     this.name = 'UnsafeClientError';
+  }
+}
+
+/**
+ * The server refused the database the client was told to use (SELECT failed, e.g. an index past
+ * its `databases` setting). Nothing was sent: ioredis would have used database 0 instead.
+ */
+export class DatabaseRefusedError extends DynoqError {
+  readonly code = 'DATABASE_REFUSED';
+  constructor(
+    readonly db: number,
+    readonly reply: string,
+  ) {
+    super(`Redis refused database ${db} (${reply}); no command was sent, as it would have gone to database 0`);
+    this.name = 'DatabaseRefusedError';
   }
 }

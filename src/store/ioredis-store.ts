@@ -2,7 +2,8 @@ import { UnsupportedOnStoreError } from '../queue/errors.js';
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { clientSafetyProblems } from './client-safety.js';
-import { UnsafeClientError } from './errors.js';
+import { DatabaseRefusedError, UnsafeClientError } from './errors.js';
+import { verifyDatabase, wantedDatabase } from './database.js';
 import type { ScriptDef, ScriptReply } from '../redis/script.js';
 import type { RangeLimit, ScoreBound, ScoredMember, Store, ZAddOptions } from './store.js';
 import { formatBound, pairs } from './store.js';
@@ -48,12 +49,16 @@ function normaliseReply(v: unknown): ScriptReply {
 export class IoredisStore implements Store {
   private readonly shas = new Map<ScriptDef, string>();
   readonly replication?: 'dynomite';
+  /** True once the connection is known to be on the client's database (always, for database 0). */
+  private dbConfirmed: boolean;
+  private dbCheck: Promise<void> | undefined;
 
   constructor(
     readonly client: Client,
     options: IoredisStoreOptions = {},
   ) {
     if (options.dynomite) this.replication = 'dynomite';
+    this.dbConfirmed = wantedDatabase(client) === 0;
     const check = options.clientCheck ?? 'refuse';
     if (check !== 'off') {
       const problems = clientSafetyProblems(client);
@@ -65,6 +70,7 @@ export class IoredisStore implements Store {
   }
 
   async zadd(key: string, entries: readonly ScoredMember[], options: ZAddOptions = {}): Promise<number> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     if (entries.length === 0) return 0;
     const args: (string | number)[] = [];
     if (options.nx) args.push('NX');
@@ -75,23 +81,28 @@ export class IoredisStore implements Store {
   }
 
   async zrem(key: string, members: readonly string[]): Promise<number> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     if (members.length === 0) return 0;
     return Number(await this.client.zrem(key, ...members));
   }
 
   async zscore(key: string, member: string): Promise<number | null> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     return toNumberOrNull(await this.client.zscore(key, member));
   }
 
   async zrank(key: string, member: string): Promise<number | null> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     return toNumberOrNull(await this.client.zrank(key, member));
   }
 
   async zcard(key: string): Promise<number> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     return Number(await this.client.zcard(key));
   }
 
   async zrangeByScore(key: string, min: ScoreBound, max: ScoreBound, limit?: RangeLimit): Promise<string[]> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     const args = limit ? ['LIMIT', limit.offset, limit.count] : [];
     return (await this.client.zrangebyscore(key, formatBound(min), formatBound(max), ...(args as []))) as string[];
   }
@@ -102,6 +113,7 @@ export class IoredisStore implements Store {
     max: ScoreBound,
     limit?: RangeLimit,
   ): Promise<ScoredMember[]> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     const args = limit ? ['LIMIT', limit.offset, limit.count] : [];
     const flat = (await this.client.zrangebyscore(
       key,
@@ -114,27 +126,33 @@ export class IoredisStore implements Store {
   }
 
   async hset(key: string, field: string, value: string): Promise<number> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     return Number(await this.client.hset(key, field, value));
   }
 
   async hget(key: string, field: string): Promise<string | null> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     return (await this.client.hget(key, field)) ?? null;
   }
 
   async hdel(key: string, fields: readonly string[]): Promise<number> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     if (fields.length === 0) return 0;
     return Number(await this.client.hdel(key, ...fields));
   }
 
   async hlen(key: string): Promise<number> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     return Number(await this.client.hlen(key));
   }
 
   async hgetall(key: string): Promise<Record<string, string>> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     return this.client.hgetall(key);
   }
 
   async del(keys: readonly string[]): Promise<number> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     let removed = 0;
     // One call per key: in a Cluster the keys of different queues may live in different slots.
     // UNLINK, not DEL: the reply is the same, and a big sorted set or hash (a million messages) is
@@ -144,17 +162,20 @@ export class IoredisStore implements Store {
   }
 
   async time(): Promise<number> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     if (this.replication === 'dynomite') throw new UnsupportedOnStoreError('TIME', 'Dynomite', 'it closes the connection on TIME');
     const [sec, micros] = (await this.client.time()) as [string | number, string | number];
     return Number(sec) * 1000 + Math.floor(Number(micros) / 1000);
   }
 
   async wait(replicas: number, timeoutMs: number): Promise<number> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     if (this.replication === 'dynomite') throw new UnsupportedOnStoreError('WAIT', 'Dynomite', 'it closes the connection on WAIT');
     return Number(await this.client.wait(replicas, timeoutMs));
   }
 
   async runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Promise<ScriptReply> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     if (this.replication === 'dynomite') return normaliseReply(await this.client.eval(script.lua, keys.length, ...keys, ...args));
     const sha = this.sha(script);
     try {
@@ -178,6 +199,7 @@ export class IoredisStore implements Store {
     replicas: number,
     timeoutMs: number,
   ): Promise<{ reply: ScriptReply; confirmed: number }> {
+    if (!this.dbConfirmed) await this.confirmDatabase();
     const send = async (byText: boolean) => {
       const pipeline = this.client.pipeline();
       if (byText) pipeline.eval(script.lua, keys.length, ...keys, ...args);
@@ -193,6 +215,24 @@ export class IoredisStore implements Store {
     if (r.scriptErr) throw r.scriptErr;
     if (r.waitErr) throw r.waitErr;
     return { reply: normaliseReply(r.reply), confirmed: Number(r.confirmed) };
+  }
+
+  /**
+   * Before the first command on a database other than 0: a refused SELECT makes every command fail
+   * with `DatabaseRefusedError` instead of running in database 0 (see verifyDatabase).
+   */
+  private confirmDatabase(): Promise<void> {
+    this.dbCheck ??= verifyDatabase(this.client).then(
+      () => {
+        this.dbConfirmed = true;
+      },
+      (err: unknown) => {
+        // A refusal is final; a connection error may pass on the next command.
+        if (!(err instanceof DatabaseRefusedError)) this.dbCheck = undefined;
+        throw err;
+      },
+    );
+    return this.dbCheck;
   }
 
   private sha(script: ScriptDef): string {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatEta } from '../../src/cli/progress.js';
 import { dynoq, root } from '../support/dynoq-cli.js';
+import { redisServerBinary, startRedisServer } from '../support/redis-server.js';
 
 /**
  * The dynoq command as CI sees it: exit codes (0 held/matched, 1 violated/differed, 2 bad input or
@@ -42,6 +43,8 @@ describe('dynoq exit codes and output', () => {
     [['report', 'missing.jsonl', '--html', 'x.html'], /^dynoq: missing\.jsonl: /],
     [['check', '--redis', 'not a url'], /^dynoq: invalid Redis URL: "not a url" is not a URL/],
     [['check', '--redis', 'http://127.0.0.1:6379'], /^dynoq: invalid Redis URL: unknown scheme http:/],
+    [['check', '--redis', 'redis://127.0.0.1:1/abc'], /^dynoq: invalid Redis URL: the database "abc" in redis:\/\/127\.0\.0\.1:1\/abc is not a non-negative integer/],
+    [['check', '--redis', 'redis://127.0.0.1:1/-1'], /^dynoq: invalid Redis URL: the database "-1"/],
     [['check', '--redis', 'redis://127.0.0.1:1'], /^dynoq: cannot reach Redis at redis:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/],
     [['check', '--redis', 'redis-cluster://127.0.0.1:1'], /^dynoq: cannot reach Redis at redis-cluster:\/\/127\.0\.0\.1:1: /],
     [['sim', '--configuration', 'nope'], /^dynoq: unknown configuration nope/],
@@ -51,6 +54,18 @@ describe('dynoq exit codes and output', () => {
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it.runIf(redisServerBinary() !== null)('check on a database the server refuses: one line, exit 2, nothing run in database 0', async () => {
+    const server = await startRedisServer({ args: ['--databases', '4'] });
+    try {
+      const r = await dynoq(['check', '--redis', `${server.url}/99`, '--runs', '1'], cwd);
+      expect(r.stderr).toMatch(/^dynoq: redis:\/\/127\.0\.0\.1:\d+\/99: Redis refused database 99 \(ERR DB index is out of range\)/);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect([r.code, r.stdout]).toEqual([2, '']);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
 
   it('sim: exit 0 when every property held, 1 when one was violated (the default story shows violations)', async () => {
     const held = await dynoq(['sim', '--configuration', 'primary-replica/atomic/none', '--json'], cwd);

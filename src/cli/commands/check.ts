@@ -1,6 +1,8 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { QueueMode } from '../../queue/dyno-queue.js';
 import { connect } from '../../store/connect.js';
+import { verifyDatabase } from '../../store/database.js';
+import { DatabaseRefusedError } from '../../store/errors.js';
 import { IoredisStore } from '../../store/ioredis-store.js';
 import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
@@ -24,9 +26,10 @@ export async function reachRedis(url: string): Promise<Redis | Cluster> {
     timer = setTimeout(() => reject(new Error('no answer within 10 s')), 10_000);
   });
   try {
-    await Promise.race([client.connect().then(() => client.ping()), giveUp]);
+    await Promise.race([client.connect().then(() => client.ping()).then(() => verifyDatabase(client)), giveUp]);
   } catch (err) {
     client.disconnect();
+    if (err instanceof DatabaseRefusedError) throw new CliError(`${url}: ${err.message}`);
     throw new CliError(`cannot reach Redis at ${url}: ${lastError || (err instanceof Error ? err.message : String(err))}`);
   } finally {
     clearTimeout(timer);

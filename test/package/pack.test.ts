@@ -50,8 +50,11 @@ describe('the package as a user installs it', () => {
   const readme = readmeBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
   const readmeFiles = readme.map((_, i) => `readme-${i + 1}.ts`);
 
+  let manifestBeforePack: string;
+
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'dynoq-pack-'));
+    manifestBeforePack = readFileSync(join(root, 'package.json'), 'utf8');
     const packed = sh('npm', ['pack', '--pack-destination', work], root);
     if (packed.status !== 0) throw new Error(`npm pack failed:\n${packed.stderr}`);
     tarball = join(work, packed.stdout.trim().split('\n').pop()!);
@@ -71,6 +74,15 @@ describe('the package as a user installs it', () => {
     expect(listing).toContain('package/dist/dynoq.d.ts');
     expect(listing).toContain('package/bin/dynoq.mjs');
     expect(listing.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/') || f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+  });
+
+  it('the packed package.json has no prepare script (npm 11 warns about it on every install); the repository keeps it, unchanged', () => {
+    const packedManifest = JSON.parse(sh('tar', ['-xzOf', tarball, 'package/package.json'], work).stdout) as { scripts: Record<string, string> };
+    expect(packedManifest.scripts.prepare).toBeUndefined();
+    expect(packedManifest.scripts.build).toBe('node scripts/build.mjs');
+    // A git install builds dist/ only through prepare.
+    expect(readFileSync(join(root, 'package.json'), 'utf8')).toBe(manifestBeforePack);
+    expect((JSON.parse(manifestBeforePack) as { scripts: Record<string, string> }).scripts.prepare).toBe('npm run build');
   });
 
   it('imports dynoq, dynoq/sim, dynoq/model and dynoq/testing from plain Node ESM, and nothing else', () => {

@@ -1,7 +1,7 @@
 import { DynoqError } from '../queue/errors.js';
 
 /** A store that cannot do what was asked (for example WAIT on ioredis-mock). */
-export class UnsupportedStoreFeatureError extends Error {
+export class UnsupportedStoreFeatureError extends DynoqError {
   readonly code = 'UNSUPPORTED_STORE_FEATURE';
   constructor(
     readonly feature: string,
@@ -19,7 +19,7 @@ export class UnsupportedStoreFeatureError extends Error {
  * connection can wait forever). Build the client with `connect()`, or opt out with
  * `new IoredisStore(client, { clientCheck: 'warn' | 'off' })`.
  */
-export class UnsafeClientError extends Error {
+export class UnsafeClientError extends DynoqError {
   readonly code = 'UNSAFE_CLIENT';
   constructor(readonly problems: readonly string[]) {
     super(

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,6 +83,28 @@ describe('the package as a user installs it', () => {
     // A git install builds dist/ only through prepare.
     expect(readFileSync(join(root, 'package.json'), 'utf8')).toBe(manifestBeforePack);
     expect((JSON.parse(manifestBeforePack) as { scripts: Record<string, string> }).scripts.prepare).toBe('npm run build');
+  });
+
+  it('every file the README, the docs and the CLI point to is in the installed package', () => {
+    const installed = join(app, 'node_modules', 'dynoq');
+    const markdown = ['README.md', ...readdirSync(join(installed, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const missing: string[] = [];
+    let links = 0;
+    for (const file of markdown) {
+      for (const m of readFileSync(join(installed, file), 'utf8').matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]!.split('#')[0]!;
+        if (!target || /^[a-z]+:/.test(target)) continue;
+        links++;
+        if (!existsSync(join(installed, dirname(file), decodeURIComponent(target)))) missing.push(`${file} -> ${target}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(links).toBeGreaterThan(20);
+    // Named in prose, in `dynoq sim --help` and in the default story's last line.
+    for (const file of ['docs/GUARANTEES.md', 'docs/BENCHMARKS.md', 'docs/PLANTED-BUGS.md', 'docs/report-zone-failover.png', 'docs/scenario.schema.json', 'examples/github-actions-explore.yml', 'examples/dynoq-testing.test.mjs', 'examples/queue.mjs']) {
+      expect(existsSync(join(installed, file)), file).toBe(true);
+    }
+    expect(readdirSync(join(installed, 'scenarios', 'mechanisms')).length).toBe(readdirSync(join(root, 'scenarios', 'mechanisms')).length);
   });
 
   it('imports dynoq, dynoq/sim, dynoq/model and dynoq/testing from plain Node ESM, and nothing else', () => {

@@ -3,6 +3,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { CliError } from './cli-error.js';
 import { EXIT, describeError } from './exit-codes.js';
 import { emitJsonError, enableJsonMode, isJsonMode } from './output.js';
+import { scriptModeFromEnv } from '../sim/script-mode-env.js';
 
 // Commands are loaded when they run, so that `dynoq --version` and `--help` start fast.
 
@@ -52,6 +53,7 @@ function packageVersion(): string {
 let exitCode: number = EXIT.ok;
 const run = (json: boolean | undefined, fn: () => Promise<number> | number) => async () => {
   if (json) enableJsonMode();
+  scriptModeFromEnv();
   exitCode = await fn();
 };
 

@@ -8,12 +8,16 @@ import { ID_PATTERN, MAX_ID_LENGTH, validateDelay } from './message.js';
 import { compileLuaPattern, luaPatternMatches } from './lua-pattern.js';
 import { QueueScripts, type ScriptCall } from './scripts/queue-scripts.js';
 import { parseStoredMessage } from './stored-message.js';
+import { checkOptionKeys } from './option-keys.js';
+import { shownValue } from './shown-value.js';
 import { DYNOMITE_SETTLE_MS, type QueueOptions } from './options.js';
 import type { ShardingStrategy } from './sharding.js';
 import { shardingStrategy } from './sharding.js';
 import type { TimerHandle } from './time.js';
 
 export const MAX_POP_COUNT = 10_000;
+const POP_OPTIONS: readonly (keyof PopOptions)[] = ['wait', 'signal'];
+const CONSUME_OPTIONS: readonly (keyof ConsumeOptions)[] = ['batch', 'wait', 'signal'];
 /** Message-hash entries asked for per scan page (HSCAN COUNT): the bound on one page's work in Redis. */
 export const SCAN_PAGE = 16;
 
@@ -84,6 +88,7 @@ export abstract class BaseQueue implements DynoQueue {
 
   async pop(count: number, options: PopOptions = {}): Promise<PoppedMessage[]> {
     this.checkOpen();
+    this.checkPopOptions(options);
     if (count === 0) return [];
     this.checkCount(count);
     const wait = this.checkWait(options.wait ?? 0);
@@ -213,8 +218,9 @@ export abstract class BaseQueue implements DynoQueue {
    * held by nobody; the message the loop body was given stays with it (ack or release it).
    */
   async *consume(options: ConsumeOptions = {}): AsyncIterableIterator<PoppedMessage> {
+    checkOptionKeys(options, CONSUME_OPTIONS, 'consume options');
     const batch = options.batch ?? 1;
-    this.checkCount(batch);
+    this.checkCount(batch, 'batch');
     const wait = options.wait ?? 1_000;
     let pending: PoppedMessage[] = [];
     try {
@@ -319,15 +325,19 @@ export abstract class BaseQueue implements DynoQueue {
     if (this.closed) throw new QueueClosedError(this.name);
   }
 
-  protected checkCount(count: number): void {
+  protected checkCount(count: number, argument = 'count'): void {
     if (!Number.isInteger(count) || count < 1 || count > MAX_POP_COUNT) {
-      throw new InvalidArgumentError('count', `must be an integer from 1 to ${MAX_POP_COUNT} (got ${count})`);
+      throw new InvalidArgumentError(argument, `must be an integer from 1 to ${MAX_POP_COUNT} (got ${shownValue(count)})`);
     }
+  }
+
+  protected checkPopOptions(options: PopOptions): void {
+    checkOptionKeys(options, POP_OPTIONS, 'pop options');
   }
 
   protected checkWait(wait: number): number {
     if (typeof wait !== 'number' || !Number.isFinite(wait) || wait < 0) {
-      throw new InvalidArgumentError('wait', `must be a finite number of ms ≥ 0 (got ${wait})`);
+      throw new InvalidArgumentError('wait', `must be a finite number of ms ≥ 0 (got ${shownValue(wait)})`);
     }
     return wait;
   }

@@ -41,6 +41,7 @@ export class LegacyQueue extends BaseQueue {
 
   override async pop(count: number, options: PopOptions = {}): Promise<PoppedMessage[]> {
     this.checkOpen();
+    this.checkPopOptions(options);
     if (count === 0) return [];
     return (await this.prefetchForPop(count, options)) ? this.claim(count) : [];
   }
@@ -48,6 +49,7 @@ export class LegacyQueue extends BaseQueue {
   /** Dyno's bulkPop: prefetch, then claim the prefetched ids with atomicBulkPopScriptLocalOnly. */
   override async bulkPop(count: number, options: PopOptions = {}): Promise<PoppedMessage[]> {
     this.checkOpen();
+    this.checkPopOptions(options);
     if (count === 0) return [];
     if (!(await this.prefetchForPop(count, options))) return [];
     const ids = this.prefetched.splice(0, Math.min(count, this.prefetched.length));

@@ -42,8 +42,8 @@ const schema = z
       .refine((s) => new Set(s.allShards).size === s.allShards.length, 'shard names must be unique')
       .default({ allShards: ['a'], currentShard: 'a' }),
     sharding: z.union([z.enum(['round-robin', 'hash']), z.custom<ShardingStrategy>(isStrategy)]).default('round-robin'),
-    /** Lease length: how long a popped message stays un-acked before the reaper may re-queue it. */
-    unackTimeout: ms.default(60_000),
+    /** Lease length: how long a popped message stays un-acked before the reaper may re-queue it (≥ 1 ms, as the simulator's unackTimeoutMs). */
+    unackTimeout: ms.min(1, 'must be at least 1 ms: a lease of 0 ms would end as the pop returns').default(60_000),
     /** Reaper period; 0 turns the background reaper off (call processUnacks yourself). */
     unackInterval: ms.default(1_000),
     reaperBatch: z.number().int().positive().max(100_000).default(1_000),

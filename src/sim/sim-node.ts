@@ -1,4 +1,5 @@
 import type { ScriptDef } from '../redis/script.js';
+import { scriptModeFromEnv } from './script-mode-env.js';
 import { SkewedClock } from './actor-time.js';
 import type { Kernel } from './kernel.js';
 import { Keyspace, type Reply, type ScriptMode, type Value } from '../redis/keyspace.js';
@@ -33,10 +34,10 @@ export function isWrite(op: StoreOp): boolean {
  * any script). Both give the same trace for the same seed (test/sim/script-modes.test.ts).
  * DYNOQ_SCRIPTS=lua selects exact Lua for a whole process (e.g. `DYNOQ_SCRIPTS=lua npx dynoq sim`).
  */
-let scriptMode: ScriptMode = process.env.DYNOQ_SCRIPTS === 'lua' ? 'lua' : 'twin';
+let scriptMode: ScriptMode | undefined;
 
-/** Sets how nodes created from now on run scripts; returns the previous mode. */
-export function setSimScriptMode(mode: ScriptMode): ScriptMode {
+/** Sets how nodes created from now on run scripts (undefined: as DYNOQ_SCRIPTS says); returns the previous setting. */
+export function setSimScriptMode(mode: ScriptMode | undefined): ScriptMode | undefined {
   const previous = scriptMode;
   scriptMode = mode;
   return previous;
@@ -61,7 +62,7 @@ export class SimNode {
     kernel: Kernel,
   ) {
     this.clock = new SkewedClock(kernel);
-    this.keyspace = new Keyspace(() => this.clock.now(), scriptMode);
+    this.keyspace = new Keyspace(() => this.clock.now(), scriptMode ?? scriptModeFromEnv());
   }
 
   /** Runs `op` here; tells the call that sent it when it changed data, whatever the reply. */

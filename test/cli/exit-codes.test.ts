@@ -55,6 +55,15 @@ describe('dynoq exit codes and output', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('DYNOQ_SCRIPTS other than twin or lua: one line naming both, exit 2 (sim, and explore on worker threads)', async () => {
+    for (const args of [['sim', '--messages', '10'], ['explore', '--runs', '2', '--jobs', '2']]) {
+      const r = await dynoq(args, cwd, { DYNOQ_SCRIPTS: 'bogus' });
+      expect(r.stderr).toMatch(/^dynoq: invalid DYNOQ_SCRIPTS: "bogus" is not 'twin' or 'lua'/m);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(r.code).toBe(2);
+    }
+  }, 60_000);
+
   it.runIf(redisServerBinary() !== null)('check on a database the server refuses: one line, exit 2, nothing run in database 0', async () => {
     const server = await startRedisServer({ args: ['--databases', '4'] });
     try {

@@ -133,8 +133,8 @@ describe.each(backendNames())('queue API edges on %s', (backendName) => {
       await argumentError(queue.pop(MAX_POP_COUNT + 1), 'count', `must be an integer from 1 to ${MAX_POP_COUNT} (got ${MAX_POP_COUNT + 1})`);
       await argumentError(queue.peek(0), 'count', `must be an integer from 1 to ${MAX_POP_COUNT} (got 0)`);
       expect(await queue.pop(MAX_POP_COUNT)).toEqual([]);
-      for (const wait of ['5', Number.NaN, Infinity, -1]) {
-        await argumentError(queue.pop(1, { wait: wait as number }), 'wait', `must be a finite number of ms ≥ 0 (got ${wait})`);
+      for (const [wait, shown] of [['5', '"5" (a string)'], [Number.NaN, 'NaN'], [Infinity, 'Infinity'], [-1, '-1']] as const) {
+        await argumentError(queue.pop(1, { wait: wait as number }), 'wait', `must be a finite number of ms ≥ 0 (got ${shown})`);
       }
       const timeoutError = await rejection(queue.setTimeout('m', -1));
       expect(timeoutError).toBeInstanceOf(InvalidMessageError);
@@ -143,7 +143,7 @@ describe.each(backendNames())('queue API edges on %s', (backendName) => {
         await argumentError(queue.containsPredicate(pattern as string), 'pattern', 'must be a Lua pattern of 1 to 1024 characters');
       }
       expect(await queue.containsPredicate('x'.repeat(1_024))).toBe(false);
-      await argumentError(queue.consume({ batch: 0 }).next(), 'count', `must be an integer from 1 to ${MAX_POP_COUNT} (got 0)`);
+      await argumentError(queue.consume({ batch: 0 }).next(), 'batch', `must be an integer from 1 to ${MAX_POP_COUNT} (got 0)`);
       await queue.close();
     });
 

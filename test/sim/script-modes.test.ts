@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../../src/queue/errors.js';
 import { luaRunCount } from '../../src/redis/lua-engine.js';
 import { runSimulation } from '../../src/sim/run.js';
 import { loadScenario, scenarioConfig } from '../../src/sim/scenario.js';
@@ -40,4 +41,25 @@ describe('exact Lua and twin mode give the same trace', () => {
     expect(luaInTwinMode).toBe(0);
     if (scenario.queue.mode === 'atomic') expect(luaInLuaMode).toBeGreaterThan(100);
   }, 120_000);
+});
+
+describe('DYNOQ_SCRIPTS', () => {
+  const saved = process.env.DYNOQ_SCRIPTS;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.DYNOQ_SCRIPTS;
+    else process.env.DYNOQ_SCRIPTS = saved;
+    setSimScriptMode('twin');
+  });
+
+  it('a value other than twin or lua is an InvalidArgumentError naming both, not a silent twin run', async () => {
+    process.env.DYNOQ_SCRIPTS = 'bogus';
+    setSimScriptMode(undefined);
+    const config = scenarioConfig(loadScenario(join(import.meta.dirname, '..', '..', 'scenarios', 'consumer-crash-unack-recovery.json')));
+    await expect(runSimulation(config)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(runSimulation(config)).rejects.toThrow(`invalid DYNOQ_SCRIPTS: "bogus" is not 'twin' or 'lua'`);
+    process.env.DYNOQ_SCRIPTS = 'lua';
+    const before = luaRunCount();
+    await runSimulation(config);
+    expect(luaRunCount()).toBeGreaterThan(before);
+  });
 });

@@ -8,9 +8,10 @@ export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
 const main = join(root, 'src', 'cli', 'main.ts');
 
-export function dynoq(args: readonly string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** `env` adds to (or overrides) this process's environment. */
+export function dynoq(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [tsxCli, main, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [tsxCli, main, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -37,6 +37,13 @@ export function parseDuration(value: string): number {
   return Math.round(n * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[unit]!);
 }
 
+/** A duration above 0: `--time 0s` would explore nothing and exit 0, as if nothing were wrong. */
+function positiveDuration(value: string): number {
+  const ms = parseDuration(value);
+  if (ms <= 0) throw new InvalidArgumentError(`a duration above 0, like 60s or 5m (got ${JSON.stringify(value)})`);
+  return ms;
+}
+
 function packageVersion(): string {
   // The bundled CLI is dist/cli.js (one folder below package.json), the source src/cli/main.ts (two).
   for (const up of ['../package.json', '../../package.json']) {
@@ -99,7 +106,7 @@ program
 program
   .command('explore')
   .description('Swarm exploration: random configurations and fault schedules; each violation is shrunk and written as a scenario (exit 1 when one is found)')
-  .option('--time <duration>', 'wall-clock budget, e.g. 60s or 5m', parseDuration)
+  .option('--time <duration>', 'wall-clock budget, e.g. 60s or 5m (above 0): no new seed and no further shrinking after it (a found violation keeps the smallest failing scenario so far); a simulation already running finishes', positiveDuration)
   .option('--runs <n>', "number of seeds to try (with --shard: this shard's own; N shards of --runs R cover seeds 0…N·R-1)", positiveInt('--runs'))
   .option('--seed <seed>', 'base seed; seed i is <seed>-<i>', seedArg, 'explore')
   .option('--from <scenario>', "explore around this scenario's topology, queue and workload (new seeds and fault schedules)")

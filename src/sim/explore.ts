@@ -70,31 +70,39 @@ export interface SeedOutcome {
   /** The shrunk scenario that replays the finding (only when `failing` is not empty). */
   readonly scenario?: Record<string, unknown> & { readonly name: string };
   readonly shrinkRuns?: number;
+  /** Shrinking stopped at the time budget: the scenario fails but may not be the smallest. */
+  readonly shrinkStoppedByTime?: boolean;
 }
 
 /** Input of one exploration task: a seed, and the user's configuration to explore around, if any. */
 export interface ExploreTask {
   readonly seed: string;
   readonly base?: SimConfig;
+  /** Wall-clock time (Date.now()) at which shrinking stops (explore --time); the outcome then depends on the machine's speed. */
+  readonly shrinkUntil?: number;
 }
 
-/** Runs one seed; a violation is shrunk into a scenario that replays it. Deterministic per task. */
+/** Runs one seed; a violation is shrunk into a scenario that replays it. Deterministic per task unless `shrinkUntil` cut the shrinking short. */
 export async function exploreSeed(task: ExploreTask): Promise<SeedOutcome> {
   const config = task.base ? configurationAround(task.base, task.seed) : randomConfiguration(task.seed);
   const result = await runSimulation(config);
   const failing = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
   if (failing.length === 0) return { seed: task.seed, failing, traceHash: result.traceHash };
-  const small = await shrink(config, (r) => failing.some((p) => !r.report.properties[p]), { keepLiveness: failing.includes('atLeastOnce') });
+  const until = task.shrinkUntil;
+  const small = await shrink(config, (r) => failing.some((p) => !r.report.properties[p]), {
+    keepLiveness: failing.includes('atLeastOnce'),
+    ...(until !== undefined ? { timeUp: () => Date.now() >= until } : {}),
+  });
   const held = PROPERTY_NAMES.filter((p) => small.result.report.properties[p]);
   const violated = PROPERTY_NAMES.filter((p) => !small.result.report.properties[p]);
   const name = `found-${task.seed}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
   const first = small.result.report.violations.find((v) => VIOLATION_KINDS[v.kind].breaks !== null)?.detail ?? 'n/a';
   const scenario = {
     name,
-    description: `Found by dynoq explore (seed ${task.seed}), shrunk in ${small.runs} runs: violates ${violated.join(', ')}. First violation: ${first}`,
+    description: `Found by dynoq explore (seed ${task.seed}), shrunk in ${small.runs} runs${small.stoppedByTime ? ' (stopped at the --time budget: may not be the smallest)' : ''}: violates ${violated.join(', ')}. First violation: ${first}`,
     ...small.config,
     keepTrace: false,
     expect: { hold: held, violate: violated, traceHash: small.result.traceHash },
   };
-  return { seed: task.seed, failing, traceHash: result.traceHash, scenario, shrinkRuns: small.runs };
+  return { seed: task.seed, failing, traceHash: result.traceHash, scenario, shrinkRuns: small.runs, ...(small.stoppedByTime ? { shrinkStoppedByTime: true } : {}) };
 }

@@ -6,12 +6,16 @@ export interface ShrinkResult {
   readonly config: SimConfig;
   readonly result: SimResult;
   readonly runs: number;
+  /** Stopped by `timeUp` before no smaller neighbour failed: the config still fails but may not be minimal. */
+  readonly stoppedByTime: boolean;
 }
 
 export interface ShrinkOptions {
   /** Keep the liveness phase as long as it is: a shorter wait is a weaker check, not a smaller failure. */
   readonly keepLiveness: boolean;
   readonly maxRuns?: number;
+  /** Checked before each further run (explore --time): true stops with the smallest failing config so far. */
+  readonly timeUp?: () => boolean;
 }
 
 /**
@@ -39,7 +43,7 @@ function candidates(c: SimConfig, keepLiveness: boolean): SimConfig[] {
 
 /**
  * Greedy shrinking: keep taking the first smaller neighbour for which `stillFails` holds, until none
- * does or the run budget is spent.
+ * does, the run budget is spent or `timeUp` says so.
  */
 export async function shrink(config: SimConfig, stillFails: (r: SimResult) => boolean, options: ShrinkOptions): Promise<ShrinkResult> {
   const maxRuns = options.maxRuns ?? 150;
@@ -47,10 +51,15 @@ export async function shrink(config: SimConfig, stillFails: (r: SimResult) => bo
   let result = await runSimulation(current);
   let runs = 1;
   let improved = true;
-  while (improved && runs < maxRuns) {
+  let stoppedByTime = false;
+  while (improved && runs < maxRuns && !stoppedByTime) {
     improved = false;
     for (const next of candidates(current, options.keepLiveness)) {
       if (runs >= maxRuns) break;
+      if (options.timeUp?.()) {
+        stoppedByTime = true;
+        break;
+      }
       // A smaller set-up can orphan a fault (a clock skew aimed at a consumer that no longer exists).
       if (configProblems(next).length > 0) continue;
       const r = await runSimulation(next);
@@ -63,5 +72,5 @@ export async function shrink(config: SimConfig, stillFails: (r: SimResult) => bo
       }
     }
   }
-  return { config: current, result, runs };
+  return { config: current, result, runs, stoppedByTime };
 }

@@ -29,6 +29,7 @@ describe('dynoq exit codes and output', () => {
     [['sim', '--mode', 'fast']],
     [['check']],
     [['explore']],
+    [['explore', '--time', '0s']],
   ])('usage error %j: exit 2, one line and a pointer to the help (not the help itself)', async (args) => {
     const r = await dynoq(args, cwd);
     expect(r.code).toBe(2);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSimConfig } from '../../src/sim/config.js';
 import { configProblems } from '../../src/sim/config-problems.js';
+import { exploreSeed } from '../../src/sim/explore.js';
 import { shrink } from '../../src/sim/shrink.js';
 
 describe('shrink', () => {
@@ -19,5 +20,34 @@ describe('shrink', () => {
     expect(small.config.workload.messages).toBeLessThan(6);
     expect(small.config.workload.consumers).toBe(4);
     expect(small.runs).toBeGreaterThan(1);
+  }, 60_000);
+});
+
+describe('shrinking under a time budget (explore --time)', () => {
+  it('stops when timeUp says so, keeping the smallest failing config found so far, and says it stopped', async () => {
+    const config = parseSimConfig({
+      seed: 'budget',
+      topology: { kind: 'primary-replica', zones: ['a'] },
+      workload: { messages: 16, producers: 1, consumers: 1 },
+      phases: { safetyMs: 1_000, livenessMs: 5_000 },
+    });
+    let checks = 0;
+    // Every candidate "fails"; time is up after two accepted steps.
+    const small = await shrink(config, () => true, { keepLiveness: false, timeUp: () => ++checks > 2 });
+    expect(small.stoppedByTime).toBe(true);
+    expect(small.runs).toBe(3);
+    expect(small.config.workload.messages).toBe(4);
+    const whole = await shrink(config, () => true, { keepLiveness: false });
+    expect(whole.stoppedByTime).toBe(false);
+    expect(whole.config.workload.messages).toBe(1);
+  }, 60_000);
+
+  it('exploreSeed: a shrinkUntil already past shrinks nothing and marks the outcome; the scenario still fails', async () => {
+    // Seed explore-2 violates noDoublePop (measured); shrinking it unbounded takes 77 runs.
+    const o = await exploreSeed({ seed: 'explore-2', shrinkUntil: Date.now() });
+    expect(o.failing).toEqual(['noDoublePop']);
+    expect([o.shrinkRuns, o.shrinkStoppedByTime]).toEqual([1, true]);
+    expect(String(o.scenario?.description)).toContain('stopped at the --time budget: may not be the smallest');
+    expect((o.scenario as unknown as { expect: { violate: string[] } }).expect.violate).toContain('noDoublePop');
   }, 60_000);
 });

@@ -33,7 +33,9 @@ export function resultsFileFor(out: string, shard: Shard | undefined): string {
 /**
  * Swarm exploration: random seeds (seed i is `<seed>-<i>`; a shard takes every N-th) until the runs or
  * the time budget end; each violation is shrunk (on the worker that found it) and written out as a
- * scenario file, and every seed's outcome is one line of the results file.
+ * scenario file, and every seed's outcome is one line of the results file. The time budget stops new
+ * seeds and shrinking; a simulation already running finishes, so a run overshoots by at most one
+ * simulation per thread.
  */
 export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   const deadline = flags.time !== undefined ? Date.now() + flags.time : Infinity;
@@ -51,7 +53,7 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   const take = (): PoolTask<ExploreTask> | undefined => {
     if (taken >= maxRuns || Date.now() >= deadline) return undefined;
     const seed = `${flags.seed}-${shardSeedIndex(shard, taken++)}`;
-    return { handler: 'exploreSeed', input: base ? { seed, base } : { seed } };
+    return { handler: 'exploreSeed', input: { seed, ...(base ? { base } : {}), ...(Number.isFinite(deadline) ? { shrinkUntil: deadline } : {}) } };
   };
   let done = 0;
   const record = (o: SeedOutcome) => {
@@ -63,7 +65,8 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
     const s = o.scenario as unknown as { faults: unknown[]; workload: { messages: number } };
     findings.push({ seed: o.seed, failing: o.failing, file, faults: s.faults.length, messages: s.workload.messages });
     bar.stop();
-    console.log(`violation at seed ${o.seed}: ${o.failing.join(', ')} → shrunk to ${s.faults.length} fault(s), ${s.workload.messages} message(s) → ${file}`);
+    const cut = o.shrinkStoppedByTime ? ' (shrinking stopped at the --time budget: it still fails, but may not be the smallest)' : '';
+    console.log(`violation at seed ${o.seed}: ${o.failing.join(', ')} → shrunk to ${s.faults.length} fault(s), ${s.workload.messages} message(s)${cut} → ${file}`);
   };
   const started = performance.now();
   if (jobs === 1) {

@@ -14,6 +14,7 @@ const outcomeSchema = z.object({
   traceHash: z.string().min(1),
   scenario: z.looseObject({ name: z.string().regex(/^[a-z0-9-]+$/) }).optional(),
   shrinkRuns: z.number().int().nonnegative().optional(),
+  shrinkStoppedByTime: z.boolean().optional(),
 });
 
 /** The results files named: files as given, folders as every `*.jsonl` in them. */

@@ -4,6 +4,7 @@ import { generateFaults } from './faults/index.js';
 import { Rng } from './rng.js';
 import { runSimulation } from './run.js';
 import { shrink } from './shrink.js';
+import type { Clock } from '../queue/time.js';
 
 /**
  * Around a user's own configuration: its topology, queue options, network, workload and phases are
@@ -78,12 +79,17 @@ export interface SeedOutcome {
 export interface ExploreTask {
   readonly seed: string;
   readonly base?: SimConfig;
-  /** Wall-clock time (Date.now()) at which shrinking stops (explore --time); the outcome then depends on the machine's speed. */
+  /** Time on `budgetClock` at which shrinking stops (explore --time); the outcome then depends on the machine's speed. */
   readonly shrinkUntil?: number;
 }
 
-/** Runs one seed; a violation is shrunk into a scenario that replays it. Deterministic per task unless `shrinkUntil` cut the shrinking short. */
-export async function exploreSeed(task: ExploreTask): Promise<SeedOutcome> {
+/**
+ * Runs one seed; a violation is shrunk into a scenario that replays it. Deterministic per task unless
+ * `shrinkUntil` cut the shrinking short: `budgetClock` is read only for that, between runs, never inside one
+ * (the pool passes the real clock; without one a deadline cannot be checked and is refused).
+ */
+export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promise<SeedOutcome> {
+  if (task.shrinkUntil !== undefined && !budgetClock) throw new Error('exploreSeed: shrinkUntil needs a budget clock');
   const config = task.base ? configurationAround(task.base, task.seed) : randomConfiguration(task.seed);
   const result = await runSimulation(config);
   const failing = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
@@ -91,7 +97,7 @@ export async function exploreSeed(task: ExploreTask): Promise<SeedOutcome> {
   const until = task.shrinkUntil;
   const small = await shrink(config, (r) => failing.some((p) => !r.report.properties[p]), {
     keepLiveness: failing.includes('atLeastOnce'),
-    ...(until !== undefined ? { timeUp: () => Date.now() >= until } : {}),
+    ...(until !== undefined && budgetClock ? { timeUp: () => budgetClock.now() >= until } : {}),
   });
   const held = PROPERTY_NAMES.filter((p) => small.result.report.properties[p]);
   const violated = PROPERTY_NAMES.filter((p) => !small.result.report.properties[p]);

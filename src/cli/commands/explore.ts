@@ -1,7 +1,8 @@
 import { appendFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { exploreSeed, shardSeedIndex, type ExploreTask, type SeedOutcome, type Shard } from '../../sim/explore.js';
+import { shardSeedIndex, type ExploreTask, type SeedOutcome, type Shard } from '../../sim/explore.js';
+import { systemClock } from '../../runtime/system-time.js';
 import { runPoolTask } from '../../sim/pool-handlers.js';
 import { runInPool, type PoolTask } from '../../sim/pool.js';
 import { loadScenario, scenarioConfig } from '../../sim/scenario.js';
@@ -38,7 +39,7 @@ export function resultsFileFor(out: string, shard: Shard | undefined): string {
  * simulation per thread.
  */
 export async function exploreCommand(flags: ExploreFlags): Promise<number> {
-  const deadline = flags.time !== undefined ? Date.now() + flags.time : Infinity;
+  const deadline = flags.time !== undefined ? systemClock.now() + flags.time : Infinity;
   const maxRuns = flags.runs ?? Infinity;
   const base = flags.from !== undefined ? scenarioConfig(loadScenario(flags.from)) : undefined;
   const shard = flags.shard ?? { index: 1, count: 1 };
@@ -51,7 +52,7 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
 
   let taken = 0;
   const take = (): PoolTask<ExploreTask> | undefined => {
-    if (taken >= maxRuns || Date.now() >= deadline) return undefined;
+    if (taken >= maxRuns || systemClock.now() >= deadline) return undefined;
     const seed = `${flags.seed}-${shardSeedIndex(shard, taken++)}`;
     return { handler: 'exploreSeed', input: { seed, ...(base ? { base } : {}), ...(Number.isFinite(deadline) ? { shrinkUntil: deadline } : {}) } };
   };
@@ -70,7 +71,8 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   };
   const started = performance.now();
   if (jobs === 1) {
-    for (let task = take(); task !== undefined; task = take()) record(await exploreSeed(task.input));
+    // The pool's handler in this thread: the same budget clock as in a worker.
+    for (let task = take(); task !== undefined; task = take()) record((await runPoolTask(task)) as SeedOutcome);
   } else {
     await runInPool(take, runPoolTask, { jobs: Math.min(jobs, availableParallelism() * 4), onResult: (r) => record(r as SeedOutcome) });
   }

@@ -74,18 +74,20 @@ export class HistoryRecorder {
     } else {
       for (const id of w.ids) ops.push({ type: w.type, ...base, id });
     }
+    // Where the ops sit in the history (only ever appended to), for an amendment later.
+    const first = this.history.length;
     for (const op of ops) {
       this.record(op);
       if (op.type === 'ack') this.holdings.get(call.process)?.delete(op.id);
     }
-    if (outcome === 'fail') call.effects.returnedThen(() => this.reclassify(ops));
+    if (outcome === 'fail') call.effects.returnedThen(() => this.reclassify(ops, first));
     return outcome;
   }
 
   /** A replica applied a call already recorded `fail`: its operations become `unknown`. */
-  private reclassify(ops: readonly HistoryOp[]): void {
+  private reclassify(ops: readonly HistoryOp[], at: number): void {
     if (this.sealed || ops.length === 0) return;
-    for (const op of ops) this.history[this.history.indexOf(op)] = { ...op, outcome: 'unknown' };
+    ops.forEach((op, i) => (this.history[at + i] = { ...op, outcome: 'unknown' }));
     const first = ops[0]!;
     this.trace.record({
       t: this.kernel.now,

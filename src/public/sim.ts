@@ -3,7 +3,7 @@
  * validate scenarios, read traces, measure the guarantees table.
  */
 export { runSimulation, SIM_EPOCH, SimConfigError } from '../sim/run.js';
-export type { SimResult, StruckFault } from '../sim/run.js';
+export type { RunOptions, SimResult, StruckFault, UnhashedSimResult } from '../sim/run.js';
 export { parseSimConfig, simConfigSchema, faultSchema } from '../sim/config.js';
 export type { SimConfig, SimConfigInput, Fault } from '../sim/config.js';
 export { loadScenario, parseScenario, scenarioConfig, scenarioJsonSchema, scenarioSchema, ScenarioError } from '../sim/scenario.js';

@@ -6,7 +6,7 @@ import { configurationRun } from './configurations.js';
 import { describeExposure } from './faults/index.js';
 import { configurationNamed } from './guarantees.js';
 import { classifyFindings, mechanismKey } from './mechanisms.js';
-import type { SimResult } from './run.js';
+import type { SimResult, UnhashedSimResult } from './run.js';
 import { SIM_EPOCH } from './world.js';
 import { shrink } from './shrink.js';
 
@@ -19,7 +19,7 @@ export interface MechanismScenarioFile {
   readonly scenario: Record<string, unknown>;
 }
 
-function findingOf(r: SimResult, key: string) {
+function findingOf(r: SimResult | UnhashedSimResult, key: string) {
   const mechanisms = classifyFindings(r.report.violations, r.history, r.faults);
   const failing = r.report.violations.filter((v) => VIOLATION_KINDS[v.kind].breaks !== null);
   const i = mechanisms.findIndex((m) => mechanismKey(m) === key);
@@ -72,7 +72,7 @@ export function explain(r: SimResult, key: string, description: string): string 
 export async function shrinkMechanism(input: { configuration: string; seed: string; key: string; maxRuns?: number }): Promise<MechanismScenarioFile> {
   const named = configurationNamed(input.configuration)!;
   const config = parseSimConfig(configurationRun(named, input.seed));
-  const shows = (r: SimResult) => findingOf(r, input.key) !== undefined;
+  const shows = (r: SimResult | UnhashedSimResult) => findingOf(r, input.key) !== undefined;
   const kind = input.key.split(' ← ')[0] as keyof typeof VIOLATION_KINDS;
   const small = await shrink(config, shows, { keepLiveness: VIOLATION_KINDS[kind]?.breaks === 'atLeastOnce', maxRuns: input.maxRuns ?? 25 });
   const name = scenarioName(named.setup, input.key);

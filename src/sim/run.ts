@@ -43,6 +43,18 @@ export interface SimResult {
   readonly replicas: ReplicaComparison | null;
 }
 
+/** A run whose trace was only counted (`runSimulation(config, { traceHash: false })`): no hash, no lines. */
+export type UnhashedSimResult = Omit<SimResult, 'traceHash' | 'traceText'> & { readonly traceHash: null; readonly traceText: null };
+
+export interface RunOptions {
+  /**
+   * Hash the trace (default true). False: the run only counts its trace events, for callers that read
+   * the verdict and never the hash (the guarantees table); the run itself is the same, event for event.
+   * Not with `keepTrace`.
+   */
+  readonly traceHash?: boolean;
+}
+
 export interface ReplicaComparison {
   readonly equal: boolean;
   /** Keys whose value differs between at least two replicas (absent counts as a value). */
@@ -65,10 +77,15 @@ export function compareReplicas(world: SimWorld): ReplicaComparison {
  * fault schedule on a simulated topology; a safety phase with faults, then a liveness phase with
  * every fault healed, until every acknowledged push is acked or the liveness bound passes.
  */
-export async function runSimulation(config: SimConfig): Promise<SimResult> {
+export async function runSimulation(config: SimConfig): Promise<SimResult>;
+export async function runSimulation(config: SimConfig, options: RunOptions & { readonly traceHash: false }): Promise<UnhashedSimResult>;
+export async function runSimulation(config: SimConfig, options?: RunOptions): Promise<SimResult | UnhashedSimResult>;
+export async function runSimulation(config: SimConfig, options: RunOptions = {}): Promise<SimResult | UnhashedSimResult> {
+  const hashed = options.traceHash ?? true;
   const problems = configProblems(config);
+  if (!hashed && config.keepTrace) problems.push('keepTrace needs the trace hashed: traceHash false keeps no lines');
   if (problems.length > 0) throw new SimConfigError(problems);
-  const world = new SimWorld(config);
+  const world = new SimWorld(config, hashed ? undefined : 'count');
   const { kernel, trace, rng } = world;
   const recorder = new HistoryRecorder(kernel, trace, world.observations);
   const zones = config.topology.zones;
@@ -224,20 +241,19 @@ export async function runSimulation(config: SimConfig): Promise<SimResult> {
     await kernel.runUntil(kernel.now + REPLICATION_DRAIN_MS);
     replicas = compareReplicas(world);
   }
-  return {
+  const result = {
     config,
     report,
     history: recorder.history,
     faults,
     exposed: faults.some((f) => f.exposure.struck),
-    traceHash,
-    traceText,
     traceEvents,
     kernelEvents: kernel.eventsExecuted,
     simulatedMs: endedAt - SIM_EPOCH,
     livenessStart,
     replicas,
   };
+  return traceHash === null ? { ...result, traceHash, traceText: null } : { ...result, traceHash, traceText };
 }
 
 function sleep(actor: SimActor, ms: number): Promise<void> {

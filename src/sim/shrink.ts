@@ -1,10 +1,12 @@
 import type { SimConfig } from './config.js';
 import { configProblems } from './config-problems.js';
-import { runSimulation, type SimResult } from './run.js';
+import { runSimulation, type SimResult, type UnhashedSimResult } from './run.js';
 
 export interface ShrinkResult {
   readonly config: SimConfig;
+  /** The smallest failing configuration's run, with its trace hash. */
   readonly result: SimResult;
+  /** Runs it took to get there (the traced re-run of the result not counted). */
   readonly runs: number;
   /** Stopped by `timeUp` before no smaller neighbour failed: the config still fails but may not be minimal. */
   readonly stoppedByTime: boolean;
@@ -43,12 +45,17 @@ function candidates(c: SimConfig, keepLiveness: boolean): SimConfig[] {
 
 /**
  * Greedy shrinking: keep taking the first smaller neighbour for which `stillFails` holds, until none
- * does, the run budget is spent or `timeUp` says so.
+ * does, the run budget is spent or `timeUp` says so. Candidates run without hashing their trace (only
+ * the verdict decides); the one kept runs once more with its hash, which the scenario records.
  */
-export async function shrink(config: SimConfig, stillFails: (r: SimResult) => boolean, options: ShrinkOptions): Promise<ShrinkResult> {
+export async function shrink(
+  config: SimConfig,
+  stillFails: (r: SimResult | UnhashedSimResult) => boolean,
+  options: ShrinkOptions,
+): Promise<ShrinkResult> {
   const maxRuns = options.maxRuns ?? 150;
   let current = config;
-  let result = await runSimulation(current);
+  let result = await runSimulation(current, { traceHash: false });
   let runs = 1;
   let improved = true;
   let stoppedByTime = false;
@@ -62,7 +69,7 @@ export async function shrink(config: SimConfig, stillFails: (r: SimResult) => bo
       }
       // A smaller set-up can orphan a fault (a clock skew aimed at a consumer that no longer exists).
       if (configProblems(next).length > 0) continue;
-      const r = await runSimulation(next);
+      const r = await runSimulation(next, { traceHash: false });
       runs++;
       if (stillFails(r)) {
         current = next;
@@ -72,5 +79,8 @@ export async function shrink(config: SimConfig, stillFails: (r: SimResult) => bo
       }
     }
   }
-  return { config: current, result, runs, stoppedByTime };
+  const traced = await runSimulation(current);
+  // Same configuration, same run: a verdict that moved with hashing on would be a determinism bug.
+  if (stillFails(traced) !== stillFails(result)) throw new Error(`shrink: ${current.seed} gave another verdict when run again with its trace hashed`);
+  return { config: current, result: traced, runs, stoppedByTime };
 }

@@ -57,30 +57,37 @@ function json(value: unknown, depth: number): string {
   return `${out}]`;
 }
 
+/** What a run does with its trace: hash it (optionally keeping the lines), or only count its events. */
+export type TraceMode = 'hash' | 'keep' | 'count';
+
 /**
  * The run's trace: one JSON line per event, hashed as it is written (SHA-256 over the lines), kept
- * in memory only when asked, so that long runs can be hashed without holding their trace.
+ * in memory only when asked, so that long runs can be hashed without holding their trace. A run whose
+ * hash nobody reads (a guarantees-table run: its verdict comes from the history) only counts events:
+ * serializing and hashing them was a tenth of such a run.
  */
 export class Trace {
-  private readonly hash: Hash = createHash('sha256');
+  private readonly hash: Hash | null;
   private readonly lines: string[] | null;
   private count = 0;
   /** Lines not yet hashed: hashing in chunks digests the same bytes with far fewer native calls. */
   private pending = '';
   private sealed = false;
 
-  constructor(keepLines: boolean) {
-    this.lines = keepLines ? [] : null;
+  constructor(readonly mode: TraceMode) {
+    this.hash = mode === 'count' ? null : createHash('sha256');
+    this.lines = mode === 'keep' ? [] : null;
   }
 
   record(event: TraceEvent): void {
     // After the digest (the run is over: only replication draining for the replica check) nothing is recorded.
     if (this.sealed) return;
+    this.count++;
+    if (this.hash === null) return;
     const line = traceLine(event);
     this.pending += `${line}\n`;
     if (this.pending.length > 65_536) this.flush();
     this.lines?.push(line);
-    this.count++;
   }
 
   get events(): number {
@@ -93,14 +100,14 @@ export class Trace {
   }
 
   private flush(): void {
-    this.hash.update(this.pending);
+    this.hash?.update(this.pending);
     this.pending = '';
   }
 
-  /** Finishes the hash; call once, at the end of the run. */
-  digest(): string {
+  /** Finishes the hash (null when only counting); call once, at the end of the run. */
+  digest(): string | null {
     this.flush();
     this.sealed = true;
-    return this.hash.digest('hex');
+    return this.hash?.digest('hex') ?? null;
   }
 }

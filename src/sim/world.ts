@@ -9,7 +9,7 @@ import { SimStore, type CallProbe } from './sim-store.js';
 import { DynomiteTopology } from './topology/dynomite.js';
 import { PrimaryReplicaTopology } from './topology/primary-replica.js';
 import type { Topology } from './topology/topology.js';
-import { Trace } from './trace.js';
+import { Trace, type TraceMode } from './trace.js';
 
 /** Virtual time starts at a realistic epoch so that scores look like production ones. */
 export const SIM_EPOCH = 1_700_000_000_000;
@@ -41,9 +41,13 @@ export class SimWorld {
    */
   private readonly tokens: Rng;
 
-  constructor(readonly config: SimConfig) {
+  /** `traceMode` defaults to the config's: its lines kept (`keepTrace`) or only hashed. */
+  constructor(
+    readonly config: SimConfig,
+    traceMode: TraceMode = config.keepTrace ? 'keep' : 'hash',
+  ) {
     this.rng = new Rng(config.seed);
-    this.trace = new Trace(config.keepTrace);
+    this.trace = new Trace(traceMode);
     this.tokens = this.rng.stream('lease-tokens');
     const n = config.network;
     this.network = new Network(

@@ -1,5 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { parseSimConfig } from '../../src/sim/config.js';
+import { configurationRun } from '../../src/sim/configurations.js';
+import { configurationNamed } from '../../src/sim/guarantees.js';
+import { runSimulation, SimConfigError } from '../../src/sim/run.js';
 import { traceLine, type TraceEvent } from '../../src/sim/trace.js';
 
 /** Values as trace events carry them: JSON values, arrays of them, some frozen, some holes of undefined. */
@@ -45,5 +49,30 @@ describe('traceLine', () => {
   it('leaves out fields JSON leaves out', () => {
     const e = { t: Number.NaN, actor: 'sim', op: 'x', args: () => 1 } as unknown as TraceEvent;
     expect(traceLine(e)).toBe('{"t":null,"actor":"sim","op":"x"}');
+  });
+});
+
+describe('a run whose trace is only counted (traceHash: false)', () => {
+  // Rows with faults of several families, where a trace that changed anything would show.
+  const rows = ['dynomite/DC_QUORUM/atomic/swarm', 'dynomite/DC_QUORUM/legacy/node-crash', 'primary-replica/atomic/partition'];
+
+  it.each(rows)('is the same run as the hashed one, event for event: %s', async (name) => {
+    const config = parseSimConfig(configurationRun(configurationNamed(name)!, 'trace-modes'));
+    const hashed = await runSimulation(config);
+    const counted = await runSimulation(config, { traceHash: false });
+    expect(counted.traceHash).toBeNull();
+    expect(counted.traceText).toBeNull();
+    expect(hashed.traceHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(counted.kernelEvents).toBe(hashed.kernelEvents);
+    expect(counted.traceEvents).toBe(hashed.traceEvents);
+    expect(counted.history).toEqual(hashed.history);
+    expect(counted.report).toEqual(hashed.report);
+    expect(counted.faults).toEqual(hashed.faults);
+    expect(counted.replicas).toEqual(hashed.replicas);
+  });
+
+  it('is refused with keepTrace: there would be no lines to keep', async () => {
+    const config = parseSimConfig({ seed: 'keep', keepTrace: true });
+    await expect(runSimulation(config, { traceHash: false })).rejects.toThrow(SimConfigError);
   });
 });

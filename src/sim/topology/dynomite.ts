@@ -288,6 +288,8 @@ export const QUORUM_FAILED = 'ERR Dynomite: Failed to achieve Quorum';
  */
 export class ReplyVote {
   private readonly arrived: NodeReply[] = [];
+  /** Each good reply's content as compared (its JSON), computed once on arrival; null for an error. */
+  private readonly contents: (string | null)[] = [];
   private answered = false;
 
   constructor(
@@ -298,12 +300,18 @@ export class ReplyVote {
 
   arrive(r: NodeReply): void {
     if (this.answered) return;
+    const content = r.ok ? JSON.stringify(r.value) : null;
     this.arrived.push(r);
+    this.contents.push(content);
     const quorum = Math.floor(this.replicas / 2) + 1;
-    const key = r.ok ? JSON.stringify(r.value) : null;
-    const agreeing = key === null ? 0 : this.arrived.filter((x) => x.ok && JSON.stringify(x.value) === key).length;
-    if (agreeing >= quorum) return this.decide(r);
-    const good = this.arrived.filter((x) => x.ok).length;
+    let agreeing = 0;
+    let good = 0;
+    for (const c of this.contents) {
+      if (c === null) continue;
+      good++;
+      if (c === content) agreeing++;
+    }
+    if (content !== null && agreeing >= quorum) return this.decide(r);
     const pending = this.replicas - this.arrived.length;
     if (good + pending < quorum) return this.decide(this.arrived.find((x) => !x.ok)!);
     if (pending > 0) return;

@@ -50,7 +50,8 @@ export class DynomiteTopology implements Topology {
   readonly kind = 'dynomite' as const;
   readonly nodes: SimNode[];
   private readonly racks = new Map<SimNode, Rack>();
-  private readonly links = new Map<string, PeerLink>();
+  /** Each node's open links, by peer (a crashed node's are dropped: it reconnects afresh). */
+  private readonly links = new Map<SimNode, Map<SimNode, PeerLink>>();
 
   constructor(
     private readonly kernel: Kernel,
@@ -140,8 +141,9 @@ export class DynomiteTopology implements Topology {
   }
 
   private link(from: SimNode, to: SimNode): PeerLink {
-    const key = `${from.name}>${to.name}`;
-    let link = this.links.get(key);
+    let mine = this.links.get(from);
+    if (!mine) this.links.set(from, (mine = new Map()));
+    let link = mine.get(to);
     if (!link) {
       const incarnation = this.rack(from).incarnation;
       link = new PeerLink(
@@ -149,7 +151,7 @@ export class DynomiteTopology implements Topology {
         (fn) => this.inLiveDynomite(from, incarnation, fn),
         () => this.observations?.emit('link-timeout', { from: from.name, to: to.name }),
       );
-      this.links.set(key, link);
+      mine.set(to, link);
     }
     return link;
   }
@@ -206,7 +208,7 @@ export class DynomiteTopology implements Topology {
     node.up = false;
     // Its connections die with it: a restarted process opens fresh peer links.
     this.rack(node).incarnation++;
-    for (const peer of this.nodes) this.links.delete(`${node.name}>${peer.name}`);
+    this.links.delete(node);
     if (!loseUnreplicated) return;
     // Its unsent replication dies with it, and without persistence it restarts empty.
     node.generation++;

@@ -1,7 +1,7 @@
 import { checkCompiles, runLua, scriptSha } from './lua-engine.js';
 import { formatRedisDouble } from './number-format.js';
 import { MIN_MAX_NOT_FLOAT, NOT_FLOAT, NOT_INTEGER, RedisError, SYNTAX, WRONGTYPE } from './redis-error.js';
-import { luaToReply, replyToLua, type ScriptDef, type ScriptReply } from './script.js';
+import { luaToReply, replyToLua, type LuaRedis, type ScriptDef, type ScriptReply } from './script.js';
 import { SortedSet } from './sorted-set.js';
 
 export type Value = SortedSet | Map<string, string>;
@@ -128,10 +128,13 @@ export class Keyspace {
     return out;
   }
 
+  /** What a twin calls, as a script's `redis.call`: one per keyspace, not one per script run. */
+  private readonly twinRedis: LuaRedis = { call: (cmd, ...a) => replyToLua(this.exec(cmd, a)) };
+
   /** Runs a script atomically: its twin in twin mode when it has one, else its Lua text. */
   runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Reply {
     if (this.scriptMode === 'twin' && script.twin) {
-      return luaToReply(script.twin({ call: (cmd, ...a) => replyToLua(this.exec(cmd, a)) }, keys, args));
+      return luaToReply(script.twin(this.twinRedis, keys, args));
     }
     return this.eval(script.lua, keys, args);
   }

@@ -26,7 +26,13 @@ export function traceLine(event: TraceEvent): string {
 
 /** A field's JSON, or undefined where JSON.stringify leaves the field out (undefined, a function). */
 function field(value: unknown): string | undefined {
-  return Array.isArray(value) ? json(value, 2) : (JSON.stringify(value) as string | undefined);
+  return Array.isArray(value) ? json(value, 2) : typeof value === 'string' ? quotedString(value) : (JSON.stringify(value) as string | undefined);
+}
+
+/** Printable ASCII but `"` and `\`: JSON quotes such a string as it is (a regex test is ~3× cheaper than a stringify call). */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+function quotedString(value: string): string {
+  return PLAIN.test(value) ? `"${value}"` : JSON.stringify(value);
 }
 
 const quotedNames = new Map<string, string>();
@@ -42,6 +48,7 @@ function quoted(name: string): string {
 const frozenJson = new WeakMap<readonly unknown[], string>();
 /** A value as an array element or field value; `depth` levels of plain arrays are walked. */
 function json(value: unknown, depth: number): string {
+  if (typeof value === 'string') return quotedString(value);
   if (!Array.isArray(value)) return JSON.stringify(value) ?? 'null';
   if (Object.isFrozen(value)) {
     let cached = frozenJson.get(value);

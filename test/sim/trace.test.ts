@@ -11,6 +11,9 @@ const valueArb: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({
   v: fc.oneof(
     { depthSize: 'small' },
     fc.jsonValue({ maxDepth: 2 }),
+    // Strings JSON must escape: quotes, backslashes, control characters, lone surrogates, non-ASCII.
+    fc.string({ unit: 'binary' }),
+    fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', 'é', 'a', ' ', '~') }),
     fc.constant(undefined),
     fc.array(tie('v'), { maxLength: 4 }),
     fc.array(tie('v'), { maxLength: 4 }).map((a) => Object.freeze(a)),

@@ -91,8 +91,13 @@ export class DynomiteTopology implements Topology {
 
   /** Runs `op` on `node`'s redis; the reply is handled in its Dynomite process (at once when both are healthy). */
   private execute(node: SimNode, op: StoreOp, reply: (r: NodeReply) => void): void {
-    const incarnation = this.rack(node).incarnation;
-    this.rack(node).backend.execute(op, (r) => this.inLiveDynomite(node, incarnation, () => reply(r)));
+    const rack = this.rack(node);
+    const incarnation = rack.incarnation;
+    rack.backend.execute(op, (r) => {
+      // inLiveDynomite without its closure when the Dynomite process is free (nearly always): the same, sooner.
+      if (rack.dynomite.busy) return this.inLiveDynomite(node, incarnation, () => reply(r));
+      if (node.up && rack.incarnation === incarnation) reply(r);
+    });
   }
 
   handle(conn: Connection, op: StoreOp, reply: (r: NodeReply) => void): void {

@@ -53,7 +53,7 @@ export class Network {
   }
 
   canSend(fromZone: string, toZone: string): boolean {
-    return fromZone === toZone || !this.blocked.has(`${fromZone}>${toZone}`);
+    return fromZone === toZone || this.blocked.size === 0 || !this.blocked.has(`${fromZone}>${toZone}`);
   }
 
   latency(): number {

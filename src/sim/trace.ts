@@ -16,12 +16,23 @@ export interface TraceEvent {
  * serialized once. Top-level arrays of args and result are walked so that a frozen list inside is found.
  */
 export function traceLine(event: TraceEvent): string {
-  let line = `{"t":${Number.isFinite(event.t) ? String(event.t) : 'null'},"actor":${quoted(event.actor)},"op":${quoted(event.op)}`;
+  let line = `{"t":${time(event.t)},"actor":${quoted(event.actor)},"op":${quoted(event.op)}`;
   const args = field(event.args);
   if (args !== undefined) line += `,"args":${args}`;
   const result = field(event.result);
   if (result !== undefined) line += `,"result":${result}`;
   return `${line}}`;
+}
+
+/** Events come in bursts at one instant (a reply, then what the actor records): its digits are formatted once. */
+let lastTime = Number.NaN;
+let lastTimeJson = 'null';
+function time(t: number): string {
+  if (t !== lastTime) {
+    lastTime = t;
+    lastTimeJson = Number.isFinite(t) ? String(t) : 'null';
+  }
+  return lastTimeJson;
 }
 
 /** A field's JSON, or undefined where JSON.stringify leaves the field out (undefined, a function). */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { NodeReply } from '../../src/sim/sim-node.js';
-import { QUORUM_FAILED, ReplyVote } from '../../src/sim/topology/dynomite.js';
+import { QUORUM_FAILED, ReplyVote, sameContent } from '../../src/sim/topology/dynomite.js';
 
 /** DYNOMITE.md "Replies under quorum", read as a decision over the whole arrival order. */
 function expected(level: 'DC_QUORUM' | 'DC_SAFE_QUORUM', replies: NodeReply[]): { reply: NodeReply; after: number } {
@@ -38,6 +38,29 @@ describe('ReplyVote', () => {
         expect(answers).toEqual([expected(level, replies)]);
       }),
       { numRuns: 3_000 },
+    );
+  });
+});
+
+/** Replies as scripts give them (strings, numbers, null, nested arrays), with JSON's corner cases mixed in. */
+const contentArb: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({
+  v: fc.oneof(
+    { depthSize: 'small' },
+    fc.constantFrom('', '0', '1', 'm1', 'null'),
+    fc.constantFrom(0, -0, 1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY),
+    fc.constant(null),
+    fc.array(fc.oneof(tie('v'), fc.constant(undefined)), { maxLength: 3 }),
+  ),
+})).v;
+
+describe('sameContent', () => {
+  it('is JSON equality of two replies, without serializing them', () => {
+    fc.assert(
+      fc.property(contentArb, contentArb, (a, b) => {
+        expect(sameContent(a, b)).toBe(JSON.stringify(a) === JSON.stringify(b));
+        expect(sameContent(a, structuredClone(a))).toBe(true);
+      }),
+      { numRuns: 5_000 },
     );
   });
 });

@@ -295,8 +295,6 @@ export const QUORUM_FAILED = 'ERR Dynomite: Failed to achieve Quorum';
  */
 export class ReplyVote {
   private readonly arrived: NodeReply[] = [];
-  /** Each good reply's content as compared (its JSON), computed once on arrival; null for an error. */
-  private readonly contents: (string | null)[] = [];
   private answered = false;
 
   constructor(
@@ -307,18 +305,16 @@ export class ReplyVote {
 
   arrive(r: NodeReply): void {
     if (this.answered) return;
-    const content = r.ok ? JSON.stringify(r.value) : null;
     this.arrived.push(r);
-    this.contents.push(content);
     const quorum = Math.floor(this.replicas / 2) + 1;
     let agreeing = 0;
     let good = 0;
-    for (const c of this.contents) {
-      if (c === null) continue;
+    for (const x of this.arrived) {
+      if (!x.ok) continue;
       good++;
-      if (c === content) agreeing++;
+      if (r.ok && sameContent(x.value, r.value)) agreeing++;
     }
-    if (content !== null && agreeing >= quorum) return this.decide(r);
+    if (r.ok && agreeing >= quorum) return this.decide(r);
     const pending = this.replicas - this.arrived.length;
     if (good + pending < quorum) return this.decide(this.arrived.find((x) => !x.ok)!);
     if (pending > 0) return;
@@ -330,4 +326,23 @@ export class ReplyVote {
     this.answered = true;
     this.answer(r);
   }
+}
+
+/**
+ * Whether two replies have the same content, as the vote compares them: `JSON.stringify(a) ===
+ * JSON.stringify(b)` without serializing either (every arrival is compared with the ones before it).
+ */
+export function sameContent(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameContent(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  return asJsonScalar(a) === asJsonScalar(b);
+}
+
+/** What JSON makes of a scalar inside an array: a number that is not finite and undefined are null. */
+function asJsonScalar(x: unknown): unknown {
+  return x === undefined || (typeof x === 'number' && !Number.isFinite(x)) ? null : x;
 }

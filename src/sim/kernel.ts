@@ -23,7 +23,10 @@ class SimEvent implements Scheduled {
   }
 }
 
-/** A binary heap ordered by (time, scheduling order): equal times run in the order scheduled. */
+/**
+ * A 4-ary heap ordered by (time, scheduling order): equal times run in the order scheduled. Four
+ * children per node halve the depth of a binary heap: fewer levels to sift an event down through.
+ */
 class EventHeap {
   private readonly items: SimEvent[] = [];
 
@@ -37,7 +40,7 @@ class EventHeap {
     let i = a.length;
     a.push(e);
     while (i > 0) {
-      const p = (i - 1) >> 1;
+      const p = (i - 1) >> 2;
       const parent = a[p]!;
       if (!before(e, parent)) break;
       a[i] = parent;
@@ -52,13 +55,14 @@ class EventHeap {
     const last = a.pop();
     const n = a.length;
     if (n > 0 && last) {
-      // Sift the last item down from the root with a hole.
+      // Sift the last item down from the root with a hole, to the earliest of up to four children.
       let i = 0;
       for (;;) {
-        const l = 2 * i + 1;
-        if (l >= n) break;
-        const r = l + 1;
-        const m = r < n && before(a[r]!, a[l]!) ? r : l;
+        const first = 4 * i + 1;
+        if (first >= n) break;
+        let m = first;
+        const end = Math.min(first + 4, n);
+        for (let c = first + 1; c < end; c++) if (before(a[c]!, a[m]!)) m = c;
         const child = a[m]!;
         if (!before(child, last)) break;
         a[i] = child;

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Kernel } from '../../src/sim/kernel.js';
 
@@ -42,5 +43,26 @@ describe('Kernel', () => {
     k.at(1, () => order.push('next event'));
     await k.runUntil(2);
     expect(order).toEqual(['continuation', 'next event']);
+  });
+});
+
+describe('Kernel event order', () => {
+  it('runs events by time, and events at one time in the order they were scheduled (whatever the mix of times)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.boolean(), fc.boolean()), { maxLength: 300 }), async (plan) => {
+        const k = new Kernel(0);
+        const ran: number[] = [];
+        const handles = plan.map(([at, quiet], i) => (quiet ? k.quietAt(at, () => ran.push(i)) : (k.at(at, () => ran.push(i)), null)));
+        plan.forEach(([, , cancel], i) => cancel && handles[i]?.cancel());
+        await k.runUntil(100);
+        const expected = plan
+          .map(([at, quiet, cancel], i) => ({ at, i, dropped: quiet && cancel }))
+          .filter((e) => !e.dropped)
+          .sort((x, y) => x.at - y.at || x.i - y.i)
+          .map((e) => e.i);
+        expect(ran).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { checkCompiles, runLua, scriptSha } from './lua-engine.js';
 import { formatRedisDouble } from './number-format.js';
+import { parseInteger, parseScore } from './argument-parsing.js';
 import { MIN_MAX_NOT_FLOAT, NOT_FLOAT, NOT_INTEGER, RedisError, SYNTAX, WRONGTYPE } from './redis-error.js';
 import { luaToReply, replyToLua, type LuaRedis, type ScriptDef, type ScriptReply } from './script.js';
 import { SortedSet } from './sorted-set.js';
@@ -7,30 +8,12 @@ import { SortedSet } from './sorted-set.js';
 export type Value = SortedSet | Map<string, string>;
 export type Reply = ScriptReply;
 
-function parseScore(s: string | undefined, error = NOT_FLOAT): number {
-  if (s === undefined) throw new RedisError(SYNTAX);
-  const t = s.toLowerCase();
-  if (t === 'inf' || t === '+inf') return Infinity;
-  if (t === '-inf') return -Infinity;
-  if (s.trim() !== s || s === '') throw new RedisError(error);
-  const n = Number(s);
-  if (Number.isNaN(n)) throw new RedisError(error);
-  return n;
-}
-
 /** Redis's arity per command (name included; negative: at least that many). */
 const ARITY: Record<string, number> = {
   zadd: -4, zrem: -3, zscore: 3, zrank: 3, zcard: 2, zrangebyscore: -4, zrange: -4, zscan: -3,
   hset: -4, hget: 3, hdel: -3, hlen: 2, hexists: 3, hkeys: 2, hgetall: 2, hscan: -3, hincrby: 4,
   del: -2, exists: -2, time: 1, flushall: -1, eval: -3, evalsha: -3, script: -2,
 };
-
-function parseInteger(s: string | undefined): number {
-  if (s === undefined || !/^-?\d+$/.test(s)) throw new RedisError(NOT_INTEGER);
-  const n = Number(s);
-  if (!Number.isSafeInteger(n)) throw new RedisError(NOT_INTEGER);
-  return n;
-}
 
 interface Bound {
   readonly value: number;

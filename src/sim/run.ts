@@ -80,9 +80,11 @@ export function compareReplicas(world: SimWorld): ReplicaComparison {
 export async function runSimulation(config: SimConfig): Promise<SimResult>;
 export async function runSimulation(config: SimConfig, options: RunOptions & { readonly traceHash: false }): Promise<UnhashedSimResult>;
 export async function runSimulation(config: SimConfig, options?: RunOptions): Promise<SimResult | UnhashedSimResult>;
-export async function runSimulation(config: SimConfig, options: RunOptions = {}): Promise<SimResult | UnhashedSimResult> {
-  const hashed = options.traceHash ?? true;
+export async function runSimulation(config: SimConfig, options?: RunOptions): Promise<SimResult | UnhashedSimResult> {
+  const traceHashOption: unknown = options?.traceHash;
+  const hashed = traceHashOption !== false;
   const problems = configProblems(config);
+  if (traceHashOption !== undefined && typeof traceHashOption !== 'boolean') problems.push(`run option traceHash must be true or false, not ${JSON.stringify(traceHashOption)}`);
   if (!hashed && config.keepTrace) problems.push('keepTrace needs the trace hashed: traceHash false keeps no lines');
   if (problems.length > 0) throw new SimConfigError(problems);
   const world = new SimWorld(config, hashed ? undefined : 'count');

@@ -74,6 +74,11 @@ describe('a run whose trace is only counted (traceHash: false)', () => {
     expect(counted.replicas).toEqual(hashed.replicas);
   });
 
+  it('is asked for with a boolean: anything else is refused, not taken as true', async () => {
+    const config = parseSimConfig({ seed: 'option' });
+    await expect(runSimulation(config, { traceHash: 'no' as unknown as boolean })).rejects.toThrow(/traceHash must be true or false, not "no"/);
+  });
+
   it('is refused with keepTrace: there would be no lines to keep', async () => {
     const config = parseSimConfig({ seed: 'keep', keepTrace: true });
     await expect(runSimulation(config, { traceHash: false })).rejects.toThrow(SimConfigError);

@@ -7,6 +7,9 @@ import { NOT_FLOAT, NOT_INTEGER, RedisError, SYNTAX } from './redis-error.js';
  */
 export function parseScore(s: string | undefined, error = NOT_FLOAT): number {
   if (s === undefined) throw new RedisError(SYNTAX);
+  // The spellings scripts send (promotion ranges start at -inf), before Number() fails on them.
+  if (s === '-inf') return -Infinity;
+  if (s === '+inf' || s === 'inf') return Infinity;
   const n = Number(s);
   // No spelling of inf makes Number() a number, so this answers exactly as the checks below would.
   if (!Number.isNaN(n) && s !== '' && s.trim() === s) return n;

@@ -50,8 +50,10 @@ export const PROMOTE_LUA = `local function promote(queue, ready, meta, now)
   return #due
 end`;
 
+const PROMOTE_BATCH_ARG = String(PROMOTE_BATCH);
+
 export function promote(redis: LuaRedis, queue: string, ready: string, meta: string, now: number): number {
-  const due = redis.call('zrangebyscore', queue, '-inf', String(now), 'LIMIT', '0', String(PROMOTE_BATCH)) as string[];
+  const due = redis.call('zrangebyscore', queue, '-inf', String(now), 'LIMIT', '0', PROMOTE_BATCH_ARG) as string[];
   for (const id of due) {
     const rank = redis.call('hget', meta, id);
     if (luaTruthy(rank)) redis.call('zadd', ready, rank as string, id);

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
+import * as z from 'zod';
 import type { HistoryOp } from '../model/history.js';
 import { parseHistoryOp } from '../model/history-file.js';
 import { parseSimConfig, type Fault, type SimConfig } from './config.js';
-import { familyOf } from './faults/index.js';
+import { faultSchema, familyOf } from './faults/index.js';
 import { RECLASSIFIED } from './history-recorder.js';
 import type { StruckFault } from './run.js';
 import { SimConfigError } from './sim-config-error.js';
@@ -25,6 +26,17 @@ export class TraceFileError extends Error {
     super(`${file}: ${reason}`);
     this.name = 'TraceFileError';
   }
+}
+
+/** A nemesis `exposure` event's args, as the runner writes them (the fault's index among those that struck). */
+const exposureEventSchema = z.object({
+  index: z.number().int().nonnegative(),
+  exposure: z.object({ struck: z.boolean(), counts: z.record(z.string(), z.number()), ids: z.array(z.string()) }),
+});
+
+/** zod's issues on one line: `path: message; …`. */
+function issuesText(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.length > 0 ? `${i.path.join('.')}: ` : ''}${i.message}`).join('; ');
 }
 
 /** The start event's configuration; a bad one is this trace's error, on one line. */
@@ -70,9 +82,19 @@ export function parseTrace(text: string, file = '<trace>'): TraceContents {
       history.push(op);
     } else if (e.op === RECLASSIFIED) reclassify(history, e, file, i + 1);
     else if (e.actor === 'nemesis' && e.op === 'exposure') {
-      const a = e.args as { index: number; exposure: StruckFault['exposure'] };
-      exposures.set(a.index, a.exposure);
-    } else if (e.actor === 'nemesis' && e.args && typeof e.args === 'object' && 'kind' in e.args) struck.push({ t: e.t, fault: e.args as Fault });
+      // Judged like history events: a bad one would otherwise be drawn as garbage or crash the report.
+      const a = exposureEventSchema.safeParse(e.args);
+      if (!a.success) throw new TraceFileError(file, `line ${i + 1}: exposure event ${issuesText(a.error)}`);
+      exposures.set(a.data.index, a.data.exposure);
+    } else if (e.actor === 'nemesis' && e.args && typeof e.args === 'object' && 'kind' in e.args) {
+      const fault = faultSchema.safeParse(e.args);
+      if (!fault.success) throw new TraceFileError(file, `line ${i + 1}: fault event ${issuesText(fault.error)}`);
+      if (typeof e.t !== 'number' || !Number.isFinite(e.t)) throw new TraceFileError(file, `line ${i + 1}: fault event without a time (t)`);
+      struck.push({ t: e.t, fault: fault.data as Fault });
+    }
+  }
+  for (const index of exposures.keys()) {
+    if (index >= struck.length) throw new TraceFileError(file, `exposure event for fault ${index}, but the trace holds ${struck.length} fault event(s)`);
   }
   if (!config) throw new TraceFileError(file, 'no start event: not a dynoq trace (write one with dynoq sim --trace FILE)');
   if (end === undefined) throw new TraceFileError(file, 'no end event: the trace is truncated');

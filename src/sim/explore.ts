@@ -97,6 +97,7 @@ export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promi
   const until = task.shrinkUntil;
   const small = await shrink(config, (r) => failing.some((p) => !r.report.properties[p]), {
     keepLiveness: failing.includes('atLeastOnce'),
+    firstRun: result,
     ...(until !== undefined && budgetClock ? { timeUp: () => budgetClock.now() >= until } : {}),
   });
   const held = PROPERTY_NAMES.filter((p) => small.result.report.properties[p]);

@@ -18,6 +18,8 @@ export interface ShrinkOptions {
   readonly maxRuns?: number;
   /** Checked before each further run (explore --time): true stops with the smallest failing config so far. */
   readonly timeUp?: () => boolean;
+  /** A run of the configuration already made (explore's first run): used instead of running it again. */
+  readonly firstRun?: SimResult | UnhashedSimResult;
 }
 
 /**
@@ -55,7 +57,7 @@ export async function shrink(
 ): Promise<ShrinkResult> {
   const maxRuns = options.maxRuns ?? 150;
   let current = config;
-  let result = await runSimulation(current, { traceHash: false });
+  let result = options.firstRun ?? (await runSimulation(current, { traceHash: false }));
   let runs = 1;
   let improved = true;
   let stoppedByTime = false;
@@ -79,7 +81,9 @@ export async function shrink(
       }
     }
   }
-  const traced = await runSimulation(current);
+  const first = options.firstRun;
+  // Nothing smaller failed and the first run was hashed: it is the traced run already.
+  const traced = current === config && first && first.traceHash !== null ? first : await runSimulation(current);
   // Same configuration, same run: a verdict that moved with hashing on would be a determinism bug.
   if (stillFails(traced) !== stillFails(result)) throw new Error(`shrink: ${current.seed} gave another verdict when run again with its trace hashed`);
   return { config: current, result: traced, runs, stoppedByTime };

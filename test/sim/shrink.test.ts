@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSimConfig } from '../../src/sim/config.js';
 import { configProblems } from '../../src/sim/config-problems.js';
 import { exploreSeed } from '../../src/sim/explore.js';
+import { runSimulation } from '../../src/sim/run.js';
 import { shrink } from '../../src/sim/shrink.js';
 
 describe('shrink', () => {
@@ -20,6 +21,23 @@ describe('shrink', () => {
     expect(small.config.workload.messages).toBeLessThan(6);
     expect(small.config.workload.consumers).toBe(4);
     expect(small.runs).toBeGreaterThan(1);
+  }, 60_000);
+
+  it('given the first run (explore has made it), ends where it ends without it, and records a hashed run', async () => {
+    const config = parseSimConfig({
+      seed: 'first-run',
+      topology: { kind: 'primary-replica', zones: ['a', 'b'] },
+      workload: { messages: 6, producers: 1, consumers: 2 },
+      faults: [{ at: 100, kind: 'clock-skew', target: 'consumer-1', offsetMs: 500 }],
+      phases: { safetyMs: 1_000, livenessMs: 5_000 },
+    });
+    const stillFails = (r: { config: { faults: readonly unknown[] } }) => r.config.faults.length > 0;
+    const without = await shrink(config, stillFails, { keepLiveness: false, maxRuns: 12 });
+    const given = await shrink(config, stillFails, { keepLiveness: false, maxRuns: 12, firstRun: await runSimulation(config) });
+    expect(given.config).toEqual(without.config);
+    expect(given.runs).toBe(without.runs);
+    expect(given.result.traceHash).toBe(without.result.traceHash);
+    expect(given.result.traceHash).toMatch(/^[0-9a-f]{64}$/);
   }, 60_000);
 });
 

@@ -25,10 +25,18 @@ if (!rev || !Number.isInteger(runs) || runs < 1) {
 }
 
 const root = resolve(import.meta.dirname, '..');
-const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
-const theirsCommit = git('rev-parse', '--short', rev);
+const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+let theirsCommit: string;
+try {
+  theirsCommit = git('rev-parse', '--short', '--verify', `${rev}^{commit}`);
+} catch {
+  console.error(`bench:against: ${rev} is not a commit of this repository`);
+  console.error('usage: npm run bench:against -- REV [--runs N]   (REV: a commit, N: pairs per workload, an integer ≥ 1)');
+  process.exit(2);
+}
 const oursCommit = git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain', '--untracked-files=no') ? ' (with uncommitted changes)' : '');
-const worktree = join(mkdtempSync(join(tmpdir(), 'dynoq-against-')), 'tree');
+const scratch = mkdtempSync(join(tmpdir(), 'dynoq-against-'));
+const worktree = join(scratch, 'tree');
 type Engine = Parameters<typeof timedRun>[0];
 
 try {
@@ -55,6 +63,6 @@ try {
     );
   }
 } finally {
-  rmSync(worktree, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
   git('worktree', 'prune');
 }

@@ -26,7 +26,7 @@ export { SimWorld } from '../sim/world.js';
 export type { ClientOptions } from '../sim/world.js';
 export { Rng } from '../sim/rng.js';
 export { shrink } from '../sim/shrink.js';
-export type { ShrinkResult } from '../sim/shrink.js';
+export type { ShrinkOptions, ShrinkResult } from '../sim/shrink.js';
 /**
  * The zod types the exported schemas are made of. zod is bundled into dynoq, not a dependency: a
  * declaration that names a schema's type (`export const s = scenarioSchema.extend(…)`) refers to

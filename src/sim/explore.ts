@@ -98,6 +98,7 @@ export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promi
   const small = await shrink(config, (r) => failing.some((p) => !r.report.properties[p]), {
     keepLiveness: failing.includes('atLeastOnce'),
     firstRun: result,
+    unhashedCandidates: true,
     ...(until !== undefined && budgetClock ? { timeUp: () => budgetClock.now() >= until } : {}),
   });
   const held = PROPERTY_NAMES.filter((p) => small.result.report.properties[p]);

@@ -74,7 +74,7 @@ export async function shrinkMechanism(input: { configuration: string; seed: stri
   const config = parseSimConfig(configurationRun(named, input.seed));
   const shows = (r: SimResult | UnhashedSimResult) => findingOf(r, input.key) !== undefined;
   const kind = input.key.split(' ← ')[0] as keyof typeof VIOLATION_KINDS;
-  const small = await shrink(config, shows, { keepLiveness: VIOLATION_KINDS[kind]?.breaks === 'atLeastOnce', maxRuns: input.maxRuns ?? 25 });
+  const small = await shrink(config, shows, { keepLiveness: VIOLATION_KINDS[kind]?.breaks === 'atLeastOnce', maxRuns: input.maxRuns ?? 25, unhashedCandidates: true });
   const name = scenarioName(named.setup, input.key);
   const held = PROPERTY_NAMES.filter((p) => small.result.report.properties[p]);
   const violated = PROPERTY_NAMES.filter((p) => !small.result.report.properties[p]);

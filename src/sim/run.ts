@@ -77,13 +77,15 @@ export function compareReplicas(world: SimWorld): ReplicaComparison {
  * fault schedule on a simulated topology; a safety phase with faults, then a liveness phase with
  * every fault healed, until every acknowledged push is acked or the liveness bound passes.
  */
-export async function runSimulation(config: SimConfig): Promise<SimResult>;
+export async function runSimulation(config: SimConfig, options?: RunOptions & { readonly traceHash?: true }): Promise<SimResult>;
 export async function runSimulation(config: SimConfig, options: RunOptions & { readonly traceHash: false }): Promise<UnhashedSimResult>;
 export async function runSimulation(config: SimConfig, options?: RunOptions): Promise<SimResult | UnhashedSimResult>;
 export async function runSimulation(config: SimConfig, options?: RunOptions): Promise<SimResult | UnhashedSimResult> {
-  const traceHashOption: unknown = options?.traceHash;
+  const optionsValid = options === undefined || (typeof options === 'object' && options !== null && !Array.isArray(options));
+  const traceHashOption: unknown = optionsValid ? options?.traceHash : undefined;
   const hashed = traceHashOption !== false;
   const problems = configProblems(config);
+  if (!optionsValid) problems.push(`run options must be an object ({ traceHash }), not ${JSON.stringify(options)}`);
   if (traceHashOption !== undefined && typeof traceHashOption !== 'boolean') problems.push(`run option traceHash must be true or false, not ${JSON.stringify(traceHashOption)}`);
   if (!hashed && config.keepTrace) problems.push('keepTrace needs the trace hashed: traceHash false keeps no lines');
   if (problems.length > 0) throw new SimConfigError(problems);
@@ -234,7 +236,9 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
     { livenessStart, end: endedAt },
     { reaperIntervalMs: config.queue.reaperIntervalMs, recoveryBoundMs: config.checker.recoveryBoundMs },
   );
-  const traceHash = trace.digest();
+  let traceHash: string | null = null;
+  if (trace.mode === 'count') trace.seal();
+  else traceHash = trace.digest();
   const traceText = trace.text();
   const traceEvents = trace.events;
   // After the digest: what drains now (replication in flight) is not part of the recorded run.

@@ -20,6 +20,11 @@ export interface ShrinkOptions {
   readonly timeUp?: () => boolean;
   /** A run of the configuration already made (explore's first run): used instead of running it again. */
   readonly firstRun?: SimResult | UnhashedSimResult;
+  /**
+   * Run the candidates without hashing their traces (faster; the one kept runs again hashed): then
+   * `stillFails` sees `traceHash` and `traceText` null. The table's and explore's shrinks do.
+   */
+  readonly unhashedCandidates?: boolean;
 }
 
 /**
@@ -47,17 +52,28 @@ function candidates(c: SimConfig, keepLiveness: boolean): SimConfig[] {
 
 /**
  * Greedy shrinking: keep taking the first smaller neighbour for which `stillFails` holds, until none
- * does, the run budget is spent or `timeUp` says so. Candidates run without hashing their trace (only
- * the verdict decides); the one kept runs once more with its hash, which the scenario records.
+ * does, the run budget is spent or `timeUp` says so. With `unhashedCandidates` the candidates run
+ * without hashing their trace (only the verdict decides) and the one kept runs once more with its hash,
+ * which a scenario records.
  */
+export async function shrink(config: SimConfig, stillFails: (r: SimResult) => boolean, options: ShrinkOptions & { readonly unhashedCandidates?: false }): Promise<ShrinkResult>;
 export async function shrink(
   config: SimConfig,
   stillFails: (r: SimResult | UnhashedSimResult) => boolean,
   options: ShrinkOptions,
+): Promise<ShrinkResult>;
+export async function shrink(
+  config: SimConfig,
+  // Either overload's predicate: each is only ever given the runs its overload promises.
+  predicate: ((r: SimResult) => boolean) | ((r: SimResult | UnhashedSimResult) => boolean),
+  options: ShrinkOptions,
 ): Promise<ShrinkResult> {
+  const stillFails = predicate as (r: SimResult | UnhashedSimResult) => boolean;
   const maxRuns = options.maxRuns ?? 150;
+  // An unhashed run keeps no lines: the candidates drop keepTrace, the configuration kept has it back.
+  const run = (c: SimConfig) => (options.unhashedCandidates ? runSimulation({ ...c, keepTrace: false }, { traceHash: false }) : runSimulation(c));
   let current = config;
-  let result = options.firstRun ?? (await runSimulation(current, { traceHash: false }));
+  let result = options.firstRun ?? (await run(current));
   let runs = 1;
   let improved = true;
   let stoppedByTime = false;
@@ -71,7 +87,7 @@ export async function shrink(
       }
       // A smaller set-up can orphan a fault (a clock skew aimed at a consumer that no longer exists).
       if (configProblems(next).length > 0) continue;
-      const r = await runSimulation(next, { traceHash: false });
+      const r = await run(next);
       runs++;
       if (stillFails(r)) {
         current = next;

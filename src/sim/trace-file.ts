@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod';
 import type { HistoryOp } from '../model/history.js';
 import { parseHistoryOp } from '../model/history-file.js';
@@ -55,8 +56,8 @@ export function parseTrace(text: string, file = '<trace>'): TraceContents {
   let livenessStart: number | undefined;
   let end: number | undefined;
   const history: HistoryOp[] = [];
-  const struck: { t: number; fault: Fault }[] = [];
-  const exposures = new Map<number, StruckFault['exposure']>();
+  const struck: { t: number; fault: Fault; line: number }[] = [];
+  const exposures = new Map<number, { exposure: StruckFault['exposure']; line: number }>();
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -85,23 +86,31 @@ export function parseTrace(text: string, file = '<trace>'): TraceContents {
       // Judged like history events: a bad one would otherwise be drawn as garbage or crash the report.
       const a = exposureEventSchema.safeParse(e.args);
       if (!a.success) throw new TraceFileError(file, `line ${i + 1}: exposure event ${issuesText(a.error)}`);
-      exposures.set(a.data.index, a.data.exposure);
+      if (exposures.has(a.data.index)) throw new TraceFileError(file, `line ${i + 1}: a second exposure event for fault ${a.data.index}`);
+      exposures.set(a.data.index, { exposure: a.data.exposure, line: i + 1 });
     } else if (e.actor === 'nemesis' && e.args && typeof e.args === 'object' && 'kind' in e.args) {
       const fault = faultSchema.safeParse(e.args);
       if (!fault.success) throw new TraceFileError(file, `line ${i + 1}: fault event ${issuesText(fault.error)}`);
       if (typeof e.t !== 'number' || !Number.isFinite(e.t)) throw new TraceFileError(file, `line ${i + 1}: fault event without a time (t)`);
-      struck.push({ t: e.t, fault: fault.data as Fault });
+      struck.push({ t: e.t, fault: fault.data as Fault, line: i + 1 });
     }
   }
-  for (const index of exposures.keys()) {
-    if (index >= struck.length) throw new TraceFileError(file, `exposure event for fault ${index}, but the trace holds ${struck.length} fault event(s)`);
+  for (const [index, { line }] of exposures) {
+    if (index >= struck.length) throw new TraceFileError(file, `line ${line}: exposure event for fault ${index}, but the trace holds ${struck.length} fault event(s)`);
   }
   if (!config) throw new TraceFileError(file, 'no start event: not a dynoq trace (write one with dynoq sim --trace FILE)');
   if (end === undefined) throw new TraceFileError(file, 'no end event: the trace is truncated');
-  const faults = struck.map((f, i) => ({
-    ...f,
-    family: familyOf(f.fault.kind),
-    exposure: exposures.get(i) ?? { struck: false, counts: {}, ids: [] },
+  for (const f of struck) {
+    // A fault strikes during the run, and only one its configuration scheduled (the runner applies no other).
+    if (f.t < start || f.t > end) throw new TraceFileError(file, `line ${f.line}: fault event at t=${f.t}, outside the run (${start}…${end})`);
+    const scheduled = config.faults.some((c) => isDeepStrictEqual(c, f.fault));
+    if (!scheduled) throw new TraceFileError(file, `line ${f.line}: a ${f.fault.kind} fault event that the start event's configuration does not schedule`);
+  }
+  const faults = struck.map(({ t, fault }, i) => ({
+    t,
+    fault,
+    family: familyOf(fault.kind),
+    exposure: exposures.get(i)?.exposure ?? { struck: false, counts: {}, ids: [] },
   }));
   return { config, history, faults, start, livenessStart: livenessStart ?? end, end };
 }

@@ -122,10 +122,16 @@ export class Trace {
     this.pending = '';
   }
 
-  /** Finishes the hash (null when only counting); call once, at the end of the run. */
-  digest(): string | null {
+  /** Finishes the hash; call once, at the end of the run. A trace that only counts has none. */
+  digest(): string {
+    if (this.hash === null) throw new Error('this trace only counts its events: it has no hash (digest() of a counted trace)');
     this.flush();
     this.sealed = true;
-    return this.hash?.digest('hex') ?? null;
+    return this.hash.digest('hex');
+  }
+
+  /** Ends the recording without a hash (a counted trace's end of run). */
+  seal(): void {
+    this.sealed = true;
   }
 }

@@ -155,7 +155,7 @@ console.log(JSON.stringify({ dynoq: Object.keys(dynoq), sim: Object.keys(sim), m
     writeFileSync(
       join(app, 'use.ts'),
       `import { connect, createQueue, IoredisStore, UnsafeClientError, type BaseQueue, type PoppedMessage } from 'dynoq';
-import { loadScenario, parseSimConfig, runSimulation, scenarioSchema, simConfigSchema, type Scenario, type SimResult, type UnhashedSimResult } from 'dynoq/sim';
+import { loadScenario, parseSimConfig, runSimulation, scenarioSchema, shrink, simConfigSchema, type Scenario, type SimResult, type UnhashedSimResult } from 'dynoq/sim';
 import { checkHistory, type CheckReport, type HistoryOp } from 'dynoq/model';
 import { checkAgainstModel, simulate, HarnessFailure, type SimulateOptions } from 'dynoq/testing';
 
@@ -176,10 +176,18 @@ export async function sims(): Promise<SimResult> {
   loadScenario('scenarios/consumer-crash-unack-recovery.json');
   return runSimulation(parseSimConfig({ workload: { messages: 10 } }));
 }
-// Without hashing the trace the result says so in its type: no hash to read.
+// Without hashing the trace the result says so in its type: no hash to read; with it, a string.
 export async function verdictOnly(): Promise<null> {
   const r: UnhashedSimResult = await runSimulation(parseSimConfig({}), { traceHash: false });
   return r.traceHash;
+}
+export async function hashed(): Promise<string> {
+  return (await runSimulation(parseSimConfig({}), { traceHash: true })).traceHash;
+}
+// A predicate written for hashed runs still type-checks with shrink's defaults.
+export async function smallest(): Promise<string> {
+  const onlyHashed = (r: SimResult): boolean => r.traceHash.length > 0 && !r.report.properties.atLeastOnce;
+  return (await shrink(parseSimConfig({}), onlyHashed, { keepLiveness: true, maxRuns: 2 })).result.traceHash;
 }
 // The schemas' types come bundled (zod is inlined, not a dependency): parse and safeParse are typed.
 export const parsed: Scenario = scenarioSchema.parse({ name: 'n' });

@@ -39,6 +39,22 @@ describe('shrink', () => {
     expect(given.result.traceHash).toBe(without.result.traceHash);
     expect(given.result.traceHash).toMatch(/^[0-9a-f]{64}$/);
   }, 60_000);
+
+  it('shrinks a configuration that keeps its trace, hashed candidates or not; the one kept still keeps it', async () => {
+    const config = parseSimConfig({
+      seed: 'keep-trace',
+      topology: { kind: 'primary-replica', zones: ['a'] },
+      workload: { messages: 4, producers: 1, consumers: 1 },
+      phases: { safetyMs: 1_000, livenessMs: 5_000 },
+      keepTrace: true,
+    });
+    for (const unhashedCandidates of [false, true]) {
+      const small = await shrink(config, () => true, { keepLiveness: false, maxRuns: 3, unhashedCandidates });
+      expect(small.config.keepTrace).toBe(true);
+      expect(small.result.traceText).toContain('"op":"start"');
+      expect(small.result.traceHash).toMatch(/^[0-9a-f]{64}$/);
+    }
+  }, 60_000);
 });
 
 describe('shrinking under a time budget (explore --time)', () => {

@@ -24,6 +24,14 @@ const isFault = (e: Record<string, unknown>) => e.actor === 'nemesis' && typeof 
 const isExposure = (e: Record<string, unknown>) => e.actor === 'nemesis' && e.op === 'exposure';
 
 describe('parseTrace: fault and exposure events', () => {
+  it('refuses a second exposure event for one fault', async () => {
+    const r = await faultyTrace();
+    const lines = r.traceText!.split('\n');
+    const exposure = lines.find((l) => l.includes('"op":"exposure"'))!;
+    const text = [...lines.slice(0, -1), exposure, ''].join('\n');
+    expect(() => parseTrace(text, 'run.trace')).toThrow(/line \d+: a second exposure event for fault 0/);
+  });
+
   it('reads back the faults that struck, with their times and exposure, as the run reported them', async () => {
     const r = await faultyTrace();
     expect(r.faults.length).toBeGreaterThan(0);
@@ -37,7 +45,9 @@ describe('parseTrace: fault and exposure events', () => {
     ['a fault without a time', isFault, (e: Record<string, unknown>) => ({ ...e, t: null }), /line \d+: fault event without a time/],
     ['an exposure without its counts', isExposure, (e: Record<string, unknown>) => ({ ...e, args: { index: 0, exposure: { struck: true, ids: [] } } }), /line \d+: exposure event exposure\.counts/],
     ['an exposure with a negative index', isExposure, (e: Record<string, unknown>) => ({ ...e, args: { ...(e.args as object), index: -1 } }), /line \d+: exposure event index/],
-    ['an exposure for a fault that is not there', isExposure, (e: Record<string, unknown>) => ({ ...e, args: { ...(e.args as object), index: 999 } }), /exposure event for fault 999/],
+    ['an exposure for a fault that is not there', isExposure, (e: Record<string, unknown>) => ({ ...e, args: { ...(e.args as object), index: 999 } }), /line \d+: exposure event for fault 999/],
+    ['a fault outside the run', isFault, (e: Record<string, unknown>) => ({ ...e, t: 1e300 }), /line \d+: fault event at t=1e\+300, outside the run/],
+    ['a fault the configuration does not schedule', isFault, (e: Record<string, unknown>) => ({ ...e, args: { ...(e.args as object), at: 123_456 } }), /line \d+: a [a-z-]+ fault event that the start event's configuration does not schedule/],
   ])('refuses %s with a TraceFileError naming it', async (_name, select, edit, message) => {
     const r = await faultyTrace();
     const text = tamper(r.traceText!, select, edit);

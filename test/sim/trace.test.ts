@@ -74,9 +74,12 @@ describe('a run whose trace is only counted (traceHash: false)', () => {
     expect(counted.replicas).toEqual(hashed.replicas);
   });
 
-  it('is asked for with a boolean: anything else is refused, not taken as true', async () => {
+  it('is asked for with a boolean in an options object: anything else is refused, not taken as the default', async () => {
     const config = parseSimConfig({ seed: 'option' });
     await expect(runSimulation(config, { traceHash: 'no' as unknown as boolean })).rejects.toThrow(/traceHash must be true or false, not "no"/);
+    for (const bad of [5, 'x', [], null]) {
+      await expect(runSimulation(config, bad as never)).rejects.toThrow(/run options must be an object/);
+    }
   });
 
   it('is refused with keepTrace: there would be no lines to keep', async () => {

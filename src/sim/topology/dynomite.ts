@@ -331,6 +331,8 @@ export class ReplyVote {
 /**
  * Whether two replies have the same content, as the vote compares them: `JSON.stringify(a) ===
  * JSON.stringify(b)` without serializing either (every arrival is compared with the ones before it).
+ * Exact for replies (strings, numbers, null, arrays of them, at any depth); a bare `undefined`, which no
+ * reply is, counts as null here where JSON would leave it out.
  */
 export function sameContent(a: unknown, b: unknown): boolean {
   if (Array.isArray(a)) {

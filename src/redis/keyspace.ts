@@ -1,7 +1,7 @@
 import { checkCompiles, runLua, scriptSha } from './lua-engine.js';
 import { formatRedisDouble } from './number-format.js';
 import { parseInteger, parseScore } from './argument-parsing.js';
-import { MIN_MAX_NOT_FLOAT, NOT_FLOAT, NOT_INTEGER, RedisError, SYNTAX, WRONGTYPE } from './redis-error.js';
+import { MIN_MAX_NOT_FLOAT, RedisError, SYNTAX, WRONGTYPE } from './redis-error.js';
 import { luaToReply, replyToLua, type LuaRedis, type ScriptDef, type ScriptReply } from './script.js';
 import { SortedSet } from './sorted-set.js';
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod';
+import { issueLines } from '../runtime/zod-issues.js';
 import type { HistoryOp } from '../model/history.js';
 import { parseHistoryOp } from '../model/history-file.js';
 import { parseSimConfig, type Fault, type SimConfig } from './config.js';
@@ -35,10 +36,6 @@ const exposureEventSchema = z.object({
   exposure: z.object({ struck: z.boolean(), counts: z.record(z.string(), z.number()), ids: z.array(z.string()) }),
 });
 
-/** zod's issues on one line: `path: message; …`. */
-function issuesText(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.length > 0 ? `${i.path.join('.')}: ` : ''}${i.message}`).join('; ');
-}
 
 /** The start event's configuration; a bad one is this trace's error, on one line. */
 function startConfig(args: unknown, file: string, line: number): SimConfig {
@@ -85,12 +82,12 @@ export function parseTrace(text: string, file = '<trace>'): TraceContents {
     else if (e.actor === 'nemesis' && e.op === 'exposure') {
       // Judged like history events: a bad one would otherwise be drawn as garbage or crash the report.
       const a = exposureEventSchema.safeParse(e.args);
-      if (!a.success) throw new TraceFileError(file, `line ${i + 1}: exposure event ${issuesText(a.error)}`);
+      if (!a.success) throw new TraceFileError(file, `line ${i + 1}: exposure event ${issueLines(a.error.issues).join('; ')}`);
       if (exposures.has(a.data.index)) throw new TraceFileError(file, `line ${i + 1}: a second exposure event for fault ${a.data.index}`);
       exposures.set(a.data.index, { exposure: a.data.exposure, line: i + 1 });
     } else if (e.actor === 'nemesis' && e.args && typeof e.args === 'object' && 'kind' in e.args) {
       const fault = faultSchema.safeParse(e.args);
-      if (!fault.success) throw new TraceFileError(file, `line ${i + 1}: fault event ${issuesText(fault.error)}`);
+      if (!fault.success) throw new TraceFileError(file, `line ${i + 1}: fault event ${issueLines(fault.error.issues).join('; ')}`);
       if (typeof e.t !== 'number' || !Number.isFinite(e.t)) throw new TraceFileError(file, `line ${i + 1}: fault event without a time (t)`);
       struck.push({ t: e.t, fault: fault.data as Fault, line: i + 1 });
     }

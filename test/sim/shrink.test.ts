@@ -5,6 +5,17 @@ import { exploreSeed } from '../../src/sim/explore.js';
 import { runSimulation } from '../../src/sim/run.js';
 import { shrink } from '../../src/sim/shrink.js';
 
+/** One zone, one producer, one consumer: the smallest run there is, for tests that shrink it. */
+function oneZone(seed: string, messages: number, more: object = {}) {
+  return parseSimConfig({
+    seed,
+    topology: { kind: 'primary-replica', zones: ['a'] },
+    workload: { messages, producers: 1, consumers: 1 },
+    phases: { safetyMs: 1_000, livenessMs: 5_000 },
+    ...more,
+  });
+}
+
 describe('shrink', () => {
   it('never tries a set-up that orphans a fault (a clock skew aimed at a consumer it removed)', async () => {
     const config = parseSimConfig({
@@ -41,13 +52,7 @@ describe('shrink', () => {
   }, 60_000);
 
   it('shrinks a configuration that keeps its trace, hashed candidates or not; the one kept still keeps it', async () => {
-    const config = parseSimConfig({
-      seed: 'keep-trace',
-      topology: { kind: 'primary-replica', zones: ['a'] },
-      workload: { messages: 4, producers: 1, consumers: 1 },
-      phases: { safetyMs: 1_000, livenessMs: 5_000 },
-      keepTrace: true,
-    });
+    const config = oneZone('keep-trace', 4, { keepTrace: true });
     for (const unhashedCandidates of [false, true]) {
       const small = await shrink(config, () => true, { keepLiveness: false, maxRuns: 3, unhashedCandidates });
       expect(small.config.keepTrace).toBe(true);
@@ -59,12 +64,7 @@ describe('shrink', () => {
 
 describe('shrinking under a time budget (explore --time)', () => {
   it('stops when timeUp says so, keeping the smallest failing config found so far, and says it stopped', async () => {
-    const config = parseSimConfig({
-      seed: 'budget',
-      topology: { kind: 'primary-replica', zones: ['a'] },
-      workload: { messages: 16, producers: 1, consumers: 1 },
-      phases: { safetyMs: 1_000, livenessMs: 5_000 },
-    });
+    const config = oneZone('budget', 16);
     let checks = 0;
     // Every candidate "fails"; time is up after two accepted steps.
     const small = await shrink(config, () => true, { keepLiveness: false, timeUp: () => ++checks > 2 });

@@ -85,8 +85,13 @@ export class DynomiteTopology implements Topology {
    */
   private inLiveDynomite(node: SimNode, incarnation: number, fn: () => void): void {
     this.inDynomite(node, () => {
-      if (node.up && this.rack(node).incarnation === incarnation) fn();
+      if (this.alive(node, incarnation)) fn();
     });
+  }
+
+  /** `node`'s Dynomite is up and is still the process (incarnation) that the work began in. */
+  private alive(node: SimNode, incarnation: number): boolean {
+    return node.up && this.rack(node).incarnation === incarnation;
   }
 
   /** Runs `op` on `node`'s redis; the reply is handled in its Dynomite process (at once when both are healthy). */
@@ -96,7 +101,7 @@ export class DynomiteTopology implements Topology {
     rack.backend.execute(op, (r) => {
       // inLiveDynomite without its closure when the Dynomite process is free (nearly always): the same, sooner.
       if (rack.dynomite.busy) return this.inLiveDynomite(node, incarnation, () => reply(r));
-      if (node.up && rack.incarnation === incarnation) reply(r);
+      if (this.alive(node, incarnation)) reply(r);
     });
   }
 
@@ -112,7 +117,7 @@ export class DynomiteTopology implements Topology {
         }
         const incarnation = this.rack(target).incarnation;
         const back = (r: NodeReply) => {
-          if (target.up && this.rack(target).incarnation === incarnation) send(r);
+          if (this.alive(target, incarnation)) send(r);
         };
         const unsupported = closesConnection(op);
         if (unsupported) {

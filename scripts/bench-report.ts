@@ -5,7 +5,7 @@
  * load average before and after (these machines are shared: a ratio is only as good as the idle
  * cores). The prose around the blocks is not touched.
  *
- *   npx tsx scripts/bench-report.ts [--only sim,sim-dist,scripts,explore,queues] [--file docs/BENCHMARKS.md]
+ *   npx tsx scripts/bench-report.ts [--only sim,sim-dist,sim-floor,scripts,explore,queues] [--file docs/BENCHMARKS.md]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -25,6 +25,11 @@ const BENCHES: readonly Bench[] = [
     title: 'Simulator from the compiled `dist/` (`bench/sim-compiled.ts`)',
     setup: ['npm', 'run', 'build'],
     command: [process.execPath, '--import', 'tsx', 'bench/sim-compiled.ts'],
+  },
+  {
+    name: 'sim-floor',
+    title: 'The floor under the simulator\'s workloads: their keyspace commands and kernel events alone (`bench/sim-floor.ts`)',
+    command: ['npm', 'run', '--silent', 'bench:sim-floor'],
   },
   { name: 'scripts', title: 'Script calls on one in-process keyspace, twin vs exact Lua (`bench/scripts.ts`)', command: [process.execPath, '--import', 'tsx', 'bench/scripts.ts'] },
   { name: 'explore', title: 'Harness throughput, 1 thread vs all (`bench/explore.ts`)', command: [process.execPath, '--import', 'tsx', 'bench/explore.ts'] },

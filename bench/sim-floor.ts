@@ -1,0 +1,104 @@
+/**
+ * The floor under the simulator's two workloads (npm run bench:sim-floor), not a test: what a run
+ * would cost if the simulator did nothing but the work its model cannot skip, measured here.
+ *
+ * - Data: every keyspace command the run executed (scripts' commands included), per replica,
+ *   replayed in order on fresh keyspaces. Dynomite runs every script on every replica and votes on
+ *   the replies (DYNOMITE.md), so a faithful model executes each replica's commands; the
+ *   one-replica line is the floor of a model that kept a single copy of the data.
+ * - Events: as many no-op kernel events as the run executed, each scheduling the next.
+ *
+ * The run is recorded by wrapping Keyspace.prototype.exec for this process only: a measurement
+ * hook, not something the library offers. The ratio printed is the most simulated seconds per wall
+ * second a simulator with no queue client, Dynomite, network, trace or checker could reach.
+ */
+import { Kernel } from '../src/sim/kernel.js';
+import { parseSimConfig, type SimConfigInput } from '../src/sim/config.js';
+import { runSimulation } from '../src/sim/run.js';
+import { Keyspace } from '../src/redis/keyspace.js';
+import { referenceWorkload, SPARSE_HOUR } from './sim-workloads.js';
+
+type Command = readonly [cmd: string, args: readonly string[]];
+/** Commands that run other commands (recorded themselves) or only read the clock. */
+const NOT_DATA = new Set(['eval', 'evalsha', 'script', 'time']);
+
+async function recordRun(input: SimConfigInput) {
+  const logs = new Map<Keyspace, Command[]>();
+  const exec = Keyspace.prototype.exec;
+  Keyspace.prototype.exec = function (this: Keyspace, cmd: string, args: readonly string[]) {
+    if (!NOT_DATA.has(cmd.toLowerCase())) {
+      let log = logs.get(this);
+      if (!log) logs.set(this, (log = []));
+      log.push([cmd, [...args]]);
+    }
+    return exec.call(this, cmd, args);
+  };
+  try {
+    const start = performance.now();
+    const result = await runSimulation(parseSimConfig(input));
+    return { logs: [...logs.values()], result, wallMs: performance.now() - start };
+  } finally {
+    Keyspace.prototype.exec = exec;
+  }
+}
+
+/** The fastest of `n` timings: a floor is what the work costs when nothing else competes. */
+function fastest(n: number, work: () => void): number {
+  let best = Infinity;
+  for (let i = 0; i < n; i++) {
+    const start = performance.now();
+    work();
+    best = Math.min(best, performance.now() - start);
+  }
+  return best;
+}
+
+function replay(logs: readonly (readonly Command[])[]): void {
+  for (const log of logs) {
+    const keyspace = new Keyspace();
+    for (const [cmd, args] of log) {
+      try {
+        keyspace.exec(cmd, args);
+      } catch {
+        // A command that failed in the run fails here too: its cost is part of the floor.
+      }
+    }
+  }
+}
+
+async function noOpEvents(n: number): Promise<number> {
+  let best = Infinity;
+  for (let round = 0; round < 5; round++) {
+    const kernel = new Kernel();
+    let left = n;
+    const next = (): void => {
+      if (--left > 0) kernel.quietAfter(1, next);
+    };
+    kernel.quietAfter(1, next);
+    const start = performance.now();
+    await kernel.runUntil(Number.MAX_SAFE_INTEGER);
+    best = Math.min(best, performance.now() - start);
+  }
+  return best;
+}
+
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
+const workloads: [string, SimConfigInput, number][] = [
+  ['sparse hour', SPARSE_HOUR, 3_600],
+  [`reference workload (${MESSAGES} messages)`, referenceWorkload(MESSAGES), 600],
+];
+const rate = (simulatedMs: number, wallMs: number) => Math.round(simulatedMs / wallMs).toLocaleString('en-US');
+console.log('fastest of 5 replays each; the run itself is timed once, recording included (a slower run than the plain benchmarks)');
+for (const [name, input, target] of workloads) {
+  const { logs, result, wallMs } = await recordRun(input);
+  const commands = logs.reduce((n, log) => n + log.length, 0);
+  const largest = logs.reduce((a, b) => (b.length > a.length ? b : a), []);
+  const allReplicas = fastest(5, () => replay(logs));
+  const oneReplica = fastest(5, () => replay([largest]));
+  const events = await noOpEvents(result.kernelEvents);
+  const simulated = result.simulatedMs;
+  console.log(`${name}: ${(simulated / 1000).toFixed(1)} simulated s, ${result.kernelEvents} kernel events, ${commands} keyspace commands on ${logs.length} keyspaces (target ≥ ${target.toLocaleString('en-US')} simulated s per wall s)`);
+  console.log(`  the run (recording)        : ${wallMs.toFixed(0)} ms → ${rate(simulated, wallMs)} simulated s per wall s`);
+  console.log(`  floor, every replica       : ${allReplicas.toFixed(0)} ms commands + ${events.toFixed(0)} ms no-op events → at most ${rate(simulated, allReplicas + events)} simulated s per wall s`);
+  console.log(`  floor, one copy of the data: ${oneReplica.toFixed(0)} ms commands + ${events.toFixed(0)} ms no-op events → at most ${rate(simulated, oneReplica + events)} simulated s per wall s`);
+}

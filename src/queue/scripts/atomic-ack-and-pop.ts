@@ -1,5 +1,5 @@
 import type { ScriptDef } from '../../redis/script.js';
-import { ACK_THEN_POP_LUA, ack, pop, scriptNow } from './atomic-common.js';
+import { ACK_THEN_POP_LUA, ack, keysFrom, localPopKeys, pop, scriptNow } from './atomic-common.js';
 
 /**
  * Atomic ack-and-pop: acks one message (as atomicAck) and leases the next ones from the local shard
@@ -21,8 +21,8 @@ export const atomicAckAndPop: ScriptDef = {
   lua,
   twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
-    const [msg, meta, leases, , queue, ready, unack] = keys as [string, string, string, string, string, string, string];
-    const acked = ack(redis, msg, meta, leases, keys.slice(7), argv[4]!, argv[5]!);
-    return pop(redis, { msg, meta, leases, queue, ready, unack }, argv[6]!, now - Number(argv[7]), Number(argv[2]), now + Number(argv[3]), [acked]);
+    const k = localPopKeys(keys);
+    const acked = ack(redis, k.msg, k.meta, k.leases, keysFrom(keys, 7), argv[4]!, argv[5]!);
+    return pop(redis, k, argv[6]!, now - Number(argv[7]), Number(argv[2]), now + Number(argv[3]), [acked]);
   },
 };

@@ -1,5 +1,5 @@
 import type { LuaValue, ScriptDef } from '../../redis/script.js';
-import { ACK_THEN_POP_LUA, ack, pop, scriptNow } from './atomic-common.js';
+import { ACK_THEN_POP_LUA, ack, keysFrom, localPopKeys, pop, scriptNow } from './atomic-common.js';
 
 /**
  * Atomic ack-many-and-pop: acks every (id, token) pair in order (each as atomicAck) and, when count
@@ -25,12 +25,12 @@ export const atomicAckManyAndPop: ScriptDef = {
   lua,
   twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
-    const [msg, meta, leases, , queue, ready, unack] = keys as [string, string, string, string, string, string, string];
-    const unacks = keys.slice(7);
+    const k = localPopKeys(keys);
+    const unacks = keysFrom(keys, 7);
     const out: LuaValue[] = [];
-    for (let i = 6; i < argv.length; i += 2) out.push(ack(redis, msg, meta, leases, unacks, argv[i]!, argv[i + 1]!));
+    for (let i = 6; i < argv.length; i += 2) out.push(ack(redis, k.msg, k.meta, k.leases, unacks, argv[i]!, argv[i + 1]!));
     const count = Number(argv[2]);
     if (count === 0) return out;
-    return pop(redis, { msg, meta, leases, queue, ready, unack }, argv[4]!, now - Number(argv[5]), count, now + Number(argv[3]), out);
+    return pop(redis, k, argv[4]!, now - Number(argv[5]), count, now + Number(argv[3]), out);
   },
 };

@@ -1,5 +1,5 @@
 import type { ScriptDef } from '../../redis/script.js';
-import { ACK_LUA, STALE_TOKEN_LUA, ack } from './atomic-common.js';
+import { ACK_LUA, STALE_TOKEN_LUA, ack, keysFrom } from './atomic-common.js';
 
 /**
  * Atomic ack: removes the id from whichever shard's UNACK holds it and deletes its payload, rank
@@ -19,7 +19,6 @@ export const atomicAck: ScriptDef = {
   writes: true,
   lua,
   twin(redis, keys, argv) {
-    const [msg, meta, leases] = keys as [string, string, string];
-    return ack(redis, msg, meta, leases, keys.slice(3), argv[0]!, argv[1]!);
+    return ack(redis, keys[0]!, keys[1]!, keys[2]!, keysFrom(keys, 3), argv[0]!, argv[1]!);
   },
 };

@@ -152,6 +152,22 @@ export interface PopKeys extends LeaseKeys {
   readonly ready: string;
 }
 
+/**
+ * The keys of a script whose KEYS begin msg, meta, leases, counters, queue, ready, unack (pop,
+ * ackAndPop, ackManyAndPop), read by index. The queue's fixed KEYS lists are frozen, and V8 takes
+ * its slow generic path to destructure or slice a frozen array (5–13× slower than plain indexing here).
+ */
+export function localPopKeys(keys: readonly string[]): PopKeys {
+  return { msg: keys[0]!, meta: keys[1]!, leases: keys[2]!, queue: keys[4]!, ready: keys[5]!, unack: keys[6]! };
+}
+
+/** KEYS from index `from` on, copied by index (not `slice`: see localPopKeys). */
+export function keysFrom(keys: readonly string[], from: number): string[] {
+  const out: string[] = [];
+  for (let i = from; i < keys.length; i++) out.push(keys[i]!);
+  return out;
+}
+
 export function pop(redis: LuaRedis, k: PopKeys, token: string, dueBy: number, count: number, deadline: number, out: LuaValue[]): LuaValue[] {
   promote(redis, k.queue, k.ready, k.meta, dueBy);
   let got = 0;

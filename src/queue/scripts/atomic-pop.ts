@@ -1,5 +1,5 @@
 import type { ScriptDef } from '../../redis/script.js';
-import { LEASE_LUA, NOW_LUA, POP_LUA, PROMOTE_LUA, pop, scriptNow } from './atomic-common.js';
+import { LEASE_LUA, localPopKeys, NOW_LUA, POP_LUA, PROMOTE_LUA, pop, scriptNow } from './atomic-common.js';
 
 /**
  * Atomic pop from one shard: promote every id due `settle` ms ago to READY, then lease up to `count` ids in
@@ -19,7 +19,6 @@ export const atomicPop: ScriptDef = {
   lua,
   twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
-    const [msg, meta, leases, , queue, ready, unack] = keys as [string, string, string, string, string, string, string];
-    return pop(redis, { msg, meta, leases, queue, ready, unack }, argv[4]!, now - Number(argv[5]), Number(argv[2]), now + Number(argv[3]), []);
+    return pop(redis, localPopKeys(keys), argv[4]!, now - Number(argv[5]), Number(argv[2]), now + Number(argv[3]), []);
   },
 };

@@ -1,6 +1,6 @@
 import type { ScriptDef } from '../../redis/script.js';
 import { luaTruthy } from '../../redis/script.js';
-import { NOW_LUA, scriptNow } from './atomic-common.js';
+import { keysFrom, NOW_LUA, scriptNow } from './atomic-common.js';
 
 /**
  * Atomic push (and ensure): an upsert. For each message, the id is first taken out of every shard's
@@ -54,8 +54,10 @@ export const atomicPush: ScriptDef = {
   lua,
   twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
-    const [msg, meta, leases] = keys as [string, string, string];
-    const shardKeys = keys.slice(4);
+    const msg = keys[0]!;
+    const meta = keys[1]!;
+    const leases = keys[2]!;
+    const shardKeys = keysFrom(keys, 4);
     const onlyIfAbsent = argv[2] === '1';
     const settle = Number(argv[3]);
     let written = 0;

@@ -35,7 +35,11 @@ export const atomicRequeueExpired: ScriptDef = {
   lua,
   twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
-    const [msg, meta, leases, ready, unack] = keys as [string, string, string, string, string];
+    const msg = keys[0]!;
+    const meta = keys[1]!;
+    const leases = keys[2]!;
+    const ready = keys[3]!;
+    const unack = keys[4]!;
     const expired = redis.call('zrangebyscore', unack, '-inf', String(now), 'LIMIT', '0', argv[2]!) as string[];
     let moved = 0;
     for (const id of expired) {

@@ -196,11 +196,12 @@ export class Keyspace {
     const key = args[0] ?? '';
     switch (cmd) {
       case 'zadd':
-        return this.zadd(key, args.slice(1));
+        return this.zadd(key, args);
       case 'zrem': {
         const z = this.zset(key, false);
         let n = 0;
-        for (const m of args.slice(1)) if (z?.delete(m)) n++;
+        // Indexes, not slice: a command's arguments are one array per call on the hot path.
+        for (let i = 1; i < args.length; i++) if (z?.delete(args[i]!)) n++;
         this.dropIfEmpty(key);
         if (n > 0) this.changes++;
         return n;
@@ -214,9 +215,9 @@ export class Keyspace {
       case 'zcard':
         return this.zset(key, false)?.size ?? 0;
       case 'zrangebyscore':
-        return this.zrangebyscore(key, args.slice(1));
+        return this.zrangebyscore(key, args);
       case 'zrange':
-        return this.zrange(key, args.slice(1));
+        return this.zrange(key, args);
       case 'zscan': {
         // As hscan: one pass returns everything with cursor 0 (member, score pairs).
         if (args[1] !== '0') throw new RedisError('ERR invalid cursor');
@@ -242,7 +243,7 @@ export class Keyspace {
       case 'hdel': {
         const h = this.hash(key, false);
         let n = 0;
-        for (const f of args.slice(1)) if (h?.delete(f)) n++;
+        for (let i = 1; i < args.length; i++) if (h?.delete(args[i]!)) n++;
         this.dropIfEmpty(key);
         if (n > 0) this.changes++;
         return n;
@@ -295,8 +296,9 @@ export class Keyspace {
     }
   }
 
+  /** ZADD key [NX|XX|CH]... score member ...: `args` as given to exec, the key first. */
   private zadd(key: string, args: readonly string[]): Reply {
-    let i = 0;
+    let i = 1;
     let nx = false;
     let xx = false;
     let ch = false;
@@ -307,19 +309,20 @@ export class Keyspace {
       else if (flag === 'ch') ch = true;
       else break;
     }
-    const rest = args.slice(i);
-    if (rest.length === 0 || rest.length % 2 !== 0) throw new RedisError(SYNTAX);
+    const first = i;
+    const pairsLength = args.length - first;
+    if (pairsLength === 0 || pairsLength % 2 !== 0) throw new RedisError(SYNTAX);
     if (nx && xx) throw new RedisError('ERR XX and NX options at the same time are not compatible');
-    const pairs: [number, string][] = [];
-    for (let j = 0; j < rest.length; j += 2) {
-      const score = parseScore(rest[j]);
-      pairs.push([score, rest[j + 1]!]);
-    }
+    // Every score is parsed before anything changes: one bad score fails the whole command.
+    const scores: number[] = [];
+    for (let j = first; j < args.length; j += 2) scores.push(parseScore(args[j]));
     const z = this.zset(key, !xx);
     if (!z) return 0;
     let added = 0;
     let changed = 0;
-    for (const [score, member] of pairs) {
+    for (let p = 0; p < scores.length; p++) {
+      const score = scores[p]!;
+      const member = args[first + 2 * p + 1]!;
       const old = z.score(member);
       if (old === undefined) {
         if (xx) continue;
@@ -338,13 +341,14 @@ export class Keyspace {
     return ch ? added + changed : added;
   }
 
+  /** ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT offset count]: `args` as given to exec, the key first. */
   private zrangebyscore(key: string, args: readonly string[]): Reply {
-    const min = parseBound(args[0] ?? '');
-    const max = parseBound(args[1] ?? '');
+    const min = parseBound(args[1] ?? '');
+    const max = parseBound(args[2] ?? '');
     let withScores = false;
     let offset = 0;
     let count = -1;
-    for (let i = 2; i < args.length; i++) {
+    for (let i = 3; i < args.length; i++) {
       const opt = args[i]!.toLowerCase();
       if (opt === 'withscores') withScores = true;
       else if (opt === 'limit' && i + 2 < args.length) {
@@ -361,11 +365,12 @@ export class Keyspace {
     return withScores ? entries.flatMap((e) => [e.member, formatRedisDouble(e.score)]) : entries.map((e) => e.member);
   }
 
+  /** ZRANGE key start stop [WITHSCORES]: `args` as given to exec, the key first. */
   private zrange(key: string, args: readonly string[]): Reply {
-    let start = parseInteger(args[0]);
-    let stop = parseInteger(args[1]);
-    const withScores = args[2]?.toLowerCase() === 'withscores';
-    if (args.length > (withScores ? 3 : 2)) throw new RedisError(SYNTAX);
+    let start = parseInteger(args[1]);
+    let stop = parseInteger(args[2]);
+    const withScores = args[3]?.toLowerCase() === 'withscores';
+    if (args.length > (withScores ? 4 : 3)) throw new RedisError(SYNTAX);
     const z = this.zset(key, false);
     if (!z) return [];
     const n = z.size;

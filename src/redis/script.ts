@@ -57,8 +57,17 @@ export function luaToReply(value: LuaValue | null): ScriptReply {
 /** How Redis hands a command reply to Lua: nil becomes false, arrays become tables. */
 export function replyToLua(reply: ScriptReply): LuaValue {
   if (reply === null) return false;
-  if (Array.isArray(reply)) return reply.map(replyToLua);
+  if (Array.isArray(reply)) return needsConversion(reply) ? reply.map(replyToLua) : (reply as LuaValue[]);
   return reply;
+}
+
+/** Whether an array reply holds a nil or a nested array; most (members, ids) hold only strings and are handed over as they are. */
+function needsConversion(reply: readonly ScriptReply[]): boolean {
+  for (let i = 0; i < reply.length; i++) {
+    const item = reply[i];
+    if (item === null || Array.isArray(item)) return true;
+  }
+  return false;
 }
 
 /** Lua's truthiness: only nil and false are false (0 and '' are true). */

@@ -28,6 +28,21 @@ describe('simulated keyspace (Redis 7 semantics)', () => {
     expect(() => ks.exec('zadd', ['z', 'nan', 'a'])).toThrow(RedisError);
   });
 
+  it('applies a ZADD with a bad score nowhere, and refuses extra ZRANGE arguments', () => {
+    const ks = new Keyspace();
+    ks.exec('zadd', ['z', '1', 'a']);
+    expect(() => ks.exec('zadd', ['z', '5', 'a', '2', 'b', 'oops', 'c'])).toThrow(/not a valid float/);
+    expect(() => ks.exec('zadd', ['z', 'CH', '5', 'a', '2'])).toThrow(/syntax error/);
+    expect(ks.exec('zrange', ['z', '0', '-1', 'WITHSCORES'])).toEqual(['a', '1']);
+    expect(ks.exec('zadd', ['z', 'ch', '5', 'a', '2', 'b'])).toBe(2);
+    expect(ks.exec('zrange', ['z', '0', '-1', 'withscores'])).toEqual(['b', '2', 'a', '5']);
+    expect(() => ks.exec('zrange', ['z', '0', '-1', 'WITHSCORES', 'extra'])).toThrow(/syntax error/);
+    expect(() => ks.exec('zrange', ['z', '0', '-1', 'extra'])).toThrow(/syntax error/);
+    expect(() => ks.exec('zrangebyscore', ['z', '0', '9', 'LIMIT', '0'])).toThrow(/syntax error/);
+    expect(ks.exec('zrem', ['z', 'a', 'nope', 'b'])).toBe(2);
+    expect(ks.keys()).toEqual([]);
+  });
+
   it('parses fractional, infinite and exclusive bounds (where ioredis-mock parses integers)', () => {
     const ks = new Keyspace();
     ks.exec('zadd', ['z', '1700000000123.05', 'a', '1.5', 'b', '3', 'c', '+inf', 'd', '-inf', 'e']);

@@ -22,24 +22,67 @@ type Command = readonly [cmd: string, args: readonly string[]];
 /** Commands that run other commands (recorded themselves) or only read the clock. */
 const NOT_DATA = new Set(['eval', 'evalsha', 'script', 'time']);
 
+interface KeyspaceLog {
+  readonly commands: Command[];
+  /** Commands that failed in the run: the replay must fail the same ones. */
+  failed: number;
+}
+
 async function recordRun(input: SimConfigInput) {
-  const logs = new Map<Keyspace, Command[]>();
+  const logs = new Map<Keyspace, KeyspaceLog>();
   const exec = Keyspace.prototype.exec;
   Keyspace.prototype.exec = function (this: Keyspace, cmd: string, args: readonly string[]) {
-    if (!NOT_DATA.has(cmd.toLowerCase())) {
-      let log = logs.get(this);
-      if (!log) logs.set(this, (log = []));
-      log.push([cmd, [...args]]);
+    if (NOT_DATA.has(cmd.toLowerCase())) return exec.call(this, cmd, args);
+    let log = logs.get(this);
+    if (!log) logs.set(this, (log = { commands: [], failed: 0 }));
+    log.commands.push([cmd, [...args]]);
+    try {
+      return exec.call(this, cmd, args);
+    } catch (err) {
+      log.failed++;
+      throw err;
     }
-    return exec.call(this, cmd, args);
   };
+  let result;
+  let wallMs;
   try {
     const start = performance.now();
-    const result = await runSimulation(parseSimConfig(input));
-    return { logs: [...logs.values()], result, wallMs: performance.now() - start };
+    result = await runSimulation(parseSimConfig(input));
+    wallMs = performance.now() - start;
   } finally {
     Keyspace.prototype.exec = exec;
   }
+  // After the hook is gone: the check's own commands must not be recorded.
+  verifyReplay(logs);
+  return { logs: [...logs.values()].map((l) => l.commands), result, wallMs };
+}
+
+/**
+ * The replay is a floor only if it does the run's work: each log, replayed on an empty keyspace, must
+ * fail the same number of commands and end with the data the run's keyspace holds. It would not if
+ * something changed a keyspace around exec (a wipe, a resync, applied effects): then this throws.
+ */
+function verifyReplay(logs: ReadonlyMap<Keyspace, KeyspaceLog>): void {
+  for (const [live, log] of logs) {
+    const keyspace = new Keyspace();
+    const failed = replayOne(keyspace, log.commands);
+    if (failed !== log.failed || JSON.stringify(keyspace.dump()) !== JSON.stringify(live.dump())) {
+      throw new Error(`sim-floor: a replay diverged from the run (${failed} failed commands against ${log.failed}, or different data): the floor would not be the run's work`);
+    }
+  }
+}
+
+/** Runs a log's commands in order; returns how many failed (as they failed in the run: their cost counts). */
+function replayOne(keyspace: Keyspace, commands: readonly Command[]): number {
+  let failed = 0;
+  for (const [cmd, args] of commands) {
+    try {
+      keyspace.exec(cmd, args);
+    } catch {
+      failed++;
+    }
+  }
+  return failed;
 }
 
 /** The fastest of `n` timings: a floor is what the work costs when nothing else competes. */
@@ -54,16 +97,7 @@ function fastest(n: number, work: () => void): number {
 }
 
 function replay(logs: readonly (readonly Command[])[]): void {
-  for (const log of logs) {
-    const keyspace = new Keyspace();
-    for (const [cmd, args] of log) {
-      try {
-        keyspace.exec(cmd, args);
-      } catch {
-        // A command that failed in the run fails here too: its cost is part of the floor.
-      }
-    }
-  }
+  for (const log of logs) replayOne(new Keyspace(), log);
 }
 
 async function noOpEvents(n: number): Promise<number> {
@@ -88,7 +122,7 @@ const workloads: [string, SimConfigInput, number][] = [
   [`reference workload (${MESSAGES} messages)`, referenceWorkload(MESSAGES), 600],
 ];
 const rate = (simulatedMs: number, wallMs: number) => Math.round(simulatedMs / wallMs).toLocaleString('en-US');
-console.log('fastest of 5 replays each; the run itself is timed once, recording included (a slower run than the plain benchmarks)');
+console.log('fastest of 5 replays each (each log checked first: replayed alone it fails what the run failed and ends with the run\'s data); the run itself is timed once, recording included (a slower run than the plain benchmarks)');
 for (const [name, input, target] of workloads) {
   const { logs, result, wallMs } = await recordRun(input);
   const commands = logs.reduce((n, log) => n + log.length, 0);

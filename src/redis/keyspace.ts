@@ -9,11 +9,13 @@ export type Value = SortedSet | Map<string, string>;
 export type Reply = ScriptReply;
 
 /** Redis's arity per command (name included; negative: at least that many). */
-const ARITY: Record<string, number> = {
-  zadd: -4, zrem: -3, zscore: 3, zrank: 3, zcard: 2, zrangebyscore: -4, zrange: -4, zscan: -3,
-  hset: -4, hget: 3, hdel: -3, hlen: 2, hexists: 3, hkeys: 2, hgetall: 2, hscan: -3, hincrby: 4,
-  del: -2, exists: -2, time: 1, flushall: -1, eval: -3, evalsha: -3, script: -2,
-};
+const ARITY = new Map<string, number>(
+  Object.entries({
+    zadd: -4, zrem: -3, zscore: 3, zrank: 3, zcard: 2, zrangebyscore: -4, zrange: -4, zscan: -3,
+    hset: -4, hget: 3, hdel: -3, hlen: 2, hexists: 3, hkeys: 2, hgetall: 2, hscan: -3, hincrby: 4,
+    del: -2, exists: -2, time: 1, flushall: -1, eval: -3, evalsha: -3, script: -2,
+  }),
+);
 
 interface Bound {
   readonly value: number;
@@ -188,8 +190,9 @@ export class Keyspace {
   }
 
   exec(command: string, args: readonly string[]): Reply {
-    const cmd = command.toLowerCase();
-    const arity = ARITY[cmd];
+    // Scripts name commands in lower case: only other spellings pay for a new string.
+    const cmd = ARITY.has(command) ? command : command.toLowerCase();
+    const arity = ARITY.get(cmd);
     if (arity !== undefined && (arity > 0 ? args.length + 1 !== arity : args.length + 1 < -arity)) {
       throw new RedisError(`ERR wrong number of arguments for '${cmd}' command`);
     }

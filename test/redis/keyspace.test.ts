@@ -117,4 +117,13 @@ describe('simulated keyspace (Redis 7 semantics)', () => {
     expect(() => ks.exec('zadd', ['z', '1'])).toThrow(/wrong number of arguments/);
     expect(ks.exec('del', ['a', 'b', 'c'])).toBe(0);
   });
+
+  it('takes command names in any case, and no name from the object prototype', () => {
+    const ks = new Keyspace();
+    expect(ks.exec('ZADD', ['z', '1', 'a'])).toBe(1);
+    expect(ks.exec('ZScore', ['z', 'a'])).toBe('1');
+    expect(() => ks.exec('HGET', ['h'])).toThrow("ERR wrong number of arguments for 'hget' command");
+    expect(() => ks.exec('toString', [])).toThrow("ERR unknown command 'toString'");
+    expect(() => ks.exec('constructor', ['x'])).toThrow("ERR unknown command 'constructor'");
+  });
 });

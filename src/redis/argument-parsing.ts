@@ -47,3 +47,20 @@ export function parseInteger(s: string | undefined): number {
   if (!Number.isSafeInteger(n)) throw new RedisError(NOT_INTEGER);
   return n;
 }
+
+const UPPER_A = 65;
+const UPPER_Z = 90;
+
+/**
+ * Whether `arg` is the option `word` (lower-case ASCII) in any case, as Redis compares options
+ * (strcasecmp: ASCII only), without building a lower-cased copy per argument.
+ */
+export function isOption(arg: string, word: string): boolean {
+  if (arg === word) return true;
+  if (arg.length !== word.length) return false;
+  for (let i = 0; i < word.length; i++) {
+    const c = arg.charCodeAt(i);
+    if ((c >= UPPER_A && c <= UPPER_Z ? c + 32 : c) !== word.charCodeAt(i)) return false;
+  }
+  return true;
+}

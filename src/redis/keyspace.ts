@@ -1,6 +1,6 @@
 import { checkCompiles, runLua, scriptSha } from './lua-engine.js';
 import { formatRedisDouble } from './number-format.js';
-import { parseInteger, parseScore } from './argument-parsing.js';
+import { isOption, parseInteger, parseScore } from './argument-parsing.js';
 import { MIN_MAX_NOT_FLOAT, RedisError, SYNTAX, WRONGTYPE } from './redis-error.js';
 import { luaToReply, replyToLua, type LuaRedis, type ScriptDef, type ScriptReply } from './script.js';
 import { SortedSet } from './sorted-set.js';
@@ -306,10 +306,10 @@ export class Keyspace {
     let xx = false;
     let ch = false;
     for (; i < args.length; i++) {
-      const flag = args[i]!.toLowerCase();
-      if (flag === 'nx') nx = true;
-      else if (flag === 'xx') xx = true;
-      else if (flag === 'ch') ch = true;
+      const flag = args[i]!;
+      if (isOption(flag, 'nx')) nx = true;
+      else if (isOption(flag, 'xx')) xx = true;
+      else if (isOption(flag, 'ch')) ch = true;
       else break;
     }
     const first = i;
@@ -352,9 +352,9 @@ export class Keyspace {
     let offset = 0;
     let count = -1;
     for (let i = 3; i < args.length; i++) {
-      const opt = args[i]!.toLowerCase();
-      if (opt === 'withscores') withScores = true;
-      else if (opt === 'limit' && i + 2 < args.length) {
+      const opt = args[i]!;
+      if (isOption(opt, 'withscores')) withScores = true;
+      else if (isOption(opt, 'limit') && i + 2 < args.length) {
         offset = parseInteger(args[i + 1]);
         count = parseInteger(args[i + 2]);
         i += 2;
@@ -372,7 +372,7 @@ export class Keyspace {
   private zrange(key: string, args: readonly string[]): Reply {
     let start = parseInteger(args[1]);
     let stop = parseInteger(args[2]);
-    const withScores = args[3]?.toLowerCase() === 'withscores';
+    const withScores = args[3] !== undefined && isOption(args[3], 'withscores');
     if (args.length > (withScores ? 4 : 3)) throw new RedisError(SYNTAX);
     const z = this.zset(key, false);
     if (!z) return [];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseInteger, parseScore } from '../../src/redis/argument-parsing.js';
+import { isOption, parseInteger, parseScore } from '../../src/redis/argument-parsing.js';
 import { NOT_FLOAT, NOT_INTEGER, RedisError, SYNTAX } from '../../src/redis/redis-error.js';
 
 // The parsers as first written (checks in Redis's order, no fast path): the reference the fast paths must match.
@@ -59,5 +59,22 @@ describe('argument parsing', () => {
       { numRuns: 5_000 },
     );
     expect(outcome(() => parseInteger(undefined))).toEqual(outcome(() => referenceInteger(undefined)));
+  });
+
+  it('isOption matches an option in any ASCII case, as strcasecmp does, and nothing else', () => {
+    const words = ['nx', 'xx', 'ch', 'limit', 'withscores'];
+    const spelling = fc.constantFrom(...words).chain((w) =>
+      fc.array(fc.boolean(), { minLength: w.length, maxLength: w.length }).map((up) => [...w].map((c, i) => (up[i] ? c.toUpperCase() : c)).join('')),
+    );
+    fc.assert(
+      fc.property(fc.oneof(spelling, fc.string({ maxLength: 11 }), fc.constantFrom('limi', 'limitt', 'LIMIT ', 'w1thscores', '')), fc.constantFrom(...words), (arg, word) => {
+        // Every ASCII-only argument: the comparison it replaces, toLowerCase() === word.
+        if (/^[\x00-\x7f]*$/.test(arg)) expect(isOption(arg, word)).toBe(arg.toLowerCase() === word);
+        else expect(isOption(arg, word)).toBe(false);
+      }),
+      { numRuns: 5_000 },
+    );
+    // Where JavaScript's toLowerCase and Redis differ: the Kelvin sign lower-cases to 'k' in JS only.
+    expect(isOption('\u212a', 'k')).toBe(false);
   });
 });

@@ -16,11 +16,13 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { referenceWorkload, SPARSE_HOUR, timedRun, type TimedRun } from './sim-workloads.js';
 
+const USAGE = 'usage: npm run bench:against -- REV [--runs N]   (REV: a commit, N: pairs per workload, an integer ≥ 1)';
+
 const { positionals, values } = parseArgs({ allowPositionals: true, options: { runs: { type: 'string', default: '10' } } });
 const rev = positionals[0];
 const runs = Number(values.runs);
 if (!rev || !Number.isInteger(runs) || runs < 1) {
-  console.error('usage: npm run bench:against -- REV [--runs N]   (REV: a commit, N: pairs per workload, an integer ≥ 1)');
+  console.error(USAGE);
   process.exit(2);
 }
 
@@ -31,7 +33,7 @@ try {
   theirsCommit = git('rev-parse', '--short', '--verify', `${rev}^{commit}`);
 } catch {
   console.error(`bench:against: ${rev} is not a commit of this repository`);
-  console.error('usage: npm run bench:against -- REV [--runs N]   (REV: a commit, N: pairs per workload, an integer ≥ 1)');
+  console.error(USAGE);
   process.exit(2);
 }
 const oursCommit = git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain', '--untracked-files=no') ? ' (with uncommitted changes)' : '');

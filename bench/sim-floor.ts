@@ -85,12 +85,14 @@ function replayOne(keyspace: Keyspace, commands: readonly Command[]): number {
   return failed;
 }
 
-/** The fastest of `n` timings: a floor is what the work costs when nothing else competes. */
-function fastest(n: number, work: () => void): number {
+/** Timings per measurement; the fastest counts: a floor is what the work costs when nothing else competes. */
+const ROUNDS = 5;
+
+async function fastest(work: () => void | Promise<void>): Promise<number> {
   let best = Infinity;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < ROUNDS; i++) {
     const start = performance.now();
-    work();
+    await work();
     best = Math.min(best, performance.now() - start);
   }
   return best;
@@ -100,20 +102,15 @@ function replay(logs: readonly (readonly Command[])[]): void {
   for (const log of logs) replayOne(new Keyspace(), log);
 }
 
-async function noOpEvents(n: number): Promise<number> {
-  let best = Infinity;
-  for (let round = 0; round < 5; round++) {
-    const kernel = new Kernel();
-    let left = n;
-    const next = (): void => {
-      if (--left > 0) kernel.quietAfter(1, next);
-    };
-    kernel.quietAfter(1, next);
-    const start = performance.now();
-    await kernel.runUntil(Number.MAX_SAFE_INTEGER);
-    best = Math.min(best, performance.now() - start);
-  }
-  return best;
+/** `n` kernel events that do nothing but schedule the next, run to the end. */
+async function noOpEvents(n: number): Promise<void> {
+  const kernel = new Kernel();
+  let left = n;
+  const next = (): void => {
+    if (--left > 0) kernel.quietAfter(1, next);
+  };
+  kernel.quietAfter(1, next);
+  await kernel.runUntil(Number.MAX_SAFE_INTEGER);
 }
 
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 10_000);
@@ -122,14 +119,14 @@ const workloads: [string, SimConfigInput, number][] = [
   [`reference workload (${MESSAGES} messages)`, referenceWorkload(MESSAGES), 600],
 ];
 const rate = (simulatedMs: number, wallMs: number) => Math.round(simulatedMs / wallMs).toLocaleString('en-US');
-console.log('fastest of 5 replays each (each log checked first: replayed alone it fails what the run failed and ends with the run\'s data); the run itself is timed once, recording included (a slower run than the plain benchmarks)');
+console.log(`fastest of ${ROUNDS} replays each (each log checked first: replayed alone it fails what the run failed and ends with the run's data); the run itself is timed once, recording included (a slower run than the plain benchmarks)`);
 for (const [name, input, target] of workloads) {
   const { logs, result, wallMs } = await recordRun(input);
   const commands = logs.reduce((n, log) => n + log.length, 0);
   const largest = logs.reduce((a, b) => (b.length > a.length ? b : a), []);
-  const allReplicas = fastest(5, () => replay(logs));
-  const oneReplica = fastest(5, () => replay([largest]));
-  const events = await noOpEvents(result.kernelEvents);
+  const allReplicas = await fastest(() => replay(logs));
+  const oneReplica = await fastest(() => replay([largest]));
+  const events = await fastest(() => noOpEvents(result.kernelEvents));
   const simulated = result.simulatedMs;
   console.log(`${name}: ${(simulated / 1000).toFixed(1)} simulated s, ${result.kernelEvents} kernel events, ${commands} keyspace commands on ${logs.length} keyspaces (target ≥ ${target.toLocaleString('en-US')} simulated s per wall s)`);
   console.log(`  the run (recording)        : ${wallMs.toFixed(0)} ms → ${rate(simulated, wallMs)} simulated s per wall s`);

@@ -36,7 +36,6 @@ const exposureEventSchema = z.object({
   exposure: z.object({ struck: z.boolean(), counts: z.record(z.string(), z.number()), ids: z.array(z.string()) }),
 });
 
-
 /** The start event's configuration; a bad one is this trace's error, on one line. */
 function startConfig(args: unknown, file: string, line: number): SimConfig {
   try {

@@ -1,5 +1,11 @@
-import type { AckOp, CheckerSettings, DeliverOp, ExtendOp, HistoryOp, PushOp, RemoveOp, RunPhases } from './history.js';
-import { propertiesFrom, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
+import type { CheckerSettings, DeliverOp, HistoryOp, PopOp, RunPhases } from './history.js';
+import { decidingOps, delays, earliestDue, latestDue, visibilityOps } from './due-time.js';
+import { freeIntervals, unknownPopsReaching, type FreeInterval } from './free-intervals.js';
+import { holdsOf, type Hold } from './holds.js';
+import { judgeLate, latenessOf, waitingPops } from './late.js';
+import { groupById, mayHaveApplied, mayHaveCreated, placeOf, type MessageOps } from './message-ops.js';
+import { judgePriority } from './priority-order.js';
+import { nonePerProperty, propertiesFrom, VIOLATION_KINDS, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
 
 export interface Violation {
   readonly kind: ViolationKind;
@@ -8,6 +14,14 @@ export interface Violation {
   readonly t: number;
   readonly processes: readonly string[];
   readonly detail: string;
+}
+
+/** p50 / p99 / max of a set of durations (ms), and how many there were. */
+export interface Figures {
+  readonly count: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
 }
 
 export interface CheckReport {
@@ -26,7 +40,17 @@ export interface CheckReport {
   readonly messagesAffected: Readonly<Record<ViolationKind, number>>;
   /** Due → delivery latency of the first delivery after each push (ms). */
   readonly latency: { readonly p50: number; readonly p99: number };
+  /**
+   * Lateness (SPEC §6.6): each delivery by the schedule minus the later of when the message was free
+   * and due and when a pop of its shard began waiting. Needs pops and shards in the history.
+   */
+  readonly lateness: Figures;
   readonly properties: Readonly<Record<PropertyName, boolean>>;
+  /**
+   * Whether the history could have broken each property at all (SPEC §6.5 exposure; a violated
+   * property was exercised). A property held but not exercised is no evidence.
+   */
+  readonly exercised: Readonly<Record<PropertyName, boolean>>;
 }
 
 /** Nearest-rank percentile for p below 100 (the index then stays inside the array). */
@@ -35,83 +59,24 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.floor((p / 100) * sorted.length)]!;
 }
 
-/** The operations of one message, split by type; deliveries in the order they returned. */
-interface MessageOps {
-  readonly pushes: PushOp[];
-  readonly deliveries: DeliverOp[];
-  readonly acks: AckOp[];
-  readonly extends: ExtendOp[];
-  readonly removes: RemoveOp[];
-}
-
-/** One delivery and how its hold ended (SPEC §6.2). */
-interface Hold {
-  readonly d: DeliverOp;
-  /** The lease deadline, extended by ok extends that returned while held. */
-  leaseEnd: number;
-  /** The holder's first ack of this delivery (any outcome), if it returned. */
-  ack: AckOp | undefined;
-  readonly until: number;
-}
-
-const mayHaveApplied = (op: { outcome: string }) => op.outcome !== 'fail';
-
-function groupById(history: readonly HistoryOp[]): Map<string, MessageOps> {
-  const byId = new Map<string, MessageOps>();
-  for (const op of history) {
-    let m = byId.get(op.id);
-    if (!m) byId.set(op.id, (m = { pushes: [], deliveries: [], acks: [], extends: [], removes: [] }));
-    if (op.type === 'push') m.pushes.push(op);
-    else if (op.type === 'deliver') m.deliveries.push(op);
-    else if (op.type === 'ack') m.acks.push(op);
-    else if (op.type === 'extend') m.extends.push(op);
-    else m.removes.push(op);
-  }
-  const byReturn = (a: { completedAt: number }, b: { completedAt: number }) => a.completedAt - b.completedAt;
-  for (const m of byId.values()) {
-    m.deliveries.sort(byReturn);
-    m.acks.sort(byReturn);
-    m.extends.sort(byReturn);
-  }
-  return byId;
-}
-
-/**
- * The delivery an ack or extend of `process` is about: its latest delivery to that process that
- * returned no later than the call was made.
- */
-function deliveryOf(deliveries: readonly DeliverOp[], op: { process: string; invokedAt: number }): DeliverOp | undefined {
-  let found: DeliverOp | undefined;
-  for (const d of deliveries) {
-    if (d.completedAt > op.invokedAt) break;
-    if (d.process === op.process) found = d;
-  }
-  return found;
-}
-
-function holdsOf(m: MessageOps): Hold[] {
-  return m.deliveries.map((d) => {
-    const ack = m.acks.find((a) => deliveryOf(m.deliveries, a) === d);
-    const ackEnd = ack?.completedAt ?? Infinity;
-    let leaseEnd = d.leaseUntil;
-    for (const e of m.extends) {
-      if (e.outcome === 'ok' && deliveryOf(m.deliveries, e) === d && e.completedAt <= Math.min(leaseEnd, ackEnd)) {
-        leaseEnd = Math.max(leaseEnd, e.leaseUntil);
-      }
-    }
-    return { d, leaseEnd, ack, until: Math.min(leaseEnd, ackEnd) };
-  });
+export function figuresOf(values: readonly number[]): Figures {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.length === 0 ? 0 : sorted[sorted.length - 1]! };
 }
 
 interface Judged {
   readonly violations: Violation[];
   readonly latencies: number[];
+  readonly exercised: Record<PropertyName, boolean>;
 }
 
-/** Every definition of SPEC §6.2 over the operations of one message. */
+type Found = (kind: ViolationKind, t: number, processes: string[], detail: string) => void;
+
+/** Every per-message definition of SPEC §6.2 and §6.5 over the operations of one message. */
 function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: CheckerSettings, out: Judged): void {
-  const found = (kind: ViolationKind, t: number, processes: string[], detail: string) => out.violations.push({ kind, id, t, processes, detail });
+  const found: Found = (kind, t, processes, detail) => out.violations.push({ kind, id, t, processes, detail });
   const holds = holdsOf(m);
+  if (m.deliveries.length > 0) out.exercised.noPhantoms = true;
 
   if (m.deliveries.length > 1) {
     found('duplicate', m.deliveries[1]!.completedAt, m.deliveries.map((d) => d.process), `delivered ${m.deliveries.length} times`);
@@ -120,6 +85,7 @@ function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: Ch
     for (const d of m.deliveries) found('unexpected', d.completedAt, [d.process], 'delivered but never pushed');
     return;
   }
+  if (m.pushes.some((p) => p.outcome === 'ok')) out.exercised.atLeastOnce = true;
 
   // Double pop: delivered while a delivery to another holder is still held.
   holds.forEach((h2, i) => {
@@ -133,74 +99,65 @@ function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: Ch
       );
     }
   });
+  if (holds.some((h) => h.until < (h.ack?.completedAt ?? Infinity) && h.until < phases.end)) out.exercised.noDoublePop = true;
 
-  // Resurrection: delivered after an ack of it returned ok, with no push that may have landed between.
-  const okAcks = m.acks.filter((a) => a.outcome === 'ok');
-  const effectivePushes = m.pushes.filter(mayHaveApplied);
-  for (const d of m.deliveries) {
-    const ack = okAcks.find(
-      (a) => a.completedAt < d.invokedAt && !effectivePushes.some((p) => p.completedAt >= a.invokedAt && p.invokedAt < d.completedAt),
-    );
-    if (ack) found('resurrection', d.completedAt, [d.process], `delivered at ${d.completedAt} after an ack returned at ${ack.completedAt}`);
-  }
-
-  judgeDueTimes(m, found, out.latencies);
-  judgeLoss(m, phases, found);
-  judgeRecovery(m, holds, phases, settings, found);
+  judgeResurrection(m, holds, found, out.exercised);
+  judgeDueTimes(m, found, out);
+  judgeLoss(m, phases, settings, found);
+  judgeRecovery(m, holds, phases, settings, found, out.exercised);
 }
 
-type Found = (kind: ViolationKind, t: number, processes: string[], detail: string) => void;
+/**
+ * Resurrection: a delivery whose pop was invoked after an ack or remove of it returned ok, with no
+ * push or ensure of it that may have landed in between.
+ */
+function judgeResurrection(m: MessageOps, holds: readonly Hold[], found: Found, exercised: Record<PropertyName, boolean>): void {
+  const finals = [...m.acks.filter((a) => a.outcome === 'ok'), ...m.removes.filter((r) => r.outcome === 'ok')];
+  if (finals.length === 0) return;
+  const lateAck = holds.some((h) => h.ack?.outcome === 'ok' && h.ack.completedAt > h.leaseEnd);
+  if (m.removes.some((r) => r.outcome === 'ok') || m.deliveries.length > 1 || lateAck) exercised.acksAreFinal = true;
+  const creators = m.pushes.filter(mayHaveCreated);
+  for (const d of m.deliveries) {
+    const final = finals.find((a) => a.completedAt < d.invokedAt && !creators.some((p) => p.completedAt >= a.invokedAt && p.invokedAt < d.completedAt));
+    if (final) found('resurrection', d.completedAt, [d.process], `delivered at ${d.completedAt} after ${final.type === 'ack' ? 'an ack' : 'a remove'} returned at ${final.completedAt}`);
+  }
+}
 
 /**
- * Early deliveries and latency. A push sets the due time; a later push keeps the earliest due time
- * unless the message was acked or removed (ok) since, when it starts afresh. A failed push had no effect.
+ * Early deliveries and latency (SPEC §6.5). A delivery by the schedule is early when its pop returned
+ * before the earliest due time any deciding push, ensure, reschedule or release allows.
  */
-function judgeDueTimes(m: MessageOps, found: Found, latencies: number[]): void {
-  type Step = { t: number; rank: number; run: () => void };
-  let due = Infinity;
-  let consumed = false;
-  let deliveredSincePush = false;
-  const steps: Step[] = [];
-  for (const p of m.pushes.filter(mayHaveApplied)) {
-    steps.push({
-      t: p.invokedAt,
-      rank: 0,
-      run: () => {
-        const pushDue = p.invokedAt + p.delayMs;
-        due = due === Infinity || consumed ? pushDue : Math.min(due, pushDue);
-        consumed = false;
-        deliveredSincePush = false;
-      },
-    });
-  }
-  for (const r of m.removes) if (r.outcome === 'ok') steps.push({ t: r.completedAt, rank: 1, run: () => (consumed = true) });
-  for (const a of m.acks) if (a.outcome === 'ok') steps.push({ t: a.completedAt, rank: 2, run: () => (consumed = true) });
+function judgeDueTimes(m: MessageOps, found: Found, out: Judged): void {
+  const visible = visibilityOps(m);
+  let lastDecider: unknown = null;
   for (const d of m.deliveries) {
-    steps.push({
-      t: d.completedAt,
-      rank: 3,
-      run: () => {
-        if (!Number.isFinite(due)) return;
-        if (d.completedAt < due) found('early', d.completedAt, [d.process], `delivered at ${d.completedAt}, due at ${due}`);
-        if (!deliveredSincePush) latencies.push(d.completedAt - due);
-        deliveredSincePush = true;
-      },
-    });
+    if ((d.via ?? 'schedule') !== 'schedule') continue;
+    const deciding = decidingOps(m, visible, d.invokedAt, d.completedAt);
+    if (deciding.length === 0) continue;
+    const due = Math.min(...deciding.map(earliestDue));
+    if (deciding.some(delays)) out.exercised.onTime = true;
+    if (d.completedAt < due) found('early', d.completedAt, [d.process], `delivered at ${d.completedAt}, due at ${due}`);
+    // Latency of the first delivery after the operation that set the due time.
+    const decider = deciding.reduce((a, b) => (b.invokedAt > a.invokedAt ? b : a));
+    if (decider !== lastDecider) out.latencies.push(d.completedAt - due);
+    lastDecider = decider;
   }
-  steps.sort((a, b) => a.t - b.t || a.rank - b.rank);
-  for (const s of steps) s.run();
 }
 
 /**
  * At-least-once is about processing: the latest push that returned ok must be followed by an ack
- * that returned ok or unknown, or a remove that may have applied, by the end of the run.
+ * that returned ok or unknown, or a remove that may have applied, by the end of the run. A message
+ * not yet due by the end (its latest due time plus the delivery bound) is not owed.
  */
-function judgeLoss(m: MessageOps, phases: RunPhases, found: Found): void {
-  const okPushes = m.pushes.filter((p) => p.outcome === 'ok');
+function judgeLoss(m: MessageOps, phases: RunPhases, settings: CheckerSettings, found: Found): void {
+  const okPushes = m.pushes.filter((p) => p.outcome === 'ok' && mayHaveCreated(p));
   if (okPushes.length === 0) return;
   const last = okPushes.reduce((a, b) => (b.invokedAt > a.invokedAt ? b : a));
   const discharged = m.acks.some((a) => mayHaveApplied(a) && a.completedAt >= last.invokedAt) || m.removes.some((r) => mayHaveApplied(r) && r.completedAt >= last.invokedAt);
   if (discharged) return;
+  const deciding = decidingOps(m, visibilityOps(m), phases.end, phases.end);
+  const dueBy = Math.max(latestDue(last), ...deciding.map(latestDue));
+  if (dueBy + (settings.deliveryBoundMs ?? 0) > phases.end) return;
   const after = m.deliveries.filter((d) => d.completedAt >= last.invokedAt);
   if (after.length === 0) {
     found('lost-never-delivered', phases.end, [last.process], `pushed at ${last.completedAt}, never delivered`);
@@ -211,65 +168,114 @@ function judgeLoss(m: MessageOps, phases: RunPhases, found: Found): void {
 }
 
 /**
- * Un-ack recovery: a hold that ended without an ok/unknown ack must be followed by another delivery
- * by max(lease deadline, start of liveness) + reaper period + bound, where that point lies in the run.
+ * Un-ack recovery: a hold that ended without an ok/unknown ack (its lease ran out, its ack was refused,
+ * or it was released) must be followed by another delivery by max(end of the hold, start of liveness)
+ * + reaper period + bound + delivery bound, where that point lies in the run.
  */
-function judgeRecovery(m: MessageOps, holds: readonly Hold[], phases: RunPhases, settings: CheckerSettings, found: Found): void {
-  const allowance = settings.reaperIntervalMs + settings.recoveryBoundMs;
+function judgeRecovery(m: MessageOps, holds: readonly Hold[], phases: RunPhases, settings: CheckerSettings, found: Found, exercised: Record<PropertyName, boolean>): void {
+  const allowance = settings.reaperIntervalMs + settings.recoveryBoundMs + (settings.deliveryBoundMs ?? 0);
   holds.forEach((h, i) => {
     if (h.ack && mayHaveApplied(h.ack)) return;
-    const deadline = Math.max(h.leaseEnd, phases.livenessStart) + allowance;
+    const released = h.release && mayHaveApplied(h.release) ? h.release.completedAt : null;
+    const deadline = Math.max(released ?? h.leaseEnd, phases.livenessStart) + allowance;
     if (deadline > phases.end) return;
+    exercised.unackRecovery = true;
     // Processed (or removed) since the push this delivery came from, by the deadline: nothing owed.
-    const since = Math.max(-Infinity, ...m.pushes.filter((p) => mayHaveApplied(p) && p.invokedAt <= h.d.completedAt).map((p) => p.invokedAt));
+    const since = Math.max(-Infinity, ...m.pushes.filter((p) => mayHaveCreated(p) && p.invokedAt <= h.d.completedAt).map((p) => p.invokedAt));
     const inWindow = (t: number) => t >= since && t <= deadline;
     if (holds.slice(i + 1).some((n) => n.d.completedAt <= deadline)) return;
     if (m.acks.some((a) => mayHaveApplied(a) && inWindow(a.completedAt))) return;
     if (m.removes.some((r) => mayHaveApplied(r) && inWindow(r.completedAt))) return;
-    const ended = h.ack ? `ack refused at ${h.ack.completedAt}` : `lease ended at ${h.leaseEnd}`;
+    const ended = released !== null ? `released at ${released}` : h.ack ? `ack refused at ${h.ack.completedAt}` : `lease ended at ${h.leaseEnd}`;
     found('slow-recovery', deadline, [h.d.process], `delivery to ${h.d.process} (${ended}); not re-delivered by ${deadline}`);
   });
 }
 
+/** The definitions about a shard as a whole (SPEC §6.5 priority order, §6.6 late), with the lateness figures. */
+function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp[], phases: RunPhases, boundMs: number, out: Judged): number[] {
+  const shards = new Map<string, { free: FreeInterval[]; deliveries: DeliverOp[]; priority: Map<string, number> }>();
+  for (const [id, m] of byId) {
+    if (m.pushes.length === 0) continue;
+    const { shard, priority } = placeOf(m);
+    if (shard === undefined) continue;
+    let s = shards.get(shard);
+    if (!s) shards.set(shard, (s = { free: [], deliveries: [], priority: new Map() }));
+    s.priority.set(id, priority);
+    s.free.push(...freeIntervals(id, priority, m, unknownPopsReaching(pops, id, shard), phases.end));
+    for (const d of m.deliveries) if ((d.shard ?? shard) === shard) s.deliveries.push(d);
+  }
+  const lateness: number[] = [];
+  for (const [shard, s] of shards) {
+    const waiting = waitingPops(pops, shard);
+    const late = judgeLate(waiting, s.free, boundMs);
+    if (late.exercised) out.exercised.deliveredPromptly = true;
+    for (const f of late.findings) {
+      out.violations.push({
+        kind: 'late',
+        id: f.id,
+        t: f.t,
+        processes: f.processes,
+        detail: `free and due on shard ${shard} while ${f.pops} pop(s) waited past the ${boundMs} ms bound (up to ${f.beyondMs.toFixed(0)} ms beyond it)`,
+      });
+    }
+    const priority = judgePriority(s.deliveries, (id) => s.priority.get(id) ?? 0, s.free, boundMs);
+    if (priority.exercised) out.exercised.priorityOrder = true;
+    for (const f of priority.findings) out.violations.push({ kind: 'priority-inversion', ...f });
+    if (waiting.length > 0) lateness.push(...latenessOf(s.deliveries, s.free, waiting));
+  }
+  return lateness;
+}
+
 /**
  * Decides SPEC §6 over one history: operations are grouped by message and each group judged on its
- * own, O(n log n) overall.
+ * own; priority order and late are judged per shard when the settings state a delivery bound.
  */
 export function checkHistory(history: readonly HistoryOp[], phases: RunPhases, settings: CheckerSettings): CheckReport {
-  const byId = groupById(history);
-  const out: Judged = { violations: [], latencies: [] };
+  const { byId, pops } = groupById(history);
+  const out: Judged = { violations: [], latencies: [], exercised: nonePerProperty() };
   let pushed = 0;
   let delivered = 0;
   let acked = 0;
+  let deliveries = 0;
+  let unknownOps = 0;
+  for (const op of history) {
+    if (op.type === 'deliver') deliveries++;
+    if (op.outcome === 'unknown') unknownOps++;
+  }
   for (const [id, m] of byId) {
-    if (m.pushes.some((p) => p.outcome === 'ok')) pushed++;
+    if (m.pushes.some((p) => p.outcome === 'ok' && mayHaveCreated(p))) pushed++;
     if (m.deliveries.length > 0) delivered++;
     if (m.acks.some((a) => a.outcome === 'ok')) acked++;
     judgeMessage(id, m, phases, settings, out);
   }
+  const lateness = settings.deliveryBoundMs === undefined ? [] : judgeShards(byId, pops, phases, settings.deliveryBoundMs, out);
   const violations = out.violations.sort((a, b) => a.t - b.t || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const counts = zeroPerKind();
   const messagesAffected = zeroPerKind();
   const seen = new Set<string>();
   for (const v of violations) {
     counts[v.kind]++;
+    const breaks = VIOLATION_KINDS[v.kind].breaks;
+    if (breaks) out.exercised[breaks] = true;
     const key = `${v.kind}\u0000${v.id}`;
     if (!seen.has(key)) {
       seen.add(key);
       messagesAffected[v.kind]++;
     }
   }
-  const latencies = out.latencies.sort((a, b) => a - b);
+  const latency = figuresOf(out.latencies);
   return {
     pushed,
     delivered,
-    deliveries: history.filter((e) => e.type === 'deliver').length,
+    deliveries,
     acked,
-    unknownOps: history.filter((e) => e.outcome === 'unknown').length,
+    unknownOps,
     violations,
     counts,
     messagesAffected,
-    latency: { p50: percentile(latencies, 50), p99: percentile(latencies, 99) },
+    latency: { p50: latency.p50, p99: latency.p99 },
+    lateness: figuresOf(lateness),
     properties: propertiesFrom(counts),
+    exercised: out.exercised,
   };
 }

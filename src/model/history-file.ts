@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { issueLines, type IssueLike } from '../runtime/zod-issues.js';
-import type { CheckerSettings, HistoryOp, RunPhases } from './history.js';
+import { DELIVERY_VIAS, HISTORY_FORMAT_VERSION, type CheckerSettings, type HistoryOp, type RunPhases } from './history.js';
 
 /**
  * The JSON-lines history format `dynoq judge` reads (and `dynoq sim --history` writes): one
@@ -15,20 +15,41 @@ const common = {
   completedAt: time,
   outcome: z.enum(['ok', 'fail', 'unknown']),
 };
+const delayMs = z.number().finite().nonnegative();
+const placed = { priority: z.number().int().min(0).max(99).optional(), shard: z.string().min(1).optional() };
+const via = z.enum(DELIVERY_VIAS);
 const opSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('push'), ...common, delayMs: z.number().finite().nonnegative().default(0) }).strict(),
-  z.object({ type: z.literal('deliver'), ...common, outcome: z.literal('ok').default('ok'), leaseUntil: time }).strict(),
+  z.object({ type: z.literal('push'), ...common, delayMs: delayMs.default(0), ...placed }).strict(),
+  z.object({ type: z.literal('ensure'), ...common, delayMs: delayMs.default(0), ...placed, created: z.boolean().optional() }).strict(),
+  z.object({ type: z.literal('deliver'), ...common, outcome: z.literal('ok').default('ok'), leaseUntil: time, via: via.optional(), shard: z.string().min(1).optional() }).strict(),
   z.object({ type: z.literal('ack'), ...common }).strict(),
   z.object({ type: z.literal('extend'), ...common, leaseUntil: time }).strict(),
+  z.object({ type: z.literal('reschedule'), ...common, delayMs }).strict(),
+  z.object({ type: z.literal('release'), ...common }).strict(),
   z.object({ type: z.literal('remove'), ...common }).strict(),
+  z
+    .object({
+      type: z.literal('pop'),
+      process: common.process,
+      invokedAt: time,
+      completedAt: time,
+      outcome: common.outcome,
+      via: via.default('schedule'),
+      shard: z.string().min(1).optional(),
+      id: z.string().min(1).optional(),
+      delivered: z.number().int().nonnegative().default(0),
+    })
+    .strict(),
 ]);
 const runSchema = z
   .object({
     type: z.literal('run'),
+    version: z.number().int().min(1).max(HISTORY_FORMAT_VERSION).optional(),
     livenessStart: time.optional(),
     end: time.optional(),
     reaperIntervalMs: z.number().finite().nonnegative().optional(),
     recoveryBoundMs: z.number().finite().nonnegative().optional(),
+    deliveryBoundMs: z.number().finite().nonnegative().optional(),
   })
   .strict();
 
@@ -99,10 +120,16 @@ export function parseHistoryFile(text: string, file = '<history>', overrides: Pa
     }
   }
   if (history.length === 0) throw new HistoryFileError(file, 0, 'no operations');
-  const first = Math.min(...history.map((o) => o.invokedAt));
-  const last = Math.max(...history.map((o) => o.completedAt));
+  // A loop, not Math.min(...spread): a spread of a million arguments overflows the stack.
+  let first = Infinity;
+  let last = -Infinity;
+  for (const o of history) {
+    if (o.invokedAt < first) first = o.invokedAt;
+    if (o.completedAt > last) last = o.completedAt;
+  }
   const end = overrides.end ?? run?.end ?? last;
   const livenessStart = overrides.livenessStart ?? run?.livenessStart ?? first;
+  const deliveryBoundMs = overrides.deliveryBoundMs ?? run?.deliveryBoundMs;
   if (livenessStart > end) throw new HistoryFileError(file, 0, `livenessStart ${livenessStart} is after end ${end}`);
   return {
     history,
@@ -110,12 +137,13 @@ export function parseHistoryFile(text: string, file = '<history>', overrides: Pa
     settings: {
       reaperIntervalMs: overrides.reaperIntervalMs ?? run?.reaperIntervalMs ?? DEFAULT_JUDGE_SETTINGS.reaperIntervalMs,
       recoveryBoundMs: overrides.recoveryBoundMs ?? run?.recoveryBoundMs ?? DEFAULT_JUDGE_SETTINGS.recoveryBoundMs,
+      ...(deliveryBoundMs !== undefined ? { deliveryBoundMs } : {}),
     },
   };
 }
 
 /** The same format, written: a `run` line, then one operation per line. */
 export function formatHistoryFile(history: readonly HistoryOp[], phases: RunPhases, settings: CheckerSettings): string {
-  const lines = [JSON.stringify({ type: 'run', ...phases, ...settings }), ...history.map((o) => JSON.stringify(o))];
+  const lines = [JSON.stringify({ type: 'run', version: HISTORY_FORMAT_VERSION, ...phases, ...settings }), ...history.map((o) => JSON.stringify(o))];
   return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,7 @@
 import type { BaseQueue } from '../queue/base-queue.js';
 import { createQueue } from '../queue/create-queue.js';
+import { shardingStrategy, type ShardingStrategy } from '../queue/sharding.js';
+import { countingQueue } from './workloads/call-counter.js';
 import { ActorTimers, SkewedClock } from './actor-time.js';
 import type { Connection } from './connection.js';
 import { CallProbe, type SimStore } from './sim-store.js';
@@ -18,6 +20,10 @@ export class SimActor {
   readonly connections: Connection[] = [];
   readonly queue: BaseQueue;
   private readonly reaper: BaseQueue | null;
+  /** The shard the queue picked for each message this client pushed (the latest pick per id). */
+  readonly shards = new Map<string, string>();
+  /** Public queue methods the workload called on this client, and how often. */
+  readonly calls = new Map<string, number>();
   crashed = false;
   /** Called once when the process dies. */
   onCrash: (() => void) | null = null;
@@ -39,14 +45,23 @@ export class SimActor {
       return stores;
     };
     const q = world.config.queue;
-    const queueFor = ([quorum, nonQuorum]: [SimStore, SimStore], reaperInterval: number) =>
+    const picks = shardingStrategy(q.sharding);
+    const recording: ShardingStrategy = {
+      name: picks.name,
+      nextShard: (all, m) => {
+        const shard = picks.nextShard(all, m);
+        this.shards.set(m.id, shard);
+        return shard;
+      },
+    };
+    const queueFor = ([quorum, nonQuorum]: [SimStore, SimStore], reaperInterval: number, sharding: ShardingStrategy | typeof q.sharding) =>
       createQueue({
         name: 'sim',
         mode: q.mode,
         quorum,
         nonQuorum,
         shards: { allShards: world.config.topology.zones, currentShard: zone },
-        sharding: q.sharding,
+        sharding,
         unackTimeout: q.unackTimeoutMs,
         unackInterval: reaperInterval,
         serverTime: q.serverTime,
@@ -58,8 +73,8 @@ export class SimActor {
         onReaperError: (err) =>
           trace.record({ t: kernel.now, actor: name, op: 'reaper-error', result: err instanceof Error ? err.message : String(err) }),
       });
-    this.queue = queueFor(pair(this.probe), 0);
-    this.reaper = runsReaper ? queueFor(pair(), q.reaperIntervalMs) : null;
+    this.queue = countingQueue(queueFor(pair(this.probe), 0, recording), this.calls);
+    this.reaper = runsReaper ? queueFor(pair(), q.reaperIntervalMs, q.sharding) : null;
   }
 
   get runsReaper(): boolean {

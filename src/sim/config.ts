@@ -3,6 +3,7 @@ import { issueLines } from '../runtime/zod-issues.js';
 import { SimConfigError } from './sim-config-error.js';
 import { ms, zone } from './faults/atoms.js';
 import { faultSchema } from './faults/index.js';
+import { workloadProfileFields } from './workloads/profile.js';
 
 const consistency = z.enum(['DC_ONE', 'DC_QUORUM', 'DC_SAFE_QUORUM']);
 
@@ -71,8 +72,7 @@ export const simConfigSchema = z
         /** Messages per second per producer. */
         rate: z.number().positive().default(100).describe('messages per second per producer (default 100)'),
         batch: z.number().int().min(1).max(10_000).default(1).describe('messages per push call (default 1)'),
-        maxDelayMs: ms.default(0).describe('each message is delayed by a random 0…maxDelayMs ms (default 0)'),
-        maxPriority: z.number().int().min(0).max(99).default(0).describe('each message gets a random priority 0…maxPriority (default 0)'),
+        ...workloadProfileFields,
         consumers: z.number().int().min(1).default(3).describe('consumers (consumer-0 …); consumer i pops zone i mod zones; at least one per zone (default 3)'),
         consumerBatch: z.number().int().min(1).max(10_000).default(5).describe('messages per pop (default 5)'),
         pollWaitMs: ms.default(100).describe('how long a pop waits for messages in ms (default 100)'),
@@ -89,8 +89,7 @@ export const simConfigSchema = z
         producers: 3,
         rate: 100,
         batch: 1,
-        maxDelayMs: 0,
-        maxPriority: 0,
+        profile: 'basic',
         consumers: 3,
         consumerBatch: 5,
         pollWaitMs: 100,
@@ -100,7 +99,7 @@ export const simConfigSchema = z
         lateAckProbability: 0,
         lateAckMs: 0,
       })
-      .describe("producers, consumers and what they do"),
+      .describe("producers, consumers and what they do: a named profile, and fields that override it"),
     faults: z.array(faultSchema).default([]).describe('faults scheduled in the safety phase, each naming its targets (zones a…, actors producer-i / consumer-i, nodes node-<zone> or primary-<zone> / replica-<zone>) (default none)'),
     phases: z
       .object({

@@ -1,4 +1,4 @@
-import type { HistoryOp, Outcome } from '../model/history.js';
+import type { DeliveryVia, HistoryOp, MessageOp, Outcome } from '../model/history.js';
 import { DynoqError } from '../queue/errors.js';
 import { CallEffects } from './call-effects.js';
 import type { CallProbe } from './sim-store.js';
@@ -9,30 +9,62 @@ import type { Trace } from './trace.js';
 /** The trace event that amends a call recorded `fail` to `unknown` (parseTrace applies it). */
 export const RECLASSIFIED = 'reclassified';
 
-type Pending = { readonly type: 'push'; readonly delays: ReadonlyMap<string, number> } | { readonly type: 'ack' | 'remove'; readonly ids: readonly string[] };
+/** A message as a push or ensure sends it. */
+export interface PushedMessage {
+  readonly id: string;
+  readonly delayMs: number;
+  readonly priority: number;
+}
+
+/**
+ * One part of a call, known when it is made, so that a call in flight when its client crashes is
+ * recorded with every operation it may have done. A combined call (ackAndPop) has several parts.
+ */
+export type CallPart =
+  | {
+      readonly type: 'push' | 'ensure';
+      readonly messages: readonly PushedMessage[];
+      /** The shard the queue picked for a message, read when the call ends (the queue picks while sending). */
+      readonly shardOf?: (id: string) => string | undefined;
+    }
+  | { readonly type: 'ack' | 'remove' | 'release'; readonly ids: readonly string[] }
+  | { readonly type: 'reschedule'; readonly id: string; readonly delayMs: number }
+  | { readonly type: 'extend'; readonly id: string; readonly leaseUntil: number }
+  | { readonly type: 'pop'; readonly via: DeliveryVia; readonly shard?: string; readonly id?: string };
+
+/** What a call returned beyond its outcome. */
+export interface CallResult {
+  /** Per message id, an outcome other than the call's (an ackMany item that returned false is `fail`). */
+  readonly outcomes?: ReadonlyMap<string, Outcome>;
+  /** ensure: whether it created the message. */
+  readonly created?: boolean;
+  /** What a pop part returned. */
+  readonly delivered?: readonly { readonly id: string; readonly shard: string; readonly leaseUntil: number }[];
+}
 
 interface Call {
   readonly process: string;
   readonly invokedAt: number;
-  readonly what: Pending;
+  readonly parts: readonly CallPart[];
   readonly probe: CallProbe;
   readonly effects: CallEffects;
+  /** Whether a pop part is in flight (a fault striking now finds it). */
+  readonly pops: boolean;
 }
 
 /**
- * Writes the history of a run as the workload's clients see it (SPEC §6.1): each call with its
- * outcome, deliveries with their leases, and the calls a client had in flight when it crashed
- * (unknown, recorded at the crash). It also knows what each client holds and has in flight (pops
- * included, though a pop is recorded only by the deliveries it returns), for faults' exposure.
+ * Writes the history of a run as the workload's clients see it (SPEC §6.1, §6.5): each call with its
+ * outcome, deliveries with their leases, pops with how long they waited, and the calls a client had
+ * in flight when it crashed (unknown, recorded at the crash). It also knows what each client holds
+ * and has in flight, for faults' exposure.
  */
 export class HistoryRecorder {
   readonly history: HistoryOp[] = [];
   /** Called with the operations of a call recorded `fail` that a replica applied afterwards (now `unknown`). */
-  onReclassified: ((ops: readonly HistoryOp[]) => void) | null = null;
+  onReclassified: ((ops: readonly MessageOp[]) => void) | null = null;
   /** Once the run ended, replicas still applying writes no longer change the recorded history. */
   private sealed = false;
   private readonly inFlight = new Map<string, Set<Call>>();
-  private readonly popsInFlight = new Map<string, number>();
   private readonly holdings = new Map<string, Map<string, number>>();
 
   constructor(
@@ -47,9 +79,10 @@ export class HistoryRecorder {
   }
 
   /** A call begins; `probe` is reset so that it sees only this call's writes. */
-  begin(process: string, what: Pending, probe: CallProbe): Call {
+  begin(process: string, what: CallPart | readonly CallPart[], probe: CallProbe): Call {
     probe.mayHaveApplied = false;
-    const call: Call = { process, invokedAt: this.kernel.now, what, probe, effects: new CallEffects() };
+    const parts: readonly CallPart[] = Array.isArray(what) ? what : [what as CallPart];
+    const call: Call = { process, invokedAt: this.kernel.now, parts, probe, effects: new CallEffects(), pops: parts.some((p) => p.type === 'pop') };
     probe.effects = call.effects;
     let set = this.inFlight.get(process);
     if (!set) this.inFlight.set(process, (set = new Set()));
@@ -62,32 +95,77 @@ export class HistoryRecorder {
    * that a replica applied is `unknown`, not `fail` (SPEC §6.1): under a quorum vote the reply can
    * be 0 while a minority replica ran the write, before the reply or after it (then it is amended).
    */
-  end(call: Call, returned: Outcome): Outcome {
+  end(call: Call, returned: Outcome, result: CallResult = {}): Outcome {
     if (!this.inFlight.get(call.process)?.delete(call)) return returned;
     if (call.probe.effects === call.effects) call.probe.effects = null;
-    const outcome = returned === 'fail' && call.effects.applied ? 'unknown' : returned;
-    const base = { process: call.process, invokedAt: call.invokedAt, completedAt: this.kernel.now, outcome };
-    const w = call.what;
-    const ops: HistoryOp[] = [];
-    if (w.type === 'push') {
-      for (const [id, delayMs] of w.delays) ops.push({ type: 'push', ...base, id, delayMs });
-    } else {
-      for (const id of w.ids) ops.push({ type: w.type, ...base, id });
+    const applied = call.effects.applied;
+    const outcomeOf = (id?: string): Outcome => {
+      const o = (id !== undefined ? result.outcomes?.get(id) : undefined) ?? returned;
+      return o === 'fail' && applied ? 'unknown' : o;
+    };
+    const outcome = outcomeOf();
+    const base = { process: call.process, invokedAt: call.invokedAt, completedAt: this.kernel.now };
+    const ops: MessageOp[] = [];
+    for (const part of call.parts) {
+      switch (part.type) {
+        case 'push':
+        case 'ensure':
+          for (const m of part.messages) {
+            const o = outcomeOf(m.id);
+            const shard = part.shardOf?.(m.id);
+            const where = { delayMs: m.delayMs, priority: m.priority, ...(shard !== undefined ? { shard } : {}) };
+            if (part.type === 'push') ops.push({ type: 'push', ...base, outcome: o, id: m.id, ...where });
+            else ops.push({ type: 'ensure', ...base, outcome: o, id: m.id, ...where, ...(o === 'ok' && result.created !== undefined ? { created: result.created } : {}) });
+          }
+          break;
+        case 'ack':
+        case 'remove':
+        case 'release':
+          for (const id of part.ids) ops.push({ type: part.type, ...base, id, outcome: outcomeOf(id) });
+          break;
+        case 'reschedule':
+          ops.push({ type: 'reschedule', ...base, id: part.id, outcome: outcomeOf(part.id), delayMs: part.delayMs });
+          break;
+        case 'extend':
+          ops.push({ type: 'extend', ...base, id: part.id, outcome: outcomeOf(part.id), leaseUntil: part.leaseUntil });
+          break;
+        case 'pop':
+          break;
+      }
     }
-    // Where the ops sit in the history (only ever appended to), for an amendment later.
-    const first = this.history.length;
+    // Where refused ops sit in the history (only ever appended to), for an amendment later.
+    const fails: [MessageOp, number][] = [];
     for (const op of ops) {
+      if (op.outcome === 'fail') fails.push([op, this.history.length]);
       this.record(op);
-      if (op.type === 'ack') this.holdings.get(call.process)?.delete(op.id);
+      if (op.type === 'ack' || op.type === 'release') this.holdings.get(call.process)?.delete(op.id);
+      if (op.type === 'extend' && op.outcome === 'ok') this.holdings.get(call.process)?.set(op.id, op.leaseUntil);
     }
-    if (outcome === 'fail') call.effects.returnedThen(() => this.reclassify(ops, first));
+    if (fails.length > 0) call.effects.returnedThen(() => this.reclassify(fails));
+    for (const part of call.parts) {
+      if (part.type !== 'pop') continue;
+      // A pop's deliveries are ok whatever else the call did: the messages are in the caller's hands.
+      const delivered = returned === 'ok' || (result.delivered?.length ?? 0) > 0 ? (result.delivered ?? []) : [];
+      for (const d of delivered) this.deliver(call.process, d.id, call.invokedAt, d.leaseUntil, part.via, d.shard);
+      const popOutcome: Outcome = delivered.length > 0 ? 'ok' : outcome;
+      this.record({
+        type: 'pop',
+        ...base,
+        outcome: popOutcome,
+        via: part.via,
+        ...(part.shard !== undefined ? { shard: part.shard } : {}),
+        ...(part.id !== undefined ? { id: part.id } : {}),
+        delivered: delivered.length,
+      });
+    }
     return outcome;
   }
 
-  /** A replica applied a call already recorded `fail`: its operations become `unknown`. */
-  private reclassify(ops: readonly HistoryOp[], at: number): void {
-    if (this.sealed || ops.length === 0) return;
-    ops.forEach((op, i) => (this.history[at + i] = { ...op, outcome: 'unknown' }));
+  /** A replica applied operations already recorded `fail`: they become `unknown`. */
+  private reclassify(refused: readonly (readonly [MessageOp, number])[]): void {
+    if (this.sealed || refused.length === 0) return;
+    const amended = refused.map(([op, at]) => (this.history[at] = { ...op, outcome: 'unknown' as const }));
+    const ops = refused.map(([op]) => op);
     const first = ops[0]!;
     this.trace.record({
       t: this.kernel.now,
@@ -95,7 +173,7 @@ export class HistoryRecorder {
       op: RECLASSIFIED,
       args: { type: first.type, invokedAt: first.invokedAt, ids: ops.map((o) => o.id), outcome: 'unknown' },
     });
-    this.onReclassified?.(ops);
+    this.onReclassified?.(amended);
   }
 
   /** The run ended: the history is final. */
@@ -105,23 +183,15 @@ export class HistoryRecorder {
 
   /** The client died: whatever it had in flight may or may not have happened. */
   crashed(process: string): void {
-    for (const call of [...(this.inFlight.get(process) ?? [])]) this.end(call, 'unknown');
-    this.popsInFlight.delete(process);
+    for (const call of [...(this.inFlight.get(process) ?? [])]) {
+      // Pops still waiting when the run ended (every client is stopped then) took nothing anyone saw.
+      if (this.sealed && call.parts.every((p) => p.type === 'pop')) this.inFlight.get(process)?.delete(call);
+      else this.end(call, 'unknown');
+    }
   }
 
-  /** A pop begins: nothing is recorded unless it delivers, but a fault striking now finds it in flight. */
-  popBegan(process: string): void {
-    this.popsInFlight.set(process, (this.popsInFlight.get(process) ?? 0) + 1);
-  }
-
-  popEnded(process: string): void {
-    const n = (this.popsInFlight.get(process) ?? 0) - 1;
-    if (n > 0) this.popsInFlight.set(process, n);
-    else this.popsInFlight.delete(process);
-  }
-
-  deliver(process: string, id: string, invokedAt: number, leaseUntil: number): void {
-    this.record({ type: 'deliver', process, id, invokedAt, completedAt: this.kernel.now, outcome: 'ok', leaseUntil });
+  private deliver(process: string, id: string, invokedAt: number, leaseUntil: number, via: DeliveryVia, shard: string): void {
+    this.record({ type: 'deliver', process, id, invokedAt, completedAt: this.kernel.now, outcome: 'ok', leaseUntil, via, shard });
     this.observations?.emit('delivered', { actor: process, id, invokedAt });
     let held = this.holdings.get(process);
     if (!held) this.holdings.set(process, (held = new Map()));
@@ -134,7 +204,12 @@ export class HistoryRecorder {
   }
 
   inFlightCount(process: string): number {
-    return (this.inFlight.get(process)?.size ?? 0) + (this.popsInFlight.get(process) ?? 0);
+    return this.inFlight.get(process)?.size ?? 0;
+  }
+
+  /** Whether the client has a pop in flight. */
+  popping(process: string): boolean {
+    return [...(this.inFlight.get(process) ?? [])].some((c) => c.pops);
   }
 }
 

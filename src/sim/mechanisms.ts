@@ -56,6 +56,7 @@ function queueCause(v: Violation, ops: readonly HistoryOp[]): string {
 export function classifyFindings(violations: readonly Violation[], history: readonly HistoryOp[], faults: readonly StruckFault[]): Mechanism[] {
   const byId = new Map<string, HistoryOp[]>();
   for (const op of history) {
+    if (op.type === 'pop') continue;
     const list = byId.get(op.id);
     if (list) list.push(op);
     else byId.set(op.id, [op]);

@@ -1,12 +1,12 @@
 import { checkHistory, type CheckReport } from '../model/checker.js';
 import type { HistoryOp } from '../model/history.js';
-import type { MessageInput } from '../queue/message.js';
 import { SimActor } from './actor.js';
 import type { Fault, SimConfig } from './config.js';
 import { applyFault, Exposure, familyOf, healAllFaults, type FaultFamily, type FaultWorld } from './faults/index.js';
 import { configProblems } from './config-problems.js';
 import { HistoryRecorder, outcomeOfError } from './history-recorder.js';
-import type { Rng } from './rng.js';
+import { deliveryBound } from './delivery-bound.js';
+import { CONSUMER_LOOP_DRIVERS, operatorLoop, producerLoop, resolveProfile, type WorkloadContext } from './workloads/index.js';
 import { SIM_EPOCH, SimWorld } from './world.js';
 import { SimConfigError } from './sim-config-error.js';
 
@@ -41,6 +41,14 @@ export interface SimResult {
    * ended and the replication still in flight landed; the keys that differ. Checked, not assumed.
    */
   readonly replicas: ReplicaComparison | null;
+  /** Public queue methods the workload called, with how often (SPEC §6.5: what the run exercised). */
+  readonly calls: Readonly<Record<string, number>>;
+}
+
+function callsOf(actors: Iterable<SimActor>): Record<string, number> {
+  const calls: Record<string, number> = {};
+  for (const a of actors) for (const [m, n] of a.calls) calls[m] = (calls[m] ?? 0) + n;
+  return Object.fromEntries(Object.entries(calls).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 /** A run whose trace was only counted (`runSimulation(config, { traceHash: false })`): no hash, no lines. */
@@ -94,7 +102,7 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   const recorder = new HistoryRecorder(kernel, trace, world.observations);
   const zones = config.topology.zones;
   const w = config.workload;
-  const lease = config.queue.unackTimeoutMs;
+  const profile = resolveProfile(w);
   const outstanding = new Set<string>();
   // An ack found applied after it returned a refusal discharges its message, as the checker counts it.
   recorder.onReclassified = (ops) => {
@@ -111,84 +119,22 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   const safetyEnd = kernel.now + config.phases.safetyMs;
   let producing = w.producers;
   let finished = false;
-
-  // Producers: message i goes to producer i mod P.
-  const producerLoop = async (actor: SimActor, index: number, prng: Rng) => {
-    const interval = (1_000 / w.rate) * w.batch;
-    const mine: number[] = [];
-    for (let i = index; i < w.messages; i += w.producers) mine.push(i);
-    try {
-      for (let start = 0; start < mine.length && !actor.crashed; start += w.batch) {
-        await sleep(actor, interval);
-        if (kernel.now >= safetyEnd) break;
-        const batch: (MessageInput & { timeout: number })[] = mine.slice(start, start + w.batch).map((i) => ({
-          id: `m${i}`,
-          payload: `payload-${i}`,
-          timeout: w.maxDelayMs > 0 ? prng.int(0, w.maxDelayMs) : 0,
-          priority: w.maxPriority > 0 ? prng.int(0, w.maxPriority) : 0,
-        }));
-        const call = recorder.begin(actor.name, { type: 'push', delays: new Map(batch.map((m) => [m.id, m.timeout])) }, actor.probe);
-        let outcome: 'ok' | 'fail' | 'unknown' = 'ok';
-        try {
-          await actor.queue.push(batch);
-        } catch (err) {
-          outcome = outcomeOfError(err, actor.probe);
-        }
-        if (actor.crashed) return;
-        recorder.end(call, outcome);
-        if (outcome === 'ok') for (const m of batch) outstanding.add(m.id);
-      }
-    } finally {
-      producing--;
-    }
-  };
-
-  const consumerLoop = async (actor: SimActor, crng: Rng) => {
-    while (!actor.crashed && !finished) {
-      const invokedAt = kernel.now;
-      let got;
-      recorder.popBegan(actor.name);
-      try {
-        got = await actor.queue.pop(w.consumerBatch, { wait: w.pollWaitMs });
-      } catch {
-        recorder.popEnded(actor.name);
-        await sleep(actor, w.pollWaitMs);
-        continue;
-      }
-      if (actor.crashed) return;
-      recorder.popEnded(actor.name);
-      for (const m of got) recorder.deliver(actor.name, m.id, invokedAt, invokedAt + lease);
-      for (const m of got) {
-        await sleep(actor, crng.exponential(w.processingMeanMs));
-        if (crng.chance(w.crashBeforeAckProbability) && kernel.now < safetyEnd) {
-          trace.record({ t: kernel.now, actor: actor.name, op: 'crash-before-ack', args: m.id });
-          actor.crash();
-          return;
-        }
-        if (crng.chance(w.lateAckProbability)) await sleep(actor, w.lateAckMs);
-        const call = recorder.begin(actor.name, { type: 'ack', ids: [m.id] }, actor.probe);
-        let outcome: 'ok' | 'fail' | 'unknown';
-        try {
-          outcome = (await actor.queue.ack(m.id, m.token)) ? 'ok' : 'fail';
-        } catch (err) {
-          outcome = outcomeOfError(err, actor.probe);
-        }
-        if (actor.crashed) return;
-        // An ack that may have been applied (as recorded) discharges the message, as the checker counts it.
-        if (recorder.end(call, outcome) !== 'fail') outstanding.delete(m.id);
-      }
-    }
-  };
+  const ctx: WorkloadContext = { config, profile, kernel, trace, recorder, safetyEnd, outstanding, pushedIds: [], finished: () => finished };
 
   for (let i = 0; i < w.producers; i++) {
-    void producerLoop(spawn(`producer-${i}`, zones[i % zones.length]!, false), i, rng.stream(`producer-${i}`));
+    const name = `producer-${i}`;
+    void producerLoop(ctx, spawn(name, zones[i % zones.length]!, false), i, rng.stream(name)).finally(() => producing--);
   }
   const consumerNames: string[] = [];
-  const startConsumer = (name: string, zone: string) => void consumerLoop(spawn(name, zone, true), rng.stream(name));
+  const startConsumer = (name: string, i: number) => {
+    const loop = profile.consumerLoops[i % profile.consumerLoops.length]!;
+    void CONSUMER_LOOP_DRIVERS[loop](ctx, spawn(name, zones[i % zones.length]!, true), rng.stream(name));
+  };
   for (let i = 0; i < w.consumers; i++) {
     consumerNames.push(`consumer-${i}`);
-    startConsumer(`consumer-${i}`, zones[i % zones.length]!);
+    startConsumer(`consumer-${i}`, i);
   }
+  if (profile.operator) void operatorLoop(ctx, spawn('operator', zones[0]!, false), rng.stream('operator'));
 
   const faultWorld: FaultWorld = {
     kernel,
@@ -216,7 +162,7 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
     if (actors.get(name)?.crashed) {
       const replacement = `${name}-restarted`;
       consumerNames[i] = replacement;
-      startConsumer(replacement, zones[i % zones.length]!);
+      startConsumer(replacement, i);
     }
   }
   trace.record({ t: kernel.now, actor: 'sim', op: 'liveness', args: { livenessStart } });
@@ -234,7 +180,7 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   const report = checkHistory(
     recorder.history,
     { livenessStart, end: endedAt },
-    { reaperIntervalMs: config.queue.reaperIntervalMs, recoveryBoundMs: config.checker.recoveryBoundMs },
+    { reaperIntervalMs: config.queue.reaperIntervalMs, recoveryBoundMs: config.checker.recoveryBoundMs, deliveryBoundMs: deliveryBound(config).totalMs },
   );
   let traceHash: string | null = null;
   if (trace.mode === 'count') trace.seal();
@@ -258,10 +204,8 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
     simulatedMs: endedAt - SIM_EPOCH,
     livenessStart,
     replicas,
+    calls: callsOf(actors.values()),
   };
   return traceHash === null ? { ...result, traceHash, traceText: null } : { ...result, traceHash, traceText };
 }
 
-function sleep(actor: SimActor, ms: number): Promise<void> {
-  return new Promise((resolve) => actor.timers.setTimeout(resolve, ms));
-}

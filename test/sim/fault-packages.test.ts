@@ -248,7 +248,7 @@ describe('operation outcomes in a run', () => {
     expect(doublePops.length).toBeGreaterThan(0);
     expect(pause.counts['deliveries held by the pause']).toBeGreaterThan(0);
     for (const v of doublePops) expect(pause.ids).toContain(v.id);
-    expect(classifyFindings(r.report.violations, r.history, r.faults).map((m) => m.cause)).toEqual(
+    expect(classifyFindings(doublePops, r.history, r.faults).map((m) => m.cause)).toEqual(
       doublePops.map(() => 'client-pause (deliveries held by the pause)'),
     );
   });

@@ -1,0 +1,83 @@
+import type { PopOp } from './history.js';
+import { latestDue } from './due-time.js';
+import { mayHaveApplied, mayHaveCreated, type MessageOps } from './message-ops.js';
+
+/** A time span [from, to) in which a message was surely free and due (SPEC §6.6). */
+export interface FreeInterval {
+  readonly id: string;
+  readonly priority: number;
+  readonly from: number;
+  readonly to: number;
+}
+
+type Step = { readonly t: number; readonly run: () => void; readonly last?: boolean };
+
+/**
+ * When a message was surely free and due: pushed (the push returned ok), its latest possible due time
+ * passed, not held (from the invocation of any pop that delivered it, or of an unknown pop that could
+ * have taken it; still not at its return), not acked or removed (ok or unknown, from the invocation), and no push, ensure,
+ * reschedule or release of it in flight. An unknown visibility operation leaves it uncertain until
+ * the next ok one. A message whose lease ran out is not free again until something visible (a
+ * release, a push) says so: the reaper's re-queue is not in the history.
+ */
+export function freeIntervals(id: string, priority: number, m: MessageOps, takenBy: readonly PopOp[], end: number): FreeInterval[] {
+  let queued = false;
+  let uncertain = false;
+  let inFlight = 0;
+  let due = Infinity;
+  const steps: Step[] = [];
+  const visibility = [...m.pushes, ...m.reschedules, ...m.releases];
+  for (const v of visibility) {
+    steps.push({ t: v.invokedAt, run: () => inFlight++ });
+    steps.push({
+      t: v.completedAt,
+      run: () => {
+        inFlight--;
+        if (v.outcome === 'unknown') uncertain = true;
+        if (v.outcome !== 'ok') return;
+        if ((v.type === 'push' || v.type === 'ensure') && !mayHaveCreated(v)) return;
+        queued = true;
+        uncertain = false;
+        due = latestDue(v);
+      },
+    });
+  }
+  // Gone from its invocation, and still gone at its return: whatever became visible meanwhile (a push
+  // the pop was waiting for) came before the take.
+  const gone = () => (queued = false);
+  const goneDuring = (op: { invokedAt: number; completedAt: number }) => {
+    steps.push({ t: op.invokedAt, run: gone });
+    steps.push({ t: op.completedAt, run: gone, last: true });
+  };
+  for (const a of m.acks) if (mayHaveApplied(a)) goneDuring(a);
+  for (const r of m.removes) if (mayHaveApplied(r)) goneDuring(r);
+  for (const d of m.deliveries) goneDuring(d);
+  for (const p of takenBy) goneDuring(p);
+  steps.sort((a, b) => a.t - b.t || (a.last ? 1 : 0) - (b.last ? 1 : 0));
+  const out: FreeInterval[] = [];
+  let openFrom: number | null = null;
+  const close = (t: number) => {
+    if (openFrom !== null && t > openFrom) out.push({ id, priority, from: openFrom, to: t });
+    openFrom = null;
+  };
+  let i = 0;
+  while (i < steps.length) {
+    const t = steps[i]!.t;
+    while (i < steps.length && steps[i]!.t === t) steps[i++]!.run();
+    const next = i < steps.length ? steps[i]!.t : end;
+    const free = queued && !uncertain && inFlight === 0;
+    if (!free) {
+      close(t);
+      continue;
+    }
+    if (openFrom === null && due < next) openFrom = Math.max(t, due);
+  }
+  close(end);
+  // A free span that a later step did not end runs to the end of the history.
+  return out;
+}
+
+/** Unknown pops that could have taken this message (its shard, any shard, or it by id). */
+export function unknownPopsReaching(pops: readonly PopOp[], id: string, shard: string | undefined): PopOp[] {
+  return pops.filter((p) => p.outcome === 'unknown' && (p.via === 'id' ? p.id === id : p.shard === undefined || shard === undefined || p.shard === shard));
+}

@@ -1,0 +1,48 @@
+import type { AckOp, DeliverOp, ReleaseOp } from './history.js';
+import { mayHaveApplied, type MessageOps } from './message-ops.js';
+
+/** One delivery and how its hold ended (SPEC §6.2, §6.5). */
+export interface Hold {
+  readonly d: DeliverOp;
+  /** The lease deadline, extended by ok extends that returned while held. */
+  readonly leaseEnd: number;
+  /** The holder's first ack of this delivery (any outcome), if it returned. */
+  readonly ack: AckOp | undefined;
+  /** The holder's first release of this delivery (any outcome), if it returned before its ack. */
+  readonly release: ReleaseOp | undefined;
+  /**
+   * When the hold ended: the ack's return, the lease deadline, or the release — at its invocation when
+   * it may have applied (the message may be popped again before the release's reply arrives), else at
+   * its return.
+   */
+  readonly until: number;
+}
+
+/**
+ * The delivery an ack, extend or release of `process` is about: its latest delivery to that process
+ * that returned no later than the call was made.
+ */
+export function deliveryOf(deliveries: readonly DeliverOp[], op: { process: string; invokedAt: number }): DeliverOp | undefined {
+  let found: DeliverOp | undefined;
+  for (const d of deliveries) {
+    if (d.completedAt > op.invokedAt) break;
+    if (d.process === op.process) found = d;
+  }
+  return found;
+}
+
+export function holdsOf(m: MessageOps): Hold[] {
+  return m.deliveries.map((d) => {
+    const ack = m.acks.find((a) => deliveryOf(m.deliveries, a) === d);
+    const ackEnd = ack?.completedAt ?? Infinity;
+    const release = m.releases.find((r) => deliveryOf(m.deliveries, r) === d && r.completedAt <= ackEnd);
+    const releaseEnd = release ? (mayHaveApplied(release) ? release.invokedAt : release.completedAt) : Infinity;
+    let leaseEnd = d.leaseUntil;
+    for (const e of m.extends) {
+      if (e.outcome === 'ok' && deliveryOf(m.deliveries, e) === d && e.completedAt <= Math.min(leaseEnd, ackEnd, releaseEnd)) {
+        leaseEnd = Math.max(leaseEnd, e.leaseUntil);
+      }
+    }
+    return { d, leaseEnd, ack, release, until: Math.min(leaseEnd, ackEnd, releaseEnd) };
+  });
+}

@@ -1,0 +1,92 @@
+import type { DeliverOp, PopOp } from './history.js';
+import type { FreeInterval } from './free-intervals.js';
+
+/** A waiting pop that went without a free and due message of its shard for longer than B. */
+export interface LateFinding {
+  readonly id: string;
+  /** Beyond the bound, in ms: the longest such wait for this stretch of the message's freedom. */
+  readonly beyondMs: number;
+  readonly t: number;
+  readonly processes: readonly string[];
+  readonly pops: number;
+}
+
+export interface LateJudgement {
+  readonly findings: LateFinding[];
+  /** Whether a message was free and due while a pop of its shard was waiting. */
+  readonly exercised: boolean;
+}
+
+/** Pops by the schedule on one shard that returned normally: the ones late is judged on. */
+export function waitingPops(pops: readonly PopOp[], shard: string): PopOp[] {
+  return pops.filter((p) => p.via === 'schedule' && p.shard === shard && p.outcome === 'ok');
+}
+
+/**
+ * Late (SPEC §6.6): a pop by the schedule on shard s, waiting for longer than `boundMs` while some
+ * message of s was free and due. One finding per stretch of a message's freedom, with the longest
+ * wait beyond the bound and how many pops waited past it.
+ */
+export function judgeLate(pops: readonly PopOp[], free: readonly FreeInterval[], boundMs: number): LateJudgement {
+  const byStretch = new Map<FreeInterval, { beyondMs: number; t: number; processes: Set<string>; pops: number }>();
+  let exercised = false;
+  const sortedPops = [...pops].sort((a, b) => a.completedAt - b.completedAt);
+  const longest = sortedPops.reduce((n, p) => Math.max(n, p.completedAt - p.invokedAt), 0);
+  const intervals = [...free].sort((a, b) => a.from - b.from);
+  let next = 0;
+  let active: FreeInterval[] = [];
+  for (const p of sortedPops) {
+    while (next < intervals.length && intervals[next]!.from < p.completedAt) active.push(intervals[next++]!);
+    // An interval that ended before any later pop could have begun is done with.
+    active = active.filter((iv) => iv.to > p.completedAt - longest);
+    for (const iv of active) {
+      const overlap = Math.min(p.completedAt, iv.to) - Math.max(p.invokedAt, iv.from);
+      if (overlap <= 0) continue;
+      exercised = true;
+      if (overlap <= boundMs) continue;
+      const f = byStretch.get(iv) ?? { beyondMs: 0, t: p.completedAt, processes: new Set<string>(), pops: 0 };
+      f.beyondMs = Math.max(f.beyondMs, overlap - boundMs);
+      f.processes.add(p.process);
+      f.pops++;
+      byStretch.set(iv, f);
+    }
+  }
+  const findings = [...byStretch].map(([iv, f]) => ({ id: iv.id, beyondMs: f.beyondMs, t: f.t, processes: [...f.processes].sort(), pops: f.pops }));
+  return { findings, exercised };
+}
+
+/**
+ * Lateness of each delivery by the schedule that ended a stretch of freedom: its return minus the
+ * later of the stretch's start (the message free and due) and the moment a pop of its shard began
+ * waiting (SPEC §6.6 figures). Deliveries that did not follow a stretch (taken as it fell due) count 0.
+ */
+export function latenessOf(deliveries: readonly DeliverOp[], free: readonly FreeInterval[], pops: readonly PopOp[]): number[] {
+  const byReturn = [...pops].sort((a, b) => a.completedAt - b.completedAt);
+  // Earliest invocation among pops returning at or after index i.
+  const suffixMin = new Array<number>(byReturn.length + 1).fill(Infinity);
+  for (let i = byReturn.length - 1; i >= 0; i--) suffixMin[i] = Math.min(suffixMin[i + 1]!, byReturn[i]!.invokedAt);
+  const firstReturningFrom = (t: number) => {
+    let lo = 0;
+    let hi = byReturn.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (byReturn[mid]!.completedAt < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const stretchEndingAt = new Map<string, FreeInterval>();
+  for (const iv of free) stretchEndingAt.set(`${iv.id}\u0000${iv.to}`, iv);
+  const out: number[] = [];
+  for (const d of deliveries) {
+    if ((d.via ?? 'schedule') !== 'schedule') continue;
+    const iv = stretchEndingAt.get(`${d.id}\u0000${d.invokedAt}`);
+    if (!iv) {
+      out.push(0);
+      continue;
+    }
+    const waitingFrom = Math.max(iv.from, suffixMin[firstReturningFrom(iv.from)]!);
+    out.push(Math.max(0, d.completedAt - Math.min(waitingFrom, d.invokedAt)));
+  }
+  return out;
+}

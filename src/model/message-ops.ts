@@ -1,0 +1,77 @@
+import type { AckOp, DeliverOp, EnsureOp, ExtendOp, HistoryOp, PopOp, PushOp, ReleaseOp, RemoveOp, RescheduleOp } from './history.js';
+
+/** The operations of one message, split by type; deliveries, acks, extends and releases in the order they returned. */
+export interface MessageOps {
+  /** Pushes and ensures: the operations that may create the message. */
+  readonly pushes: (PushOp | EnsureOp)[];
+  readonly deliveries: DeliverOp[];
+  readonly acks: AckOp[];
+  readonly extends: ExtendOp[];
+  readonly removes: RemoveOp[];
+  readonly reschedules: RescheduleOp[];
+  readonly releases: ReleaseOp[];
+}
+
+export const mayHaveApplied = (op: { readonly outcome: string }): boolean => op.outcome !== 'fail';
+
+/** Whether a push or ensure may have written the message (an ensure that returned ok without creating did not). */
+export const mayHaveCreated = (op: PushOp | EnsureOp): boolean => mayHaveApplied(op) && !(op.type === 'ensure' && op.outcome === 'ok' && op.created === false);
+
+/** Operations grouped by message, and the pops apart (they are about a shard, not a message). */
+export function groupById(history: readonly HistoryOp[]): { readonly byId: Map<string, MessageOps>; readonly pops: PopOp[] } {
+  const byId = new Map<string, MessageOps>();
+  const pops: PopOp[] = [];
+  for (const op of history) {
+    if (op.type === 'pop') {
+      pops.push(op);
+      continue;
+    }
+    let m = byId.get(op.id);
+    if (!m) byId.set(op.id, (m = { pushes: [], deliveries: [], acks: [], extends: [], removes: [], reschedules: [], releases: [] }));
+    switch (op.type) {
+      case 'push':
+      case 'ensure':
+        m.pushes.push(op);
+        break;
+      case 'deliver':
+        m.deliveries.push(op);
+        break;
+      case 'ack':
+        m.acks.push(op);
+        break;
+      case 'extend':
+        m.extends.push(op);
+        break;
+      case 'remove':
+        m.removes.push(op);
+        break;
+      case 'reschedule':
+        m.reschedules.push(op);
+        break;
+      case 'release':
+        m.releases.push(op);
+        break;
+    }
+  }
+  const byReturn = (a: { completedAt: number }, b: { completedAt: number }) => a.completedAt - b.completedAt;
+  for (const m of byId.values()) {
+    m.deliveries.sort(byReturn);
+    m.acks.sort(byReturn);
+    m.extends.sort(byReturn);
+    m.releases.sort(byReturn);
+  }
+  return { byId, pops };
+}
+
+/** The shard and priority of a message, as its pushes (or, failing that, its deliveries) recorded them. */
+export function placeOf(m: MessageOps): { readonly shard: string | undefined; readonly priority: number } {
+  let shard: string | undefined;
+  let priority = 0;
+  for (const p of m.pushes) {
+    if (!mayHaveCreated(p)) continue;
+    if (p.shard !== undefined) shard = p.shard;
+    if (p.priority !== undefined) priority = p.priority;
+  }
+  if (shard === undefined) shard = m.deliveries.find((d) => d.shard !== undefined)?.shard;
+  return { shard, priority };
+}

@@ -1,0 +1,205 @@
+import type { AckItem } from '../../queue/dyno-queue.js';
+import type { PoppedMessage } from '../../queue/message.js';
+import type { SimActor } from '../actor.js';
+import type { CallPart } from '../history-recorder.js';
+import type { Rng } from '../rng.js';
+import { recordedCall, sleep, type WorkloadContext } from './context.js';
+import { ackItem, ackOne, ackOutcomes, workOn, type Holding } from './hold.js';
+import type { ConsumerLoop } from './profile.js';
+
+/** The history's view of a scheduled pop on this consumer's shard. */
+const popPart = (actor: SimActor): CallPart => ({ type: 'pop', via: 'schedule', shard: actor.zone });
+
+/** Deliveries of a pop that returned: each leased until its invocation + the lease, on the true clock. */
+function holdings(ctx: WorkloadContext, invokedAt: number, messages: readonly PoppedMessage[]): Holding[] {
+  return messages.map((message) => ({ message, leaseUntil: invokedAt + ctx.config.queue.unackTimeoutMs }));
+}
+
+const delivered = (hs: readonly Holding[]) => hs.map((h) => ({ id: h.message.id, shard: h.message.shard, leaseUntil: h.leaseUntil }));
+
+/**
+ * A recorded pop (pop or bulkPop, long-polling `wait`): the messages it returned, [] when it failed
+ * (after a pause of `wait`, so that a dead store is not hammered), null when the client crashed.
+ */
+async function recordedPop(ctx: WorkloadContext, actor: SimActor, bulk: boolean): Promise<Holding[] | null> {
+  const w = ctx.config.workload;
+  const invokedAt = ctx.kernel.now;
+  let got: Holding[] = [];
+  const done = await recordedCall(
+    ctx,
+    actor,
+    popPart(actor),
+    () => (bulk ? actor.queue.bulkPop(w.consumerBatch, { wait: w.pollWaitMs }) : actor.queue.pop(w.consumerBatch, { wait: w.pollWaitMs })),
+    (messages) => {
+      got = holdings(ctx, invokedAt, messages);
+      return { outcome: 'ok', result: { delivered: delivered(got) } };
+    },
+  );
+  if (!done) return null;
+  if (done.outcome !== 'ok') await sleep(actor, w.pollWaitMs);
+  return got;
+}
+
+/** pop + work + ack, one call each: the loop every profile started with. */
+async function popAck(ctx: WorkloadContext, actor: SimActor, rng: Rng): Promise<void> {
+  while (!actor.crashed && !ctx.finished()) {
+    const got = await recordedPop(ctx, actor, false);
+    if (!got) return;
+    for (const h of got) {
+      const end = await workOn(ctx, actor, h, rng);
+      if (actor.crashed) return;
+      if (end === 'ack' && !(await ackOne(ctx, actor, h))) return;
+    }
+  }
+}
+
+/** bulkPop, work on the batch, then one ackMany for it. */
+async function bulkPopAckMany(ctx: WorkloadContext, actor: SimActor, rng: Rng): Promise<void> {
+  while (!actor.crashed && !ctx.finished()) {
+    const got = await recordedPop(ctx, actor, true);
+    if (!got) return;
+    const items: AckItem[] = [];
+    for (const h of got) {
+      const end = await workOn(ctx, actor, h, rng);
+      if (actor.crashed) return;
+      if (end === 'ack') items.push(ackItem(h));
+    }
+    if (items.length === 0) continue;
+    const done = await recordedCall(ctx, actor, { type: 'ack', ids: items.map((i) => i.id) }, () => actor.queue.ackMany(items), (acked) => ({
+      outcome: 'ok',
+      result: { outcomes: ackOutcomes(items, acked) },
+    }));
+    if (!done) return;
+    discharge(ctx, items, done.outcome, done.value);
+  }
+}
+
+/** Messages whose ack may have applied are no longer outstanding. */
+function discharge(ctx: WorkloadContext, items: readonly AckItem[], outcome: string, acked: readonly boolean[] | undefined): void {
+  items.forEach((item, i) => {
+    if (outcome === 'unknown' || (outcome === 'ok' && acked?.[i])) ctx.outstanding.delete(item.id);
+  });
+}
+
+/** ackAndPop: the last message of a batch is acked by the call that pops the next batch. */
+async function ackAndPopLoop(ctx: WorkloadContext, actor: SimActor, rng: Rng): Promise<void> {
+  const w = ctx.config.workload;
+  let pending: Holding[] = [];
+  while (!actor.crashed && !ctx.finished()) {
+    if (pending.length === 0) {
+      const got = await recordedPop(ctx, actor, false);
+      if (!got) return;
+      pending = got;
+      continue;
+    }
+    const h = pending.shift()!;
+    const end = await workOn(ctx, actor, h, rng);
+    if (actor.crashed) return;
+    if (end !== 'ack') continue;
+    if (pending.length > 0) {
+      if (!(await ackOne(ctx, actor, h))) return;
+      continue;
+    }
+    const invokedAt = ctx.kernel.now;
+    let next: Holding[] = [];
+    const done = await recordedCall(
+      ctx,
+      actor,
+      [{ type: 'ack', ids: [h.message.id] }, popPart(actor)],
+      () => actor.queue.ackAndPop(h.message.id, h.message.token, w.consumerBatch),
+      (r) => {
+        next = holdings(ctx, invokedAt, r.messages);
+        return { outcome: 'ok', result: { outcomes: new Map([[h.message.id, r.acked ? 'ok' : 'fail']]), delivered: delivered(next) } };
+      },
+    );
+    if (!done) return;
+    if (done.outcome === 'unknown' || (done.outcome === 'ok' && done.value?.acked)) ctx.outstanding.delete(h.message.id);
+    if (done.outcome !== 'ok') await sleep(actor, w.pollWaitMs);
+    pending = next;
+  }
+}
+
+/** ackManyAndPop: a batch's acks and the next batch's pop in one call (the benchmarks' recommended loop). */
+async function ackManyAndPopLoop(ctx: WorkloadContext, actor: SimActor, rng: Rng): Promise<void> {
+  const w = ctx.config.workload;
+  let batch: Holding[] | null = await recordedPop(ctx, actor, false);
+  while (batch && !actor.crashed && !ctx.finished()) {
+    const items: AckItem[] = [];
+    for (const h of batch) {
+      const end = await workOn(ctx, actor, h, rng);
+      if (actor.crashed) return;
+      if (end === 'ack') items.push(ackItem(h));
+    }
+    if (items.length === 0) {
+      batch = await recordedPop(ctx, actor, false);
+      continue;
+    }
+    const invokedAt = ctx.kernel.now;
+    let next: Holding[] = [];
+    const done = await recordedCall(
+      ctx,
+      actor,
+      [{ type: 'ack', ids: items.map((i) => i.id) }, popPart(actor)],
+      () => actor.queue.ackManyAndPop(items, w.consumerBatch),
+      (r) => {
+        next = holdings(ctx, invokedAt, r.messages);
+        return { outcome: 'ok', result: { outcomes: ackOutcomes(items, r.acked), delivered: delivered(next) } };
+      },
+    );
+    if (!done) return;
+    discharge(ctx, items, done.outcome, done.value?.acked);
+    if (done.outcome !== 'ok') await sleep(actor, w.pollWaitMs);
+    batch = next.length > 0 ? next : await recordedPop(ctx, actor, false);
+  }
+}
+
+/**
+ * `for await (const m of queue.consume())`, one message per step (so each step is one pop and its
+ * lease starts at that step), leaving the loop early now and then with a `break` and starting again.
+ */
+async function consumeLoop(ctx: WorkloadContext, actor: SimActor, rng: Rng): Promise<void> {
+  const w = ctx.config.workload;
+  while (!actor.crashed && !ctx.finished()) {
+    const stop = new AbortController();
+    const iterator = actor.queue.consume({ batch: 1, wait: w.pollWaitMs, signal: stop.signal });
+    const breakAfter = rng.int(1, 8);
+    let taken = 0;
+    for (;;) {
+      if (actor.crashed || ctx.finished()) {
+        stop.abort();
+        await iterator.return?.().catch(() => undefined);
+        return;
+      }
+      const invokedAt = ctx.kernel.now;
+      let h: Holding | undefined;
+      const done = await recordedCall(ctx, actor, popPart(actor), () => iterator.next(), (step) => {
+        h = step.done ? undefined : holdings(ctx, invokedAt, [step.value])[0];
+        return { outcome: 'ok', result: { delivered: h ? delivered([h]) : [] } };
+      });
+      if (!done) return;
+      if (done.outcome !== 'ok') {
+        // A step that threw ends the generator: start a new one after a pause.
+        await sleep(actor, w.pollWaitMs);
+        break;
+      }
+      if (!h) break;
+      const end = await workOn(ctx, actor, h, rng);
+      if (actor.crashed) return;
+      if (end === 'ack' && !(await ackOne(ctx, actor, h))) return;
+      if (++taken >= breakAfter) {
+        // An early break: the generator's finally runs (it releases what it leased and did not yield).
+        await iterator.return?.().catch(() => undefined);
+        break;
+      }
+    }
+  }
+}
+
+/** Every consumer loop, by name: the profile says which consumer runs which. */
+export const CONSUMER_LOOP_DRIVERS: Readonly<Record<ConsumerLoop, (ctx: WorkloadContext, actor: SimActor, rng: Rng) => Promise<void>>> = {
+  'pop-ack': popAck,
+  'ack-and-pop': ackAndPopLoop,
+  'ack-many-and-pop': ackManyAndPopLoop,
+  consume: consumeLoop,
+  'bulk-pop': bulkPopAckMany,
+};

@@ -1,0 +1,64 @@
+import type { Outcome } from '../../model/history.js';
+import type { SimActor } from '../actor.js';
+import type { SimConfig } from '../config.js';
+import { outcomeOfError, type CallPart, type CallResult, type HistoryRecorder } from '../history-recorder.js';
+import type { Kernel } from '../kernel.js';
+import type { Trace } from '../trace.js';
+import type { ProfileSettings } from './profile.js';
+
+/** What the workload's drivers share: the world they act in and the run's bookkeeping. */
+export interface WorkloadContext {
+  readonly config: SimConfig;
+  readonly profile: ProfileSettings;
+  readonly kernel: Kernel;
+  readonly trace: Trace;
+  readonly recorder: HistoryRecorder;
+  readonly safetyEnd: number;
+  /** Messages pushed ok and not yet acked or removed: the liveness phase runs until it is empty. */
+  readonly outstanding: Set<string>;
+  /** Ids pushed so far (any outcome), in push order: what side operations pick from. */
+  readonly pushedIds: string[];
+  /** The run is over: loops stop. */
+  finished(): boolean;
+}
+
+export function sleep(actor: SimActor, ms: number): Promise<void> {
+  return new Promise((resolve) => actor.timers.setTimeout(resolve, ms));
+}
+
+/** How a recorded call ended: its outcome and what it returned, or null when its client crashed meanwhile. */
+export interface Recorded<T> {
+  readonly outcome: Outcome;
+  readonly value: T | undefined;
+}
+
+/**
+ * The one place a driver makes a recorded call: begins it in the history, runs it, turns a throw into
+ * an outcome (SPEC §6.1), and ends it with what it returned. Null when the client crashed during the
+ * call (the recorder wrote it as unknown at the crash).
+ */
+export async function recordedCall<T>(
+  ctx: WorkloadContext,
+  actor: SimActor,
+  parts: CallPart | readonly CallPart[],
+  run: () => Promise<T>,
+  read: (value: T) => { readonly outcome: Outcome; readonly result?: CallResult },
+): Promise<Recorded<T> | null> {
+  const call = ctx.recorder.begin(actor.name, parts, actor.probe);
+  let value: T | undefined;
+  let outcome: Outcome;
+  let result: CallResult = {};
+  try {
+    value = await run();
+    const r = read(value);
+    outcome = r.outcome;
+    result = r.result ?? {};
+  } catch (err) {
+    outcome = outcomeOfError(err, actor.probe);
+  }
+  if (actor.crashed) return null;
+  return { outcome: ctx.recorder.end(call, outcome, result), value };
+}
+
+/** A boolean reply as an outcome: true is ok, false a definite refusal. */
+export const okIfTrue = (value: boolean): { outcome: Outcome } => ({ outcome: value ? 'ok' : 'fail' });

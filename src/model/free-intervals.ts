@@ -27,6 +27,10 @@ export function freeIntervals(id: string, priority: number, m: MessageOps, taken
   let due = Infinity;
   const steps: Step[] = [];
   const visibility = [...m.pushes, ...m.reschedules, ...m.releases];
+  // Operations after which the message is gone (taken, acked, removed), whenever they took effect.
+  const takers: { invokedAt: number; completedAt: number }[] = [...m.deliveries, ...m.acks.filter(mayHaveApplied), ...m.removes.filter(mayHaveApplied), ...takenBy];
+  // One that overlaps a visibility operation may have come after it: that operation proves nothing free.
+  const overlapsATaker = (v: { invokedAt: number; completedAt: number }) => takers.some((g) => g.invokedAt <= v.completedAt && g.completedAt >= v.invokedAt);
   for (const v of visibility) {
     steps.push({ t: v.invokedAt, run: () => inFlight++ });
     steps.push({
@@ -36,6 +40,10 @@ export function freeIntervals(id: string, priority: number, m: MessageOps, taken
         if (v.outcome === 'unknown') uncertain = true;
         if (v.outcome !== 'ok') return;
         if ((v.type === 'push' || v.type === 'ensure') && !mayHaveCreated(v)) return;
+        if (overlapsATaker(v)) {
+          queued = false;
+          return;
+        }
         queued = true;
         uncertain = false;
         due = latestDue(v);
@@ -49,10 +57,7 @@ export function freeIntervals(id: string, priority: number, m: MessageOps, taken
     steps.push({ t: op.invokedAt, run: gone });
     steps.push({ t: op.completedAt, run: gone, last: true });
   };
-  for (const a of m.acks) if (mayHaveApplied(a)) goneDuring(a);
-  for (const r of m.removes) if (mayHaveApplied(r)) goneDuring(r);
-  for (const d of m.deliveries) goneDuring(d);
-  for (const p of takenBy) goneDuring(p);
+  for (const g of takers) goneDuring(g);
   steps.sort((a, b) => a.t - b.t || (a.last ? 1 : 0) - (b.last ? 1 : 0));
   const out: FreeInterval[] = [];
   let openFrom: number | null = null;

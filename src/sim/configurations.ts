@@ -1,6 +1,7 @@
 import { parseSimConfig, type SimConfigInput } from './config.js';
 import { applicableFamilies, FAULT_FAMILIES, generateFaults, type FaultFamily } from './faults/index.js';
 import { Rng } from './rng.js';
+import { PROFILES, type ProfileName } from './workloads/profile.js';
 
 /** How a row draws its faults: none, one family alone (its minimal cause shows), or every family (swarm). */
 export type FaultDraw = 'none' | 'swarm' | FaultFamily;
@@ -8,6 +9,8 @@ export type FaultDraw = 'none' | 'swarm' | FaultFamily;
 /** A named configuration of the guarantees table: everything but the seed and its faults. */
 export interface NamedConfiguration {
   readonly name: string;
+  /** The workload profile the row's clients run. */
+  readonly profile: ProfileName;
   /** The queue and store set-up, without the faults. */
   readonly setup: string;
   readonly description: string;
@@ -125,16 +128,25 @@ function drawLabel(d: FaultDraw, timing: RowTiming | undefined): string {
   return `${label}, starting in the first ${s(timing.faultsStartWithinMs)} and lasting up to the end of a ${s(timing.phases.safetyMs)} safety phase`;
 }
 
-/** The configurations the guarantees table measures: each set-up under each fault draw it is listed for. */
+/** The workload profiles every set-up and fault draw is measured under (`basic` keeps the row's old name). */
+export const TABLE_PROFILES: readonly ProfileName[] = ['basic', 'full'];
+
+/**
+ * The configurations the guarantees table measures: each set-up under each fault draw it is listed
+ * for, once per profile (`…/full` for the full profile).
+ */
 export const CONFIGURATIONS: readonly NamedConfiguration[] = ROWS.flatMap(([faults, setups, timing]) =>
-  setups.map((s) => ({
-    name: `${s.name}/${faults}`,
-    setup: s.name,
-    description: `${s.description}; ${drawLabel(faults, timing)}`,
-    faults,
-    config: timing ? { ...s.config, phases: timing.phases } : s.config,
-    ...(timing ? { faultsStartWithinMs: timing.faultsStartWithinMs } : {}),
-  })),
+  setups.flatMap((s) =>
+    TABLE_PROFILES.map((profile) => ({
+      name: `${s.name}/${faults}${profile === 'basic' ? '' : `/${profile}`}`,
+      profile,
+      setup: profile === 'basic' ? s.name : `${s.name}+${profile}`,
+      description: `${s.description}; ${drawLabel(faults, timing)}; workload ${profile}: ${PROFILES[profile].description}`,
+      faults,
+      config: { ...s.config, workload: { ...TABLE_WORKLOAD, profile }, ...(timing ? { phases: timing.phases } : {}) },
+      ...(timing ? { faultsStartWithinMs: timing.faultsStartWithinMs } : {}),
+    })),
+  ),
 );
 
 /** The concrete run of a named configuration for one seed: its fault schedule comes from the seed. */

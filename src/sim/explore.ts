@@ -4,6 +4,7 @@ import { generateFaults } from './faults/index.js';
 import { Rng } from './rng.js';
 import { runSimulation } from './run.js';
 import { shrink } from './shrink.js';
+import { CONSUMER_LOOPS, PROFILE_NAMES } from './workloads/profile.js';
 import type { Clock } from '../queue/time.js';
 
 /**
@@ -44,6 +45,9 @@ export function randomConfiguration(seed: string): SimConfig {
       crashBeforeAckProbability: rng.chance(0.3) ? 0.05 : 0,
       lateAckProbability: rng.chance(0.3) ? 0.1 : 0,
       lateAckMs: rng.int(0, 3_000),
+      // Every profile, and now and then a random mix of consumer loops over it.
+      profile: rng.pick(PROFILE_NAMES),
+      ...(rng.chance(0.3) ? { consumerLoops: CONSUMER_LOOPS.filter(() => rng.chance(0.5)).concat(rng.pick(CONSUMER_LOOPS)) } : {}),
     },
     phases: { safetyMs: 3_000, livenessMs: 30_000 },
   };
@@ -67,6 +71,9 @@ export interface SeedOutcome {
   readonly seed: string;
   /** Properties the run violated (empty: nothing found). */
   readonly failing: PropertyName[];
+  /** Properties the run could have broken (SPEC §6.5 exposure), and the public queue methods it called. */
+  readonly exercised: PropertyName[];
+  readonly calls: string[];
   readonly traceHash: string;
   /** The shrunk scenario that replays the finding (only when `failing` is not empty). */
   readonly scenario?: Record<string, unknown> & { readonly name: string };
@@ -93,7 +100,9 @@ export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promi
   const config = task.base ? configurationAround(task.base, task.seed) : randomConfiguration(task.seed);
   const result = await runSimulation(config);
   const failing = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
-  if (failing.length === 0) return { seed: task.seed, failing, traceHash: result.traceHash };
+  const exercised = PROPERTY_NAMES.filter((p) => result.report.exercised[p]);
+  const calls = Object.keys(result.calls);
+  if (failing.length === 0) return { seed: task.seed, failing, exercised, calls, traceHash: result.traceHash };
   const until = task.shrinkUntil;
   const small = await shrink(config, (r) => failing.some((p) => !r.report.properties[p]), {
     keepLiveness: failing.includes('atLeastOnce'),
@@ -112,5 +121,5 @@ export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promi
     keepTrace: false,
     expect: { hold: held, violate: violated, traceHash: small.result.traceHash },
   };
-  return { seed: task.seed, failing, traceHash: result.traceHash, scenario, shrinkRuns: small.runs, ...(small.stoppedByTime ? { shrinkStoppedByTime: true } : {}) };
+  return { seed: task.seed, failing, exercised, calls, traceHash: result.traceHash, scenario, shrinkRuns: small.runs, ...(small.stoppedByTime ? { shrinkStoppedByTime: true } : {}) };
 }

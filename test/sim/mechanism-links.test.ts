@@ -10,10 +10,10 @@ const KEY = 'lost-after-delivery ← no fault: an ack was refused';
 /** A row of `configuration` whose at-least-once cell shows KEY in 3 of 10 runs. */
 function rowOf(name: string): GuaranteeRow {
   const configuration = CONFIGURATIONS.find((c) => c.name === name)!;
-  const held: PropertyCell = { violated: 0, interval: { low: 0, high: 0.28 }, affectedMedian: 0, affectedMax: 0, firstSeed: null, mechanisms: [] };
+  const held: PropertyCell = { violated: 0, exercised: 10, interval: { low: 0, high: 0.28 }, affectedMedian: 0, affectedMax: 0, firstSeed: null, mechanisms: [] };
   const cells = Object.fromEntries(PROPERTY_NAMES.map((p) => [p, held])) as Record<PropertyName, PropertyCell>;
   cells.atLeastOnce = { ...held, violated: 3, firstSeed: 'g1', mechanisms: [{ key: KEY, runs: 3, firstSeed: 'g1' }] };
-  return { configuration, runs: 10, exposedRuns: null, promotionRuns: 0, divergedRuns: null, cells };
+  return { configuration, runs: 10, exposedRuns: null, promotionRuns: 0, divergedRuns: null, cells, lateness: { p50: 0, p99: 0, max: 0 }, boundMs: 100 };
 }
 
 /** The lines of one row's section of the table. */

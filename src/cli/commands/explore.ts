@@ -7,6 +7,8 @@ import { runPoolTask } from '../../sim/pool-handlers.js';
 import { runInPool, type PoolTask } from '../../sim/pool.js';
 import { loadScenario, scenarioConfig } from '../../sim/scenario.js';
 import { EXIT } from '../exit-codes.js';
+import { PROPERTIES, PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
+import { DRIVEN_METHODS } from '../../sim/workloads/coverage.js';
 import { emitJson, writeOutput } from '../output.js';
 import { progress } from '../progress.js';
 
@@ -57,8 +59,12 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
     return { handler: 'exploreSeed', input: { seed, ...(base ? { base } : {}), ...(Number.isFinite(deadline) ? { shrinkUntil: deadline } : {}) } };
   };
   let done = 0;
+  const exercised = Object.fromEntries(PROPERTY_NAMES.map((p) => [p, 0])) as Record<PropertyName, number>;
+  const calls = Object.fromEntries(DRIVEN_METHODS.map((m) => [m, 0])) as Record<string, number>;
   const record = (o: SeedOutcome) => {
     appendFileSync(resultsFile, `${JSON.stringify(o)}\n`);
+    for (const p of o.exercised) exercised[p]++;
+    for (const m of o.calls) calls[m] = (calls[m] ?? 0) + 1;
     bar.update(++done, Number.isFinite(maxRuns) ? maxRuns : done);
     if (!o.scenario) return;
     const file = join(flags.out, `${o.scenario.name}.json`);
@@ -79,6 +85,12 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   bar.stop();
   const seconds = (performance.now() - started) / 1_000;
   console.log(`explored ${done} seed(s) in ${seconds.toFixed(1)} s on ${jobs} thread(s) (${(done / seconds).toFixed(2)} runs/s), ${findings.length} with a violation; results in ${resultsFile}`);
-  if (flags.json) emitJson({ seed: flags.seed, shard: flags.shard ?? null, from: flags.from ?? null, explored: done, found: findings.length, results: resultsFile, findings });
+  console.log(`properties exercised (runs that could have broken them): ${PROPERTY_NAMES.map((p) => `${PROPERTIES[p].label} ${exercised[p]}`).join(' · ')}`);
+  console.log(`queue operations exercised (runs that called them): ${Object.entries(calls).map(([m, n]) => `${m} ${n}`).join(' · ')}`);
+  const neverProperties = PROPERTY_NAMES.filter((p) => exercised[p] === 0);
+  const neverCalled = Object.entries(calls).filter(([, n]) => n === 0).map(([m]) => m);
+  if (done > 0 && neverProperties.length > 0) console.log(`warning: never exercised, so this session says nothing about: ${neverProperties.map((p) => PROPERTIES[p].label).join(', ')}`);
+  if (done > 0 && neverCalled.length > 0) console.log(`warning: never called in this session: ${neverCalled.join(', ')}`);
+  if (flags.json) emitJson({ seed: flags.seed, shard: flags.shard ?? null, from: flags.from ?? null, explored: done, found: findings.length, results: resultsFile, findings, exercised, calls });
   return findings.length > 0 ? EXIT.violated : EXIT.ok;
 }

@@ -11,6 +11,9 @@ import { emitJson, writeOutput } from '../output.js';
 const outcomeSchema = z.object({
   seed: z.string().min(1),
   failing: z.array(z.enum(PROPERTY_NAMES)),
+  // Absent in results files written before explore counted what it exercised.
+  exercised: z.array(z.enum(PROPERTY_NAMES)).default([]),
+  calls: z.array(z.string()).default([]),
   traceHash: z.string().min(1),
   scenario: z.looseObject({ name: z.string().regex(/^[a-z0-9-]+$/) }).optional(),
   shrinkRuns: z.number().int().nonnegative().optional(),

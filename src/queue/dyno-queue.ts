@@ -87,7 +87,10 @@ export interface DynoQueue {
   size(): Promise<number>;
   shardSizes(): Promise<Record<string, ShardSize>>;
   clear(): Promise<void>;
-  /** Re-queues expired leases of this instance's shard; returns how many went back. */
+  /**
+   * Re-queues expired leases of this instance's shard, oldest lease deadline first and at most a
+   * batch per call (atomic: `reaperBatch`; legacy: Dyno's 1,000); returns how many went back.
+   */
   processUnacks(): Promise<number>;
   atomicProcessUnacks(): Promise<number>;
   /** Ids whose queue entries and payload disagree. */

@@ -6,7 +6,8 @@ import type { Message, MessageInput, PoppedMessage } from './message.js';
 import { validateMessageInput } from './message.js';
 import { keepLeased, type PoppedBatch } from './popped-batch.js';
 
-const PROCESS_UNACKS_BATCH = 1_000;
+/** Dyno's bound on one processUnacks / atomicProcessUnacks call: expired un-acks read, earliest deadline first. */
+export const PROCESS_UNACKS_BATCH = 1_000;
 const FIND_STALE_BATCH = 10;
 
 /**

@@ -8,6 +8,7 @@ import { ID_PATTERN, MAX_ID_LENGTH, validateDelay } from './message.js';
 import { compileLuaPattern, luaPatternMatches } from './lua-pattern.js';
 import { QueueScripts, type ScriptCall } from './scripts/queue-scripts.js';
 import { parseStoredMessage } from './stored-message.js';
+import { keepLeased, type PoppedBatch } from './popped-batch.js';
 import { checkOptionKeys } from './option-keys.js';
 import { shownValue } from './shown-value.js';
 import { DYNOMITE_SETTLE_MS, type QueueOptions } from './options.js';
@@ -86,7 +87,12 @@ export abstract class BaseQueue implements DynoQueue {
     return this.quorum.runScript(call.script, call.keys, call.args);
   }
 
-  async pop(count: number, options: PopOptions = {}): Promise<PoppedMessage[]> {
+  /**
+   * Leases up to `count` due messages, long-polling up to `options.wait` ms. A store error before
+   * anything was leased is thrown; one after some were leased returns those with the error as
+   * `error` on the result (see PoppedBatch), never leaving them leased to nobody.
+   */
+  async pop(count: number, options: PopOptions = {}): Promise<PoppedBatch> {
     this.checkOpen();
     this.checkPopOptions(options);
     if (count === 0) return [];
@@ -95,7 +101,7 @@ export abstract class BaseQueue implements DynoQueue {
     return this.longPoll(count, wait, options.signal, (n) => this.popOnce(n));
   }
 
-  async bulkPop(count: number, options: PopOptions = {}): Promise<PoppedMessage[]> {
+  async bulkPop(count: number, options: PopOptions = {}): Promise<PoppedBatch> {
     return this.pop(count, options);
   }
 
@@ -215,7 +221,9 @@ export abstract class BaseQueue implements DynoQueue {
   /**
    * Yields popped messages one by one. Leaving the loop early (`break`, `return`, a throw in the
    * loop body) releases the messages of the current batch not yet yielded, so no lease is left
-   * held by nobody; the message the loop body was given stays with it (ack or release it).
+   * held by nobody; the message the loop body was given stays with it (ack or release it). A pop
+   * that failed after leasing some messages (PoppedBatch.error) ends the loop: those messages are
+   * yielded first, then the error is thrown.
    */
   async *consume(options: ConsumeOptions = {}): AsyncIterableIterator<PoppedMessage> {
     checkOptionKeys(options, CONSUME_OPTIONS, 'consume options');
@@ -225,8 +233,10 @@ export abstract class BaseQueue implements DynoQueue {
     let pending: PoppedMessage[] = [];
     try {
       while (!this.closed && !options.signal?.aborted) {
-        pending = await this.pop(batch, { wait, signal: options.signal });
+        const popped = await this.pop(batch, { wait, signal: options.signal });
+        pending = [...popped];
         while (pending.length > 0) yield pending.shift()!;
+        if (Object.hasOwn(popped, 'error')) throw popped.error;
       }
     } finally {
       await this.releaseAll(pending.splice(0));
@@ -259,14 +269,16 @@ export abstract class BaseQueue implements DynoQueue {
 
   /**
    * Repeats `attempt` until `count` messages are in hand, `wait` ms have passed on the injected
-   * clock, the signal aborts or the queue closes. Leased messages are always returned.
+   * clock, the signal aborts or the queue closes. Leased messages are always returned: when an
+   * attempt fails after earlier ones leased some, those come back with the error attached
+   * (PoppedBatch.error); when none was leased the error is thrown.
    */
   protected async longPoll(
     count: number,
     wait: number,
     signal: AbortSignal | undefined,
     attempt: (remaining: number) => Promise<PoppedMessage[]>,
-  ): Promise<PoppedMessage[]> {
+  ): Promise<PoppedBatch> {
     const clock = this.options.clock;
     const deadline = clock.now() + wait;
     const out: PoppedMessage[] = [];
@@ -275,9 +287,7 @@ export abstract class BaseQueue implements DynoQueue {
       try {
         out.push(...(await attempt(count - out.length)));
       } catch (err) {
-        // What earlier attempts leased would otherwise be held by nobody until its lease ends.
-        await this.releaseAll(out);
-        throw err;
+        return keepLeased(out, err);
       }
       const left = deadline - clock.now();
       if (out.length >= count || left <= 0 || this.closed || signal?.aborted) return out;

@@ -1,4 +1,5 @@
 import type { Message, MessageInput, PoppedMessage } from './message.js';
+import type { PoppedBatch } from './popped-batch.js';
 
 export type QueueMode = 'atomic' | 'legacy';
 
@@ -43,8 +44,13 @@ export interface DynoQueue {
   readonly name: string;
   readonly mode: QueueMode;
   push(messages: readonly MessageInput[]): Promise<string[]>;
-  pop(count: number, options?: PopOptions): Promise<PoppedMessage[]>;
-  bulkPop(count: number, options?: PopOptions): Promise<PoppedMessage[]>;
+  /**
+   * Leases up to `count` due messages, long-polling up to `options.wait`. A store error after some
+   * were leased returns them with the error as `error` on the result (PoppedBatch); before any
+   * was leased it is thrown.
+   */
+  pop(count: number, options?: PopOptions): Promise<PoppedBatch>;
+  bulkPop(count: number, options?: PopOptions): Promise<PoppedBatch>;
   popWithMsgId(id: string): Promise<PoppedMessage | null>;
   peek(count: number): Promise<Message[]>;
   /** With a token (atomic mode), acks only while that lease is current. Works after close(). */
@@ -81,11 +87,15 @@ export interface DynoQueue {
   size(): Promise<number>;
   shardSizes(): Promise<Record<string, ShardSize>>;
   clear(): Promise<void>;
-  /** Re-queues expired leases of this instance's shard; returns how many went back. */
+  /**
+   * Re-queues expired leases of this instance's shard, oldest lease deadline first and at most a
+   * batch per call (atomic: `reaperBatch`; legacy: Dyno's 1,000); returns how many went back.
+   */
   processUnacks(): Promise<number>;
   atomicProcessUnacks(): Promise<number>;
   /** Ids whose queue entries and payload disagree. */
   findStaleMessages(): Promise<string[]>;
+  /** Pops and yields one by one; a pop that failed after leasing yields those, then throws its error. */
   consume(options?: ConsumeOptions): AsyncIterableIterator<PoppedMessage>;
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@ export { LegacyQueue } from './legacy-queue.js';
 export * from './dyno-queue.js';
 export * from './errors.js';
 export * from './message.js';
+export type { PoppedBatch } from './popped-batch.js';
 export type { QueueOptions, QueueOptionsInput } from './options.js';
 export * from './sharding.js';
 export * from './time.js';

@@ -4,8 +4,10 @@ import { InvalidArgumentError } from './errors.js';
 import type { PopOptions, ShardSize } from './dyno-queue.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
 import { validateMessageInput } from './message.js';
+import { keepLeased, type PoppedBatch } from './popped-batch.js';
 
-const PROCESS_UNACKS_BATCH = 1_000;
+/** Dyno's bound on one processUnacks / atomicProcessUnacks call: expired un-acks read, earliest deadline first. */
+export const PROCESS_UNACKS_BATCH = 1_000;
 const FIND_STALE_BATCH = 10;
 
 /**
@@ -39,7 +41,7 @@ export class LegacyQueue extends BaseQueue {
     return ids;
   }
 
-  override async pop(count: number, options: PopOptions = {}): Promise<PoppedMessage[]> {
+  override async pop(count: number, options: PopOptions = {}): Promise<PoppedBatch> {
     this.checkOpen();
     this.checkPopOptions(options);
     if (count === 0) return [];
@@ -47,7 +49,7 @@ export class LegacyQueue extends BaseQueue {
   }
 
   /** Dyno's bulkPop: prefetch, then claim the prefetched ids with atomicBulkPopScriptLocalOnly. */
-  override async bulkPop(count: number, options: PopOptions = {}): Promise<PoppedMessage[]> {
+  override async bulkPop(count: number, options: PopOptions = {}): Promise<PoppedBatch> {
     this.checkOpen();
     this.checkPopOptions(options);
     if (count === 0) return [];
@@ -63,7 +65,7 @@ export class LegacyQueue extends BaseQueue {
       .map((m) => ({ ...m, leaseDeadline: unackScore }));
   }
 
-  protected popOnce(count: number): Promise<PoppedMessage[]> {
+  protected popOnce(count: number): Promise<PoppedBatch> {
     return this.claim(count);
   }
 
@@ -102,8 +104,11 @@ export class LegacyQueue extends BaseQueue {
     this.prefetched.push(...ids);
   }
 
-  /** Dyno's _pop: per id ZADD NX into un-ack, ZREM from the queue, HGET the payload. */
-  private async claim(count: number): Promise<PoppedMessage[]> {
+  /**
+   * Dyno's _pop: per id ZADD NX into un-ack, ZREM from the queue, HGET the payload. A store error
+   * midway returns what was already claimed with the error attached (keepLeased), as a long-poll does.
+   */
+  private async claim(count: number): Promise<PoppedBatch> {
     const queueKey = this.keys.queue(this.localShard);
     const unackKey = this.keys.unack(this.localShard);
     const unackScore = this.options.clock.now() + this.options.unackTimeout;
@@ -121,9 +126,7 @@ export class LegacyQueue extends BaseQueue {
         popped.push({ ...message, leaseDeadline: unackScore });
       }
     } catch (err) {
-      // a store error midway: what this pop already claimed would be held by nobody for a full lease
-      await this.releaseAll(popped);
-      throw err;
+      return keepLeased(popped, err);
     }
     return popped;
   }

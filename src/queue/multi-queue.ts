@@ -5,6 +5,7 @@ import type { AckAndPop, AckItem, AckManyAndPop, ConsumeOptions, DynoQueue, PopO
 import { InvalidArgumentError } from './errors.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES, validateMessageInput } from './message.js';
+import type { PoppedBatch } from './popped-batch.js';
 import type { QueueOptionsInput } from './options.js';
 import type { ShardingStrategy } from './sharding.js';
 import { shardingStrategy } from './sharding.js';
@@ -98,10 +99,10 @@ export class MultiQueue implements DynoQueue {
     return valid.map((m) => m.id);
   }
 
-  pop(count: number, options?: PopOptions): Promise<PoppedMessage[]> {
+  pop(count: number, options?: PopOptions): Promise<PoppedBatch> {
     return this.local.pop(count, options);
   }
-  bulkPop(count: number, options?: PopOptions): Promise<PoppedMessage[]> {
+  bulkPop(count: number, options?: PopOptions): Promise<PoppedBatch> {
     return this.local.bulkPop(count, options);
   }
   popWithMsgId(id: string): Promise<PoppedMessage | null> {

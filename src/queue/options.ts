@@ -23,6 +23,9 @@ const isStrategy = hasMethod<ShardingStrategy>('nextShard');
 
 const ms = z.number().int().nonnegative().max(2 ** 40);
 
+/** Expired leases the atomic reaper re-queues per call by default (see `reaperBatch`). */
+export const DEFAULT_REAPER_BATCH = 1_000;
+
 /** The default settle time on Dynomite (see `settleMs`). */
 export const DYNOMITE_SETTLE_MS = 1_000;
 
@@ -46,7 +49,12 @@ const schema = z
     unackTimeout: ms.min(1, 'must be at least 1 ms: a lease of 0 ms would end as the pop returns').default(60_000),
     /** Reaper period; 0 turns the background reaper off (call processUnacks yourself). */
     unackInterval: ms.default(1_000),
-    reaperBatch: z.number().int().positive().max(100_000).default(1_000),
+    /**
+     * Atomic only: expired leases one processUnacks call (one script) re-queues, oldest lease
+     * deadline first, so a backlog larger than this drains over successive reaper passes without
+     * starving its oldest. Legacy keeps Dyno's fixed PROCESS_UNACKS_BATCH.
+     */
+    reaperBatch: z.number().int().positive().max(100_000).default(DEFAULT_REAPER_BATCH),
     /**
      * Atomic only: the background reaper also promotes every due message to READY each period, in
      * bounded steps, so that priority orders a backlog that fell due at once within one period

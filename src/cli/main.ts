@@ -4,6 +4,7 @@ import { CliError } from './cli-error.js';
 import { EXIT, describeError } from './exit-codes.js';
 import { emitJsonError, enableJsonMode, isJsonMode } from './output.js';
 import { scriptModeFromEnv } from '../sim/script-mode-env.js';
+import { PROFILE_NAMES } from '../sim/workloads/profile.js';
 
 // Commands are loaded when they run, so that `dynoq --version` and `--help` start fast.
 
@@ -85,6 +86,7 @@ program
   .addOption(new Option('--mode <mode>', 'queue mode').choices(['atomic', 'legacy']))
   .addOption(new Option('--topology <kind>', 'simulated topology').choices(['dynomite', 'primary-replica']))
   .option('--messages <n>', 'messages to push', positiveInt('--messages'))
+  .addOption(new Option('--profile <name>', 'workload profile: basic (push, pop, ack), delays (every message delayed), full (every public queue operation)').choices([...PROFILE_NAMES]))
   .option('--trace <file>', 'write the trace (one JSON line per event) to this file')
   .option('--history <file>', 'write the history (the format dynoq judge reads) to this file')
   .option('--check-determinism', 'run twice and fail if the trace hashes differ')
@@ -168,6 +170,7 @@ program
   .option('--end <ms>', 'when the history ends (default: the run line, else the last completion)', nonNegative('--end'))
   .option('--reaper-interval <ms>', 'the reaper period (default: the run line, else 1000)', nonNegative('--reaper-interval'))
   .option('--recovery-bound <ms>', 'allowed recovery time after lease end + reaper period (default: the run line, else 5000)', nonNegative('--recovery-bound'))
+  .option('--delivery-bound <ms>', 'the delivery bound B: how long a waiting pop may go without a free and due message of its shard; judges priority order and delivered promptly (default: the run line, else not judged)', nonNegative('--delivery-bound'))
   .option('--json', 'print the report as one JSON document')
   .action((file: string, opts) =>
     run(opts.json, async () => (await import('./commands/judge.js')).judgeCommand(file, opts))(),

@@ -1,4 +1,6 @@
-import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../model/properties.js';
+import { VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../model/properties.js';
+import { deliveryBound } from '../sim/delivery-bound.js';
+import { latenessLine, verdictLine } from './verdicts.js';
 import { relativeTimes } from '../report/relative-times.js';
 import { describeExposure } from '../sim/faults/index.js';
 import { SIM_EPOCH, type SimResult } from '../sim/run.js';
@@ -9,10 +11,11 @@ export function formatSummary(r: SimResult, title: string): string {
   const rep = r.report;
   const lines = [
     `== ${title}`,
-    `seed ${c.seed} · ${c.topology.kind} [${c.topology.zones.join(',')}] · quorum ${c.topology.quorumConsistency} · mode ${c.queue.mode}${c.queue.serverTime ? ' +server-time' : ''}${c.queue.durable ? ` +WAIT ${c.queue.durable.replicas}` : ''} · ${c.workload.consumers} consumers · ${c.faults.length} fault(s)`,
+    `seed ${c.seed} · workload ${c.workload.profile} · ${c.topology.kind} [${c.topology.zones.join(',')}] · quorum ${c.topology.quorumConsistency} · mode ${c.queue.mode}${c.queue.serverTime ? ' +server-time' : ''}${c.queue.durable ? ` +WAIT ${c.queue.durable.replicas}` : ''} · ${c.workload.consumers} consumers · ${c.faults.length} fault(s)`,
     `messages: ${rep.pushed} pushed (ok) · ${rep.delivered} delivered (${rep.deliveries} deliveries) · ${rep.acked} acked (ok) · ${rep.unknownOps} operation(s) with unknown outcome`,
     `delivery latency p50 ${rep.latency.p50.toFixed(0)} ms, p99 ${rep.latency.p99.toFixed(0)} ms`,
-    `properties: ${PROPERTY_NAMES.map((p) => `${PROPERTIES[p].label} ${rep.properties[p] ? 'held' : 'VIOLATED'}`).join(' · ')}`,
+    latenessLine(rep, deliveryBound(c).totalMs),
+    verdictLine(rep),
   ];
   for (const kind of VIOLATION_KIND_NAMES) {
     const n = rep.messagesAffected[kind];

@@ -32,5 +32,5 @@ export type { ShrinkOptions, ShrinkResult } from '../sim/shrink.js';
  * declaration that names a schema's type (`export const s = scenarioSchema.extend(…)`) refers to
  * these. The build warns when a schema starts using one that is missing here.
  */
-export type { ZodArray, ZodBoolean, ZodDefault, ZodDiscriminatedUnion, ZodEnum, ZodLiteral, ZodNumber, ZodObject, ZodOptional, ZodString, input, output } from 'zod';
+export type { ZodArray, ZodBoolean, ZodDefault, ZodDiscriminatedUnion, ZodEnum, ZodLiteral, ZodNullable, ZodNumber, ZodObject, ZodOptional, ZodString, input, output } from 'zod';
 export type { $strict } from 'zod/v4/core';

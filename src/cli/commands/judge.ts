@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { CheckReport } from '../../model/checker.js';
 import { judgeHistory } from '../../model/judge.js';
-import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../../model/properties.js';
+import { PROPERTY_NAMES, VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../../model/properties.js';
+import { latenessLine, verdictLine } from '../verdicts.js';
 import { CliError } from '../cli-error.js';
 import { emitJson } from '../output.js';
 
@@ -10,14 +11,16 @@ export interface JudgeFlags {
   end?: number;
   reaperInterval?: number;
   recoveryBound?: number;
+  deliveryBound?: number;
   json?: boolean;
 }
 
-export function formatJudgement(r: CheckReport, file: string): string {
+export function formatJudgement(r: CheckReport, file: string, boundMs?: number): string {
   const lines = [
     `== ${file}`,
     `messages: ${r.pushed} pushed (ok) · ${r.delivered} delivered (${r.deliveries} deliveries) · ${r.acked} acked (ok) · ${r.unknownOps} operation(s) with unknown outcome`,
-    `properties: ${PROPERTY_NAMES.map((p) => `${PROPERTIES[p].label} ${r.properties[p] ? 'held' : 'VIOLATED'}`).join(' · ')}`,
+    latenessLine(r, boundMs),
+    verdictLine(r),
   ];
   for (const kind of VIOLATION_KIND_NAMES) {
     if (r.messagesAffected[kind] === 0) continue;
@@ -40,9 +43,10 @@ export function judgeCommand(file: string, flags: JudgeFlags): number {
     ...(flags.end !== undefined ? { end: flags.end } : {}),
     ...(flags.reaperInterval !== undefined ? { reaperIntervalMs: flags.reaperInterval } : {}),
     ...(flags.recoveryBound !== undefined ? { recoveryBoundMs: flags.recoveryBound } : {}),
+    ...(flags.deliveryBound !== undefined ? { deliveryBoundMs: flags.deliveryBound } : {}),
   }, file);
   const report = h.report;
   if (flags.json) emitJson({ file, phases: h.phases, settings: h.settings, report });
-  else console.log(formatJudgement(report, file));
+  else console.log(formatJudgement(report, file, h.settings.deliveryBoundMs));
   return PROPERTY_NAMES.every((p) => report.properties[p]) ? 0 : 1;
 }

@@ -8,6 +8,7 @@ import { CliError } from '../cli-error.js';
 import { DEFAULT_STORY, formatStoryTable, storyTitle } from '../default-story.js';
 import { emitJson, writeOutput } from '../output.js';
 import { writeRunReport } from './report.js';
+import type { ProfileName } from '../../sim/workloads/profile.js';
 
 export interface SimFlags {
   seed?: string;
@@ -15,6 +16,7 @@ export interface SimFlags {
   mode?: 'atomic' | 'legacy';
   topology?: 'dynomite' | 'primary-replica';
   messages?: number;
+  profile?: ProfileName;
   trace?: string;
   history?: string;
   checkDeterminism?: boolean;
@@ -30,7 +32,7 @@ function configsFor(file: string | undefined, flags: SimFlags): { title: string;
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
     queue: { ...input.queue, ...(flags.mode ? { mode: flags.mode } : {}) },
     topology: { ...input.topology, ...(flags.topology ? { kind: flags.topology } : {}) },
-    workload: { ...input.workload, ...(flags.messages !== undefined ? { messages: flags.messages } : {}) },
+    workload: { ...input.workload, ...(flags.messages !== undefined ? { messages: flags.messages } : {}), ...(flags.profile ? { profile: flags.profile } : {}) },
     keepTrace: Boolean(flags.trace),
   });
   // A scenario fixes its own set-up: which one a --configuration beside it meant cannot be guessed.

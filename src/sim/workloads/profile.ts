@@ -79,7 +79,7 @@ export const PROFILES: Readonly<Record<ProfileName, ProfileSettings & { readonly
     maxPriority: 9,
     consumerLoops: CONSUMER_LOOPS,
     holding: { extend: 0.08, release: 0.06, reschedule: 0.04 },
-    operator: { intervalMs: 120, reschedule: 3, remove: 1, ensure: 2, popById: 1, popByPredicate: 1, read: 2 },
+    operator: { intervalMs: 100, reschedule: 3, remove: 1, ensure: 2, popById: 1, popByPredicate: 1, read: 5 },
   },
 };
 

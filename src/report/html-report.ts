@@ -56,7 +56,8 @@ export function renderHtmlReport(input: ReportInput): string {
     lanes: lanes(input),
     bands: faultBands(input.faults, input.config, input.livenessStart, input.end),
     // The page draws ops by who and when they returned; an ack of any outcome ends a hold (SPEC §6.2).
-    history: input.history.map((e) => ({ ...e, actor: e.process, t: e.completedAt, ok: e.outcome === 'ok' })),
+    // Pops are drawn through the deliveries they returned: every pop call would only crowd the page.
+    history: input.history.filter((e) => e.type !== 'pop').map((e) => ({ ...e, actor: e.process, t: e.completedAt, ok: e.outcome === 'ok' })),
     violations: input.report.violations
       .filter((v) => VIOLATION_KINDS[v.kind].breaks !== null)
       .map((v) => ({ ...v, actors: v.processes, detail: relativeTimes(v.detail, input.start) })),
@@ -144,9 +145,9 @@ export function renderHtmlReport(input: ReportInput): string {
   const lives = [];
   for (const [id, events] of byId) {
     events.sort((a, b) => a.t - b.t);
-    const pushes = events.filter((e) => e.type === 'push');
+    const pushes = events.filter((e) => e.type === 'push' || e.type === 'ensure');
     const deliveries = events.filter((e) => e.type === 'deliver').map((d) => {
-      const ack = events.find((e) => e.type === 'ack' && e.actor === d.actor && e.t >= d.t);
+      const ack = events.find((e) => (e.type === 'ack' || e.type === 'release') && e.actor === d.actor && e.t >= d.t);
       const until = ack ? Math.min(ack.t, Math.max(d.leaseUntil, ack.t)) : d.leaseUntil;
       return { actor: d.actor, from: d.t, to: until, acked: !!ack && ack.ok };
     });

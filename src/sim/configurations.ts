@@ -112,6 +112,8 @@ const ROWS: readonly (readonly [FaultDraw, readonly Setup[], RowTiming?])[] = [
   ['client-pause', [S.prLegacy, S.prAtomic, S.prAtomicServerTime]],
   // No Dynomite server-time row: the queue refuses serverTime on Dynomite (UnsupportedOnStoreError).
   ['clock', [S.prLegacy, S.prAtomic, S.prAtomicServerTime]],
+  // The twins: the same consumer clocks under client time and under server time.
+  ['consumer-clocks', [S.prAtomic, S.prAtomicServerTime]],
   ['lag-spike', [S.dynLegacy, S.dynAtomic]],
   // Dynomite only: its node and its redis are separate processes (a primary-replica node has no proxy).
   ['backend-crash', [S.dynLegacy, S.dynAtomic]],

@@ -23,6 +23,7 @@ const TELLING: Readonly<Record<FaultFamily, readonly string[]>> = {
   'client-crash': ['leases held', 'calls in flight'],
   'client-pause': ['leases outlived by the pause', 'deliveries held by the pause', 'leases held', 'calls in flight'],
   clock: ['clock reads while off'],
+  'consumer-clocks': ['clock reads while off', 'consumer clocks set off'],
   'lag-spike': ['writes replicated late'],
   'backend-crash': ['writes lost', 'requests answered with a storage error', 'restarted'],
   'node-stall': ['writes dropped on a timed-out link', 'peer links timed out', 'requests Dynomite timed out', 'requests held by the pause'],

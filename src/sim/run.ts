@@ -5,7 +5,7 @@ import type { Fault, SimConfig } from './config.js';
 import { applyFault, Exposure, familyOf, healAllFaults, type FaultFamily, type FaultWorld } from './faults/index.js';
 import { configProblems } from './config-problems.js';
 import { HistoryRecorder, outcomeOfError } from './history-recorder.js';
-import { deliveryBound } from './delivery-bound.js';
+import { checkerSettings } from './checker-settings.js';
 import { CONSUMER_LOOP_DRIVERS, operatorLoop, producerLoop, resolveProfile, type WorkloadContext } from './workloads/index.js';
 import { SIM_EPOCH, SimWorld } from './world.js';
 import { SimConfigError } from './sim-config-error.js';
@@ -180,7 +180,7 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   const report = checkHistory(
     recorder.history,
     { livenessStart, end: endedAt },
-    { reaperIntervalMs: config.queue.reaperIntervalMs, recoveryBoundMs: config.checker.recoveryBoundMs, deliveryBoundMs: deliveryBound(config).totalMs },
+    checkerSettings(config),
   );
   let traceHash: string | null = null;
   if (trace.mode === 'count') trace.seal();

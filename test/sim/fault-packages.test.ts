@@ -156,8 +156,12 @@ describe('fault packages: each strikes, records what it changed, and heals only 
   });
 
   it("the node-stall rows start their pauses during the traffic and reach Dynomite's timeouts", async () => {
-    const rows = CONFIGURATIONS.filter((c) => c.faults === 'node-stall');
+    const rows = CONFIGURATIONS.filter((c) => c.faults === 'node-stall' && c.profile === 'basic');
     expect(rows.map((r) => r.name)).toEqual(['dynomite/DC_QUORUM/legacy/node-stall', 'dynomite/DC_QUORUM/atomic/node-stall']);
+    expect(CONFIGURATIONS.filter((c) => c.faults === 'node-stall' && c.profile === 'full').map((r) => r.name)).toEqual([
+      'dynomite/DC_QUORUM/legacy/node-stall/full',
+      'dynomite/DC_QUORUM/atomic/node-stall/full',
+    ]);
     const exposures = new Set<string>();
     for (const row of rows) {
       for (const seed of ['g0', 'g1', 'g2', 'g3', 'g4', 'g5']) {

@@ -1,3 +1,4 @@
+import { checkerSettings } from '../../sim/checker-settings.js';
 import { checkHistory } from '../../model/checker.js';
 import { renderHtmlReport } from '../../report/html-report.js';
 import { readTrace } from '../../sim/trace-file.js';
@@ -9,10 +10,7 @@ import { sha256File } from '../sha256-file.js';
 /** `dynoq report TRACE --html out.html`: judge a trace file again and draw it; exit 1 when it violates a property. */
 export function reportCommand(file: string, flags: { html: string }): number {
   const t = readTrace(file);
-  const report = checkHistory(t.history, { livenessStart: t.livenessStart, end: t.end }, {
-    reaperIntervalMs: t.config.queue.reaperIntervalMs,
-    recoveryBoundMs: t.config.checker.recoveryBoundMs,
-  });
+  const report = checkHistory(t.history, { livenessStart: t.livenessStart, end: t.end }, checkerSettings(t.config));
   writeOutput(
     flags.html,
     renderHtmlReport({ title: `trace ${file}`, config: t.config, history: t.history, faults: t.faults, report, start: t.start, livenessStart: t.livenessStart, end: t.end, traceHash: sha256File(file) }),

@@ -1,6 +1,7 @@
 import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../sim/config.js';
 import { CONFIGURATIONS, configurationRun } from '../../sim/configurations.js';
 import { formatHistoryFile } from '../../model/history-file.js';
+import { checkerSettings } from '../../sim/checker-settings.js';
 import { runSimulation, SIM_EPOCH, type SimResult } from '../../sim/run.js';
 import { loadScenario, scenarioConfig, type Scenario } from '../../sim/scenario.js';
 import { formatSummary } from '../summary.js';
@@ -85,7 +86,7 @@ export async function simCommand(file: string | undefined, flags: SimFlags): Pro
     if (flags.history) {
       const path = results.length > 1 ? flags.history.replace(/(\.jsonl?)?$/, `-${results.length}$1`) : flags.history;
       const c = result.config;
-      writeOutput(path, formatHistoryFile(result.history, { livenessStart: result.livenessStart, end: SIM_EPOCH + result.simulatedMs }, { reaperIntervalMs: c.queue.reaperIntervalMs, recoveryBoundMs: c.checker.recoveryBoundMs }));
+      writeOutput(path, formatHistoryFile(result.history, { livenessStart: result.livenessStart, end: SIM_EPOCH + result.simulatedMs }, checkerSettings(c)));
       console.log(`history written to ${path}`);
     }
     if (flags.trace && result.traceText !== null) {

@@ -7,6 +7,7 @@ import { clientCrash, clientCrashSchemas } from './client-crash.js';
 import { clientFailover, clientFailoverSchemas } from './client-failover.js';
 import { clientPause, clientPauseSchemas } from './client-pause.js';
 import { clock, clockSchemas } from './clock.js';
+import { consumerClocksFamily, consumerClocksSchemas } from './consumer-clocks.js';
 import { Exposure } from './exposure.js';
 import type { Band, BandContext, DrawContext, FaultPackage, FaultWorld } from './fault-package.js';
 import { lagSpike, lagSpikeSchemas } from './lag-spike.js';
@@ -24,6 +25,7 @@ export const faultSchema = z.discriminatedUnion('kind', [
   ...clientCrashSchemas,
   ...clientPauseSchemas,
   ...clockSchemas,
+  ...consumerClocksSchemas,
   ...lagSpikeSchemas,
   ...backendCrashSchemas,
   ...nodeStallSchemas,
@@ -39,6 +41,7 @@ export const FAULT_FAMILIES = {
   'client-crash': clientCrash,
   'client-pause': clientPause,
   clock,
+  'consumer-clocks': consumerClocksFamily,
   'lag-spike': lagSpike,
   'backend-crash': backendCrash,
   'node-stall': nodeStall,
@@ -56,6 +59,7 @@ const FAMILY_OF: { readonly [K in FaultKind]: FaultFamily } = {
   'pause-client': 'client-pause',
   'clock-skew': 'clock',
   'clock-jump': 'clock',
+  'consumer-clocks': 'consumer-clocks',
   'lag-spike': 'lag-spike',
   'crash-backend': 'backend-crash',
   'restart-backend': 'backend-crash',

@@ -5,6 +5,8 @@ import { EXIT, describeError } from './exit-codes.js';
 import { emitJsonError, enableJsonMode, isJsonMode } from './output.js';
 import { scriptModeFromEnv } from '../sim/script-mode-env.js';
 import { PROFILE_NAMES } from '../sim/workloads/profile.js';
+import { PROPERTY_NAMES } from '../model/properties.js';
+import { FAULT_FAMILY_NAMES } from '../sim/faults/index.js';
 
 // Commands are loaded when they run, so that `dynoq --version` and `--help` start fast.
 
@@ -86,6 +88,7 @@ program
   .addOption(new Option('--mode <mode>', 'queue mode').choices(['atomic', 'legacy']))
   .addOption(new Option('--topology <kind>', 'simulated topology').choices(['dynomite', 'primary-replica']))
   .option('--messages <n>', 'messages to push', positiveInt('--messages'))
+  .option('--require <properties>', 'without a scenario file: exit 1 only when one of these properties (comma-separated) is violated (default all)', (v: string) => propertyList(v))
   .addOption(new Option('--profile <name>', 'workload profile: basic (push, pop, ack), delays (every message delayed), full (every public queue operation)').choices([...PROFILE_NAMES]))
   .option('--trace <file>', 'write the trace (one JSON line per event) to this file')
   .option('--history <file>', 'write the history (the format dynoq judge reads) to this file')
@@ -105,6 +108,16 @@ program
   .option('--json', 'print one JSON document on stdout: per file, the outcome and any difference')
   .action((files: string[], opts) => run(opts.json, async () => (await import('./commands/replay.js')).replayCommand(files, opts))());
 
+const PROPERTY_LIST = PROPERTY_NAMES.join(', ');
+const listOf = <T extends string>(flag: string, allowed: readonly T[]) => (v: string): T[] => {
+  const items = v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const bad = items.filter((x) => !(allowed as readonly string[]).includes(x));
+  if (items.length === 0 || bad.length > 0) throw new InvalidArgumentError(`${flag} takes a comma-separated list of ${allowed.join(', ')}${bad.length > 0 ? `; not ${bad.join(', ')}` : ''}`);
+  return items as T[];
+};
+const propertyList = listOf('--require', PROPERTY_NAMES);
+const familyList = listOf('--faults', FAULT_FAMILY_NAMES);
+
 program
   .command('explore')
   .description('Swarm exploration: random configurations and fault schedules; each violation is shrunk and written as a scenario (exit 1 when one is found)')
@@ -112,6 +125,9 @@ program
   .option('--runs <n>', "number of seeds to try (with --shard: this shard's own; N shards of --runs R cover seeds 0…N·R-1)", positiveInt('--runs'))
   .option('--seed <seed>', 'base seed; seed i is <seed>-<i>', seedArg, 'explore')
   .option('--from <scenario>', "explore around this scenario's topology, queue and workload (new seeds and fault schedules)")
+  .option('--require <properties>', `the properties the set-up must keep, comma-separated (default all): a finding that breaks only others is reported, not failed; one of ${PROPERTY_LIST}`, propertyList)
+  .option('--faults <families>', `the fault families to draw, comma-separated (default: every family the configuration allows); one of ${FAULT_FAMILY_NAMES.join(', ')}`, familyList)
+  .option('--known <file>', 'a JSON array of mechanisms ("kind ← cause", as docs/GUARANTEES.md prints them) already known for this set-up: findings made only of them do not fail')
   .option('--out <dir>', 'where found scenarios go', 'scenarios/found')
   .option('--jobs <n>', 'worker threads (default 1; give the number of cores to use them all)', positiveInt('--jobs'))
   .option('--shard <k/n>', 'explore only shard K of N of the seeds (one CI matrix job each; dynoq merge combines them)', shardArg)

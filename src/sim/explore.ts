@@ -1,6 +1,7 @@
 import { PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../model/properties.js';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from './config.js';
-import { generateFaults } from './faults/index.js';
+import { generateFaults, type FaultFamily } from './faults/index.js';
+import { classifyFindings, mechanismKey } from './mechanisms.js';
 import { Rng } from './rng.js';
 import { runSimulation } from './run.js';
 import { shrink } from './shrink.js';
@@ -11,14 +12,14 @@ import type { Clock } from '../queue/time.js';
  * Around a user's own configuration: its topology, queue options, network, workload and phases are
  * kept; each seed draws a new fault schedule (1–5 faults in the safety phase) and a new seed.
  */
-export function configurationAround(base: SimConfig, seed: string): SimConfig {
+export function configurationAround(base: SimConfig, seed: string, families?: readonly FaultFamily[]): SimConfig {
   const rng = new Rng(seed, 'explore-from');
-  const faults = generateFaults(rng.stream('faults'), { count: rng.int(1, 5), safetyMs: base.phases.safetyMs, config: base });
+  const faults = generateFaults(rng.stream('faults'), { count: rng.int(1, 5), safetyMs: base.phases.safetyMs, config: base, ...(families ? { families } : {}) });
   return parseSimConfig({ ...base, seed, faults, keepTrace: false });
 }
 
 /** A random configuration and fault schedule for one seed (swarm testing). */
-export function randomConfiguration(seed: string): SimConfig {
+export function randomConfiguration(seed: string, families?: readonly FaultFamily[]): SimConfig {
   const rng = new Rng(seed, 'explore');
   const zones = ['a', 'b', 'c'].slice(0, rng.int(1, 3));
   // At least one consumer per zone: a shard nobody pops is never drained, which is no finding.
@@ -51,7 +52,7 @@ export function randomConfiguration(seed: string): SimConfig {
     },
     phases: { safetyMs: 3_000, livenessMs: 30_000 },
   };
-  input.faults = generateFaults(rng.stream('faults'), { count: rng.int(1, 5), safetyMs: 3_000, config: parseSimConfig(input) });
+  input.faults = generateFaults(rng.stream('faults'), { count: rng.int(1, 5), safetyMs: 3_000, config: parseSimConfig(input), ...(families ? { families } : {}) });
   return parseSimConfig(input);
 }
 
@@ -71,6 +72,13 @@ export interface SeedOutcome {
   readonly seed: string;
   /** Properties the run violated (empty: nothing found). */
   readonly failing: PropertyName[];
+  /**
+   * The violated properties the gate requires (explore --require; all by default), minus those whose
+   * every mechanism is known (--known): a seed fails the gate only when this is not empty.
+   */
+  readonly gate: PropertyName[];
+  /** The mechanisms behind the findings (`kind ← cause`, as docs/GUARANTEES.md names them). */
+  readonly mechanisms: string[];
   /** Properties the run could have broken (SPEC §6.5 exposure), and the public queue methods it called. */
   readonly exercised: PropertyName[];
   readonly calls: string[];
@@ -86,6 +94,12 @@ export interface SeedOutcome {
 export interface ExploreTask {
   readonly seed: string;
   readonly base?: SimConfig;
+  /** The properties the set-up must keep (default: every property). */
+  readonly require?: readonly PropertyName[];
+  /** The fault families to draw from (default: every family the configuration allows). */
+  readonly families?: readonly FaultFamily[];
+  /** Mechanisms (`kind ← cause`) already published for this set-up: findings made only of them pass the gate. */
+  readonly known?: readonly string[];
   /** Time on `budgetClock` at which shrinking stops (explore --time); the outcome then depends on the machine's speed. */
   readonly shrinkUntil?: number;
 }
@@ -97,15 +111,21 @@ export interface ExploreTask {
  */
 export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promise<SeedOutcome> {
   if (task.shrinkUntil !== undefined && !budgetClock) throw new Error('exploreSeed: shrinkUntil needs a budget clock');
-  const config = task.base ? configurationAround(task.base, task.seed) : randomConfiguration(task.seed);
+  const config = task.base ? configurationAround(task.base, task.seed, task.families) : randomConfiguration(task.seed, task.families);
   const result = await runSimulation(config);
   const failing = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
   const exercised = PROPERTY_NAMES.filter((p) => result.report.exercised[p]);
   const calls = Object.keys(result.calls);
-  if (failing.length === 0) return { seed: task.seed, failing, exercised, calls, traceHash: result.traceHash };
+  const found = classifyFindings(result.report.violations, result.history, result.faults);
+  const mechanisms = [...new Set(found.map(mechanismKey))].sort();
+  const required = task.require ?? PROPERTY_NAMES;
+  const known = new Set(task.known ?? []);
+  const gate = failing.filter((p) => required.includes(p) && found.some((m) => VIOLATION_KINDS[m.kind].breaks === p && !known.has(mechanismKey(m))));
+  const plain = { seed: task.seed, failing, gate, mechanisms, exercised, calls, traceHash: result.traceHash };
+  if (gate.length === 0) return plain;
   const until = task.shrinkUntil;
-  const small = await shrink(config, (r) => failing.some((p) => !r.report.properties[p]), {
-    keepLiveness: failing.includes('atLeastOnce'),
+  const small = await shrink(config, (r) => gate.some((p) => !r.report.properties[p]), {
+    keepLiveness: gate.includes('atLeastOnce'),
     firstRun: result,
     unhashedCandidates: true,
     ...(until !== undefined && budgetClock ? { timeUp: () => budgetClock.now() >= until } : {}),
@@ -121,5 +141,5 @@ export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promi
     keepTrace: false,
     expect: { hold: held, violate: violated, traceHash: small.result.traceHash },
   };
-  return { seed: task.seed, failing, exercised, calls, traceHash: result.traceHash, scenario, shrinkRuns: small.runs, ...(small.stoppedByTime ? { shrinkStoppedByTime: true } : {}) };
+  return { ...plain, scenario, shrinkRuns: small.runs, ...(small.stoppedByTime ? { shrinkStoppedByTime: true } : {}) };
 }

@@ -11,6 +11,8 @@ import { PROPERTIES, PROPERTY_NAMES, type PropertyName } from '../../model/prope
 import { DRIVEN_METHODS } from '../../sim/workloads/coverage.js';
 import { emitJson, writeOutput } from '../output.js';
 import { progress } from '../progress.js';
+import { readKnown } from '../known-mechanisms.js';
+import type { FaultFamily } from '../../sim/faults/index.js';
 
 export interface ExploreFlags {
   time?: number;
@@ -19,6 +21,12 @@ export interface ExploreFlags {
   out: string;
   /** A scenario file: explore around its topology, queue and workload (new seeds and fault schedules). */
   from?: string;
+  /** The properties the set-up must keep (default all): findings that break only others are reported, not failed. */
+  require?: PropertyName[];
+  /** The fault families to draw (default: every family the configuration allows). */
+  faults?: FaultFamily[];
+  /** A JSON file listing mechanisms already published for this set-up (`kind ← cause`): findings made only of them are known, not failed. */
+  known?: string;
   /** Worker threads (default 1: this thread; `--jobs 0` is not accepted). */
   jobs?: number;
   /** Explore only this shard's seeds (a CI matrix runs one shard per job; `dynoq merge` combines them). */
@@ -44,6 +52,8 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   const deadline = flags.time !== undefined ? systemClock.now() + flags.time : Infinity;
   const maxRuns = flags.runs ?? Infinity;
   const base = flags.from !== undefined ? scenarioConfig(loadScenario(flags.from)) : undefined;
+  const known = flags.known !== undefined ? readKnown(flags.known) : undefined;
+  const outside: { seed: string; failing: string[]; mechanisms: string[] }[] = [];
   const shard = flags.shard ?? { index: 1, count: 1 };
   const resultsFile = flags.results ?? resultsFileFor(flags.out, flags.shard);
   writeOutput(resultsFile, '');
@@ -56,7 +66,17 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   const take = (): PoolTask<ExploreTask> | undefined => {
     if (taken >= maxRuns || systemClock.now() >= deadline) return undefined;
     const seed = `${flags.seed}-${shardSeedIndex(shard, taken++)}`;
-    return { handler: 'exploreSeed', input: { seed, ...(base ? { base } : {}), ...(Number.isFinite(deadline) ? { shrinkUntil: deadline } : {}) } };
+    return {
+      handler: 'exploreSeed',
+      input: {
+        seed,
+        ...(base ? { base } : {}),
+        ...(Number.isFinite(deadline) ? { shrinkUntil: deadline } : {}),
+        ...(flags.require ? { require: flags.require } : {}),
+        ...(flags.faults ? { families: flags.faults } : {}),
+        ...(known ? { known } : {}),
+      },
+    };
   };
   let done = 0;
   const exercised = Object.fromEntries(PROPERTY_NAMES.map((p) => [p, 0])) as Record<PropertyName, number>;
@@ -65,6 +85,11 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
     appendFileSync(resultsFile, `${JSON.stringify(o)}\n`);
     for (const p of o.exercised) exercised[p]++;
     for (const m of o.calls) calls[m] = (calls[m] ?? 0) + 1;
+    if (o.failing.length > 0 && o.gate.length === 0) {
+      outside.push({ seed: o.seed, failing: o.failing, mechanisms: o.mechanisms });
+      bar.stop();
+      console.log(`reported, not failed: seed ${o.seed} violates ${o.failing.join(', ')} (${o.mechanisms.join('; ')}): outside --require or known`);
+    }
     bar.update(++done, Number.isFinite(maxRuns) ? maxRuns : done);
     if (!o.scenario) return;
     const file = join(flags.out, `${o.scenario.name}.json`);
@@ -84,13 +109,13 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   }
   bar.stop();
   const seconds = (performance.now() - started) / 1_000;
-  console.log(`explored ${done} seed(s) in ${seconds.toFixed(1)} s on ${jobs} thread(s) (${(done / seconds).toFixed(2)} runs/s), ${findings.length} with a violation; results in ${resultsFile}`);
+  console.log(`explored ${done} seed(s) in ${seconds.toFixed(1)} s on ${jobs} thread(s) (${(done / seconds).toFixed(2)} runs/s), ${findings.length} failing the gate, ${outside.length} reported only; results in ${resultsFile}`);
   console.log(`properties exercised (runs that could have broken them): ${PROPERTY_NAMES.map((p) => `${PROPERTIES[p].label} ${exercised[p]}`).join(' · ')}`);
   console.log(`queue operations exercised (runs that called them): ${Object.entries(calls).map(([m, n]) => `${m} ${n}`).join(' · ')}`);
   const neverProperties = PROPERTY_NAMES.filter((p) => exercised[p] === 0);
   const neverCalled = Object.entries(calls).filter(([, n]) => n === 0).map(([m]) => m);
   if (done > 0 && neverProperties.length > 0) console.log(`warning: never exercised, so this session says nothing about: ${neverProperties.map((p) => PROPERTIES[p].label).join(', ')}`);
   if (done > 0 && neverCalled.length > 0) console.log(`warning: never called in this session: ${neverCalled.join(', ')}`);
-  if (flags.json) emitJson({ seed: flags.seed, shard: flags.shard ?? null, from: flags.from ?? null, explored: done, found: findings.length, results: resultsFile, findings, exercised, calls });
+  if (flags.json) emitJson({ seed: flags.seed, shard: flags.shard ?? null, from: flags.from ?? null, explored: done, found: findings.length, results: resultsFile, findings, reported: outside, exercised, calls });
   return findings.length > 0 ? EXIT.violated : EXIT.ok;
 }

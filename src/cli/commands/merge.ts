@@ -14,6 +14,8 @@ const outcomeSchema = z.object({
   // Absent in results files written before explore counted what it exercised.
   exercised: z.array(z.enum(PROPERTY_NAMES)).default([]),
   calls: z.array(z.string()).default([]),
+  gate: z.array(z.enum(PROPERTY_NAMES)).optional(),
+  mechanisms: z.array(z.string()).default([]),
   traceHash: z.string().min(1),
   scenario: z.looseObject({ name: z.string().regex(/^[a-z0-9-]+$/) }).optional(),
   shrinkRuns: z.number().int().nonnegative().optional(),
@@ -41,7 +43,9 @@ export function readOutcomes(files: readonly string[]): SeedOutcome[] {
       if (line.trim() === '') return;
       let parsed: SeedOutcome;
       try {
-        parsed = outcomeSchema.parse(JSON.parse(line)) as SeedOutcome;
+        const read = outcomeSchema.parse(JSON.parse(line));
+        // Results written before the gate existed: every violated property failed it.
+        parsed = { ...read, gate: read.gate ?? read.failing } as SeedOutcome;
       } catch (err) {
         const why = err instanceof z.ZodError ? issueLines(err.issues, '(line)').join('; ') : (err as Error).message;
         throw new CliError(`${file}:${i + 1}: not an explore result (${why})`);

@@ -3,7 +3,7 @@ import { decidingOps, delays, earliestDue, latestDue, visibilityOps } from './du
 import { freeIntervals, unknownPopsReaching, type FreeInterval } from './free-intervals.js';
 import { holdsOf, type Hold } from './holds.js';
 import { judgeLate, latenessOf, waitingPops } from './late.js';
-import { groupById, mayHaveApplied, mayHaveCreated, placeOf, type MessageOps } from './message-ops.js';
+import { groupById, mayHaveApplied, mayHaveCreated, placeAt, shardsOf, type MessageOps } from './message-ops.js';
 import { judgePriority } from './priority-order.js';
 import { nonePerProperty, propertiesFrom, VIOLATION_KINDS, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
 
@@ -193,20 +193,29 @@ function judgeRecovery(m: MessageOps, holds: readonly Hold[], phases: RunPhases,
 
 /** The definitions about a shard as a whole (SPEC §6.5 priority order, §6.6 late), with the lateness figures. */
 function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp[], phases: RunPhases, boundMs: number, out: Judged): number[] {
-  const shards = new Map<string, { free: FreeInterval[]; deliveries: DeliverOp[]; priority: Map<string, number> }>();
+  const shards = new Map<string, { free: FreeInterval[]; deliveries: DeliverOp[] }>();
+  const shard = (name: string) => {
+    let s = shards.get(name);
+    if (!s) shards.set(name, (s = { free: [], deliveries: [] }));
+    return s;
+  };
+  const priorityAt = new Map<DeliverOp, number>();
   for (const [id, m] of byId) {
     if (m.pushes.length === 0) continue;
-    const { shard, priority } = placeOf(m);
-    if (shard === undefined) continue;
-    let s = shards.get(shard);
-    if (!s) shards.set(shard, (s = { free: [], deliveries: [], priority: new Map() }));
-    s.priority.set(id, priority);
-    s.free.push(...freeIntervals(id, priority, m, unknownPopsReaching(pops, id, shard), phases.end));
-    for (const d of m.deliveries) if ((d.shard ?? shard) === shard) s.deliveries.push(d);
+    const lived = shardsOf(m);
+    const reaching = unknownPopsReaching(pops, id, lived.size === 1 ? [...lived][0] : undefined);
+    for (const iv of freeIntervals(id, m, reaching, phases.end)) if (iv.shard !== undefined) shard(iv.shard).free.push(iv);
+    for (const d of m.deliveries) {
+      const place = placeAt(m, d.invokedAt);
+      const where = d.shard ?? place.shard;
+      if (where === undefined) continue;
+      priorityAt.set(d, place.priority);
+      shard(where).deliveries.push(d);
+    }
   }
   const lateness: number[] = [];
-  for (const [shard, s] of shards) {
-    const waiting = waitingPops(pops, shard);
+  for (const [name, s] of shards) {
+    const waiting = waitingPops(pops, name);
     const late = judgeLate(waiting, s.free, boundMs);
     if (late.exercised) out.exercised.deliveredPromptly = true;
     for (const f of late.findings) {
@@ -215,10 +224,10 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
         id: f.id,
         t: f.t,
         processes: f.processes,
-        detail: `free and due on shard ${shard} while ${f.pops} pop(s) waited past the ${boundMs} ms bound (up to ${f.beyondMs.toFixed(0)} ms beyond it)`,
+        detail: `free and due on shard ${name} while ${f.pops} pop(s) waited past the ${boundMs} ms bound (up to ${f.beyondMs.toFixed(0)} ms beyond it)`,
       });
     }
-    const priority = judgePriority(s.deliveries, (id) => s.priority.get(id) ?? 0, s.free, boundMs);
+    const priority = judgePriority(s.deliveries, (d) => priorityAt.get(d) ?? 0, s.free, boundMs);
     if (priority.exercised) out.exercised.priorityOrder = true;
     for (const f of priority.findings) out.violations.push({ kind: 'priority-inversion', ...f });
     if (waiting.length > 0) lateness.push(...latenessOf(s.deliveries, s.free, waiting));

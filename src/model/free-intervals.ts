@@ -1,10 +1,12 @@
 import type { PopOp } from './history.js';
 import { latestDue } from './due-time.js';
-import { mayHaveApplied, mayHaveCreated, type MessageOps } from './message-ops.js';
+import { mayHaveApplied, mayHaveCreated, placeAt, type MessageOps } from './message-ops.js';
 
 /** A time span [from, to) in which a message was surely free and due (SPEC §6.6). */
 export interface FreeInterval {
   readonly id: string;
+  /** The shard and priority the message had then (the push or ensure that created it). */
+  readonly shard: string | undefined;
   readonly priority: number;
   readonly from: number;
   readonly to: number;
@@ -20,11 +22,12 @@ type Step = { readonly t: number; readonly run: () => void; readonly last?: bool
  * the next ok one. A message whose lease ran out is not free again until something visible (a
  * release, a push) says so: the reaper's re-queue is not in the history.
  */
-export function freeIntervals(id: string, priority: number, m: MessageOps, takenBy: readonly PopOp[], end: number): FreeInterval[] {
+export function freeIntervals(id: string, m: MessageOps, takenBy: readonly PopOp[], end: number): FreeInterval[] {
   let queued = false;
   let uncertain = false;
   let inFlight = 0;
   let due = Infinity;
+  let place = placeAt(m, -Infinity);
   const steps: Step[] = [];
   const visibility = [...m.pushes, ...m.reschedules, ...m.releases];
   // Operations after which the message is gone (taken, acked, removed), whenever they took effect.
@@ -47,6 +50,7 @@ export function freeIntervals(id: string, priority: number, m: MessageOps, taken
         queued = true;
         uncertain = false;
         due = latestDue(v);
+        if (v.type === 'push' || v.type === 'ensure') place = { shard: v.shard ?? place.shard, priority: v.priority ?? 0 };
       },
     });
   }
@@ -61,8 +65,9 @@ export function freeIntervals(id: string, priority: number, m: MessageOps, taken
   steps.sort((a, b) => a.t - b.t || (a.last ? 1 : 0) - (b.last ? 1 : 0));
   const out: FreeInterval[] = [];
   let openFrom: number | null = null;
+  let openPlace = place;
   const close = (t: number) => {
-    if (openFrom !== null && t > openFrom) out.push({ id, priority, from: openFrom, to: t });
+    if (openFrom !== null && t > openFrom) out.push({ id, shard: openPlace.shard, priority: openPlace.priority, from: openFrom, to: t });
     openFrom = null;
   };
   let i = 0;
@@ -75,7 +80,10 @@ export function freeIntervals(id: string, priority: number, m: MessageOps, taken
       close(t);
       continue;
     }
-    if (openFrom === null && due < next) openFrom = Math.max(t, due);
+    if (openFrom === null && due < next) {
+      openFrom = Math.max(t, due);
+      openPlace = place;
+    }
   }
   close(end);
   // A free span that a later step did not end runs to the end of the history.

@@ -63,15 +63,34 @@ export function groupById(history: readonly HistoryOp[]): { readonly byId: Map<s
   return { byId, pops };
 }
 
-/** The shard and priority of a message, as its pushes (or, failing that, its deliveries) recorded them. */
-export function placeOf(m: MessageOps): { readonly shard: string | undefined; readonly priority: number } {
-  let shard: string | undefined;
-  let priority = 0;
+/** Where a message lives and how urgent it is: set by the push or ensure that (last) created it. */
+export interface Place {
+  readonly shard: string | undefined;
+  readonly priority: number;
+}
+
+const placeOfOp = (p: PushOp | EnsureOp): Place => ({ shard: p.shard, priority: p.priority ?? 0 });
+
+/**
+ * The place of a message at time t: that of the latest push or ensure that may have created it and
+ * was invoked before t (a message removed and ensured again may move shard and priority); before any,
+ * the first one's. A delivery's shard fills in a push that did not record one.
+ */
+export function placeAt(m: MessageOps, t: number): Place {
+  let chosen: PushOp | EnsureOp | undefined;
   for (const p of m.pushes) {
     if (!mayHaveCreated(p)) continue;
-    if (p.shard !== undefined) shard = p.shard;
-    if (p.priority !== undefined) priority = p.priority;
+    if (!chosen || (p.invokedAt < t && (chosen.invokedAt >= t || p.invokedAt > chosen.invokedAt))) chosen = p;
   }
-  if (shard === undefined) shard = m.deliveries.find((d) => d.shard !== undefined)?.shard;
-  return { shard, priority };
+  const place = chosen ? placeOfOp(chosen) : { shard: undefined, priority: 0 };
+  if (place.shard !== undefined) return place;
+  return { ...place, shard: m.deliveries.find((d) => d.shard !== undefined)?.shard };
+}
+
+/** Every shard the message may have lived on. */
+export function shardsOf(m: MessageOps): Set<string> {
+  const shards = new Set<string>();
+  for (const p of m.pushes) if (mayHaveCreated(p) && p.shard !== undefined) shards.add(p.shard);
+  for (const d of m.deliveries) if (d.shard !== undefined) shards.add(d.shard);
+  return shards;
 }

@@ -10,6 +10,7 @@ export { checkAgainstModel, compareWithRedis, simulate } from '../testing/harnes
 export type { CheckAgainstModelOptions, CheckOutcome, CompareWithRedisOptions, RedisTarget, SimulateOptions } from '../testing/harness.js';
 export type { ModelCheckQueueOptions } from '../harness/model-check.js';
 export { HarnessFailure } from '../testing/failure.js';
+export { MissingPeerDependencyError } from '../testing/optional-peer.js';
 export { RedisUnavailableError } from '../store/redis-unavailable.js';
 
 export { judge } from '../testing/judge.js';

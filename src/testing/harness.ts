@@ -14,6 +14,7 @@ import { IoredisStore } from '../store/ioredis-store.js';
 import type { Store } from '../store/store.js';
 import { RedisUnavailableError, unavailability } from '../store/redis-unavailable.js';
 import { fastCheckReplay, HarnessFailure } from './failure.js';
+import { needingFastCheck } from './optional-peer.js';
 import { checkModes, checkQueueOptions, checkRandomFaults, checkRequired, checkSeeds, optionalInteger, optionalString, positiveCount } from './harness-options.js';
 
 /** Where a check runs: a Redis URL (connected with `connect()` and closed afterwards), a client, or a Store. */
@@ -79,18 +80,6 @@ async function withStore<T>(target: RedisTarget, fn: (store: Store, isCluster: b
   }
 }
 
-/** fast-check is an optional peer dependency: only the checks that generate inputs need it. */
-async function load<T>(what: string, importer: () => Promise<T>): Promise<T> {
-  try {
-    return await importer();
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String(err).includes('fast-check')) {
-      throw new Error(`${what} needs fast-check: npm install --save-dev fast-check`);
-    }
-    throw err;
-  }
-}
-
 export interface CheckAgainstModelOptions {
   /** Your Redis: a URL, an ioredis client (checked like any client given to the queue), or a Store. */
   readonly redis: RedisTarget;
@@ -127,7 +116,7 @@ export interface CheckOutcome {
  * to replay) when they did not.
  */
 export async function checkAgainstModel(options: CheckAgainstModelOptions): Promise<CheckOutcome[]> {
-  const { modelCheck } = await load('checkAgainstModel', () => import('../harness/model-check.js'));
+  const { modelCheck } = await needingFastCheck('checkAgainstModel', () => import('../harness/model-check.js'));
   const modes = checkModes(options.modes ?? ['atomic']);
   const runs = positiveCount('runs', options.runs ?? 100);
   optionalInteger('seed', options.seed);
@@ -188,7 +177,7 @@ export interface CompareWithRedisOptions {
  * simulator's verdicts carry over to your server version. Rejects with a HarnessFailure on a difference.
  */
 export async function compareWithRedis(options: CompareWithRedisOptions): Promise<void> {
-  const { differential } = await load('compareWithRedis', () => import('./differential.js'));
+  const { differential } = await needingFastCheck('compareWithRedis', () => import('./differential.js'));
   if (options.runs !== undefined) positiveCount('runs', options.runs);
   optionalInteger('seed', options.seed);
   optionalString('path', options.path);

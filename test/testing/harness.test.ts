@@ -47,6 +47,9 @@ describe('dynoq/testing: simulate', () => {
     const failure = await rejection(simulate({ config: known, failuresDir: dir }));
     expect(failure.seed).toBe(known.seed);
     expect(failure.message).toContain('atLeastOnce');
+    // times as the rest of the output gives them: from the run's start, never the virtual epoch
+    expect(failure.message).not.toMatch(/\b1\d{12}/);
+    expect(failure.message).toMatch(/ at t\+\d+ ms/);
     expect(failure.message).toContain(`npx dynoq replay ${failure.scenarioFile}`);
     expect(existsSync(failure.scenarioFile!)).toBe(true);
     expect(await replayCommand([failure.scenarioFile!])).toBe(0);

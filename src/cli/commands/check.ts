@@ -7,6 +7,7 @@ import { IoredisStore } from '../../store/ioredis-store.js';
 import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 import { emitJson } from '../output.js';
+import { needingFastCheck } from '../../testing/optional-peer.js';
 
 /** Connects (or fails in one line naming the URL), so that an unreachable Redis is an input error. */
 export async function reachRedis(url: string): Promise<Redis | Cluster> {
@@ -37,16 +38,9 @@ export async function reachRedis(url: string): Promise<Redis | Cluster> {
   return client;
 }
 
-/** `import('fast-check')` is optional for the package: say how to get it when it is missing. */
-export async function loadModelCheck(): Promise<typeof import('../../harness/model-check.js')> {
-  try {
-    return await import('../../harness/model-check.js');
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String(err).includes('fast-check')) {
-      throw new CliError('dynoq check needs fast-check: npm install --save-dev fast-check');
-    }
-    throw err;
-  }
+/** `import('fast-check')` is optional for the package: say how to get it when it is missing (exit 2). */
+export function loadModelCheck(): Promise<typeof import('../../harness/model-check.js')> {
+  return needingFastCheck('dynoq check', () => import('../../harness/model-check.js'));
 }
 
 /**

@@ -8,7 +8,8 @@ import { parseSimConfig, type SimConfigInput } from '../sim/config.js';
 import { PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
 import { generateFaults } from '../sim/faults/index.js';
 import { Rng } from '../sim/rng.js';
-import { runSimulation, type SimResult } from '../sim/run.js';
+import { relativeTimes } from '../report/relative-times.js';
+import { runSimulation, SIM_EPOCH, type SimResult } from '../sim/run.js';
 import { connect } from '../store/connect.js';
 import { IoredisStore } from '../store/ioredis-store.js';
 import type { Store } from '../store/store.js';
@@ -268,7 +269,7 @@ export async function simulate(options: SimulateOptions = {}): Promise<SimResult
         `${JSON.stringify({ name, description: `simulate(): seed ${seed} violated ${broken.join(', ')}`, ...config, keepTrace: false, expect: { hold: held, violate: violated, traceHash: result.traceHash } }, null, 2)}\n`,
       );
       throw new HarnessFailure(
-        `simulation seed ${seed} violated ${broken.join(', ')}${first ? `; first: ${first.kind} of ${first.id}: ${first.detail}` : ''}`,
+        `simulation seed ${seed} violated ${broken.join(', ')}${first ? `; first: ${first.kind} of ${first.id} at t+${Math.round(first.t - SIM_EPOCH)} ms: ${relativeTimes(first.detail, SIM_EPOCH)}` : ''}`,
         seed,
         undefined,
         undefined,

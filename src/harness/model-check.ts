@@ -10,7 +10,11 @@ import { QueueKeys } from '../queue/keys.js';
 import { parseQueueOptions, type QueueOptionsInput } from '../queue/options.js';
 import type { Store } from '../store/store.js';
 import { FakeTime } from './manual-time.js';
-import { agree, commandsArb, IDS, LOCAL_SHARD, sortedMessages, type Real } from './model-ops.js';
+import { relativeTimes } from '../report/relative-times.js';
+import { ModelCheckFailure } from './model-check-failure.js';
+
+export { ModelCheckFailure };
+import { agree, commandsArb, IDS, LOCAL_SHARD, ModelDisagreement, sortedMessages, type Real } from './model-ops.js';
 
 /**
  * The model-based check (SPEC §7): fast-check command sequences (src/harness/model-ops.ts) run
@@ -162,27 +166,63 @@ export interface ModelCheckOptions {
   readonly layouts?: readonly Layout[];
 }
 
-/** Runs the model-based property; throws fast-check's report (seed and replay path) on a mismatch. */
+/** The error of a failing sequence, with the commands that ran and the layout (fast-check keeps the last failing run's). */
+class SequenceFailure extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly ran: readonly string[],
+    readonly layout: Layout,
+    readonly start: number,
+  ) {
+    super(error instanceof Error ? error.message : String(error), { cause: error });
+    this.name = 'SequenceFailure';
+  }
+}
+
+function explain<C>(mode: QueueMode, details: fc.RunDetails<[Layout, C]>): Error {
+  const failure = details.errorInstance;
+  if (!(failure instanceof SequenceFailure) || details.counterexample === null) {
+    return failure instanceof Error ? failure : new Error(`model check failed: ${String(failure)}`);
+  }
+  const replayPath = /replayPath="([^"]*)"/.exec(String(details.counterexample[1]))?.[1];
+  const rel = (json: string) => relativeTimes(json, failure.start);
+  const err = failure.error;
+  const [operation, expected, got] =
+    err instanceof ModelDisagreement
+      ? [err.operation, rel(err.expected), rel(err.got)]
+      : [failure.ran.length > 0 ? failure.ran[failure.ran.length - 1]!.replace(/^t\+\d+ ms /, '') : 'the final state check', undefined, rel(err instanceof Error ? `${err.name}: ${err.message}` : String(err))];
+  return new ModelCheckFailure(mode, details.seed, details.counterexamplePath ?? '', replayPath, operation, expected, got, failure.ran, failure.layout, err);
+}
+
+/**
+ * Runs the model-based property. On a mismatch throws a ModelCheckFailure (the first differing
+ * reply, the commands, and seed, path and replayPath to replay it); errors that are not about the
+ * queue (a closed connection) stay reachable as its cause.
+ */
 export async function modelCheck({ mode, setup, runs, seed, path, replayPath, namePrefix = 'mb', queueOptions = {}, layouts = [ONE_SHARD] }: ModelCheckOptions): Promise<void> {
   let n = 0;
-  await fc.assert(
+  const details = await fc.check(
     fc.asyncProperty(fc.constantFrom(...layouts), commandsArb(mode, replayPath), async (layout, cmds) => {
       const name = `${namePrefix}${++n}`;
       const { store, run, serverClock } = await setup(name, layout);
       if (layout.serverTime && !serverClock) throw new Error('a layout with server time needs a setup that gives a serverClock');
       const clock = layout.serverTime ? serverClock : undefined;
       const time = new FakeTime(clock?.now());
+      const start = time.now();
       const afterPrefetch: Real['afterPrefetch'] = {};
       const { queue, keys } = makeQueue(mode, store, time, name, queueOptions, layout, afterPrefetch);
       const advance = async (ms: number) => {
         await time.advance(ms);
         await clock?.advance(ms);
       };
-      const real: Real = { queue, store, keys, run, advance, tokens: new Map(), afterPrefetch };
+      const ran: string[] = [];
+      const real: Real = { queue, store, keys, run, advance, tokens: new Map(), afterPrefetch, ran, elapsed: () => time.now() - start };
       const model = modelFor(mode, time.now(), layout);
       try {
         await fc.asyncModelRun(() => ({ model, real }), cmds);
         await finalStateAgrees(model, real, layout);
+      } catch (err) {
+        throw new SequenceFailure(err, ran, layout, start);
       } finally {
         await run(queue.clear());
         await queue.close();
@@ -190,4 +230,5 @@ export async function modelCheck({ mode, setup, runs, seed, path, replayPath, na
     }),
     { numRuns: runs, ...(seed === undefined ? {} : { seed }), ...(path === undefined ? {} : { path }) },
   );
+  if (details.failed) throw explain(mode, details);
 }

@@ -19,11 +19,25 @@ import type { Store } from '../store/store.js';
  * other commands set (a lease of 100 ms, extensions of 10, delays of 20), where off-by-one changes show.
  */
 
-/** Throws when the real reply differs from the model's. */
+/** A reply of the queue that differs from the model's: the operation, and both replies as JSON. */
+export class ModelDisagreement extends Error {
+  constructor(
+    readonly operation: string,
+    /** The queue's reply (JSON). */
+    readonly got: string,
+    /** The model's reply (JSON). */
+    readonly expected: string,
+  ) {
+    super(`${operation}: queue replied ${got}, model expects ${expected}`);
+    this.name = 'ModelDisagreement';
+  }
+}
+
+/** Throws a ModelDisagreement when the real reply differs from the model's. */
 export function agree(actual: unknown, expected: unknown, what: string): void {
   const a = JSON.stringify(actual);
   const e = JSON.stringify(expected);
-  if (a !== e) throw new Error(`${what}: queue replied ${a}, model expects ${e}`);
+  if (a !== e) throw new ModelDisagreement(what, a ?? 'undefined', e ?? 'undefined');
 }
 
 export const IDS = ['a', 'b', 'c', 'd'];
@@ -42,6 +56,10 @@ export interface Real {
   readonly tokens: Map<string, string[]>;
   /** Legacy: run once right after the prefetch read of the next pop (another client acting before the claim). */
   readonly afterPrefetch: { hook?: () => Promise<void> };
+  /** The commands run so far, each with its time (`t+N ms` from the sequence's start): a failure lists them. */
+  readonly ran: string[];
+  /** Milliseconds since the sequence's start on the queue's clock. */
+  readonly elapsed: () => number;
 }
 
 /** Lua patterns of the predicate calls, each with what it matches in the generated payloads. */
@@ -194,6 +212,11 @@ class OpCommand implements fc.AsyncCommand<QueueModel, Real> {
     return true;
   }
   async run(model: QueueModel, real: Real): Promise<void> {
+    real.ran.push(`t+${real.elapsed()} ms ${this.toString()}`);
+    await this.runOp(model, real);
+  }
+
+  private async runOp(model: QueueModel, real: Real): Promise<void> {
     const op = this.op;
     const q = real.queue;
     const r = real.run;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
 import type { ModelCheckQueueOptions } from '../harness/model-check.js';
+import { ModelCheckFailure } from '../harness/model-check-failure.js';
 import type { QueueMode } from '../queue/dyno-queue.js';
 import { parseSimConfig, type SimConfigInput } from '../sim/config.js';
 import { PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
@@ -140,20 +141,15 @@ export async function checkAgainstModel(options: CheckAgainstModelOptions): Prom
           setup: () => ({ store, run: (p) => p }),
         });
       } catch (err) {
-        const { seed, path, replayPath, report } = fastCheckReplay(err);
-        const again = [`seed: ${seed}`, `path: '${path}'`, ...(replayPath !== undefined ? [`replayPath: '${replayPath}'`] : [])].join(', ');
-        throw failureOf(
-          options.redis,
-          err,
-          () =>
-            new HarnessFailure(
-              `${mode} queue disagrees with the model\n${report}`,
-              seed,
-              path,
-              replayPath,
-              seed === undefined ? 'run again with the same options' : `checkAgainstModel({ ...sameOptions, modes: ['${mode}'], ${again} })`,
-            ),
-        );
+        throw failureOf(options.redis, err, () => {
+          if (!(err instanceof ModelCheckFailure)) return new HarnessFailure(`${mode} queue disagrees with the model\n${err instanceof Error ? err.message : String(err)}`, undefined, undefined, undefined, 'run again with the same options');
+          const url = typeof options.redis === 'string' ? describeTarget(options.redis) : 'URL';
+          return new HarnessFailure(err.message, err.seed, err.path, err.replayPath, `${err.apiReplay()}\n    or: ${err.cliReplay(url)}`, undefined, {
+            operation: err.operation,
+            ...(err.expected !== undefined ? { expected: err.expected } : {}),
+            got: err.got,
+          });
+        });
       }
       outcomes.push({ mode, runs });
     }

@@ -60,6 +60,11 @@ export interface Real {
   readonly ran: string[];
   /** Milliseconds since the sequence's start on the queue's clock. */
   readonly elapsed: () => number;
+  /**
+   * The queue's reaper period, if it has one: time steps stop at each period (`next`, ms from the
+   * start) and run the reaper's pass (processUnacks) on the queue and on the model, replies compared.
+   */
+  readonly reaper?: { readonly interval: number; next: number } | undefined;
 }
 
 /** Lua patterns of the predicate calls, each with what it matches in the generated payloads. */
@@ -121,7 +126,8 @@ const race: fc.Arbitrary<Race> = fc.oneof(
   message.map((m) => ({ kind: 'push' as const, message: m })),
 );
 
-function opArb(mode: QueueMode): fc.Arbitrary<Op> {
+/** Time steps land on the lease's end (`leaseMs`, 100 by default) and on twice it, besides short ones. */
+function opArb(mode: QueueMode, leaseMs: number): fc.Arbitrary<Op> {
   const w = (weight: number, arbitrary: fc.Arbitrary<Op>) => ({ weight, arbitrary });
   const ops = [
     w(4, fc.array(message, { minLength: 1, maxLength: 3 }).map((messages) => ({ kind: 'push' as const, messages }))),
@@ -157,7 +163,7 @@ function opArb(mode: QueueMode): fc.Arbitrary<Op> {
     w(2, fc.nat(3).map((pick) => ({ kind: 'losePayload' as const, pick }))),
     ...(mode === 'atomic' ? [w(1, fc.nat(3).map((pick) => ({ kind: 'loseRank' as const, pick })))] : []),
     w(1, message.map((m) => ({ kind: 'strayPayload' as const, message: m }))),
-    w(4, fc.constantFrom(1, 10, 20, 60, 100, 200).map((ms) => ({ kind: 'advance' as const, ms }))),
+    w(4, fc.constantFrom(1, 10, 20, 60, leaseMs, 2 * leaseMs).map((ms) => ({ kind: 'advance' as const, ms }))),
   ];
   return fc.oneof(...ops);
 }
@@ -349,10 +355,19 @@ class OpCommand implements fc.AsyncCommand<QueueModel, Real> {
         await r(real.store.hset(real.keys.message, op.message.id, storedMessageJson({ ...op.message, shard: LOCAL_SHARD })));
         model.strayPayload(op.message);
         return;
-      case 'advance':
-        model.now += op.ms;
-        await real.advance(op.ms);
+      case 'advance': {
+        let left = op.ms;
+        for (const reaper = real.reaper; reaper && reaper.next - real.elapsed() <= left; reaper.next += reaper.interval) {
+          const step = reaper.next - real.elapsed();
+          model.now += step;
+          await real.advance(step);
+          left -= step;
+          agree(await r(q.processUnacks()), model.processUnacks(), `the reaper's pass at t+${reaper.next} ms (processUnacks)`);
+        }
+        model.now += left;
+        await real.advance(left);
         return;
+      }
     }
   }
 
@@ -384,5 +399,5 @@ class OpCommand implements fc.AsyncCommand<QueueModel, Real> {
 }
 
 /** fast-check replays a failing command sequence from seed + path + the sequence's own replayPath. */
-export const commandsArb = (mode: QueueMode, replayPath?: string) =>
-  fc.commands([opArb(mode).map((op) => new OpCommand(op))], { maxCommands: 80, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) });
+export const commandsArb = (mode: QueueMode, replayPath?: string, leaseMs = 100) =>
+  fc.commands([opArb(mode, leaseMs).map((op) => new OpCommand(op))], { maxCommands: 80, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) });

@@ -170,7 +170,7 @@ export async function work(): Promise<void> {
 }
 export const isUnsafe = (e: unknown): boolean => e instanceof UnsafeClientError || e instanceof HarnessFailure;
 export async function sims(): Promise<SimResult> {
-  const options: SimulateOptions = { config: { queue: { mode: 'atomic', serverTime: true } }, seeds: 2 };
+  const options: SimulateOptions = { config: { topology: { kind: 'primary-replica' }, workload: { messages: 20 } }, queue: { mode: 'atomic', serverTime: true, unackTimeout: 2_000, unackInterval: 250 }, seeds: 2 };
   await simulate(options);
   await checkAgainstModel({ redis: 'redis://127.0.0.1:6379', runs: 10, queue: { prefix: 'x' } });
   loadScenario('scenarios/consumer-crash-unack-recovery.json');

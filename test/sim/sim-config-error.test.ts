@@ -15,7 +15,7 @@ describe('a bad simulation configuration is a SimConfigError naming the field, n
   });
 
   it('simulate', async () => {
-    const err = await simulate({ config: { workload: { messages: -1 } }, seeds: 1 }).then(
+    const err = await simulate({ config: { topology: { kind: 'dynomite' }, workload: { messages: -1 } }, seeds: 1 }).then(
       () => null,
       (e: unknown) => e,
     );

@@ -37,9 +37,18 @@ describe('dynoq/testing: simulate', () => {
     expect(results.map((r) => r.config.seed)).toEqual(['mine-0', 'mine-1']);
     expect(results.every((r) => r.report.pushed === 30 && r.config.queue.unackTimeoutMs === 1_000)).toBe(true);
     // server time on Dynomite is refused before anything runs, saying why
-    await expect(simulate({ config: { seed: 'mine', topology: { zones: ['a', 'b'] }, queue: { serverTime: true } }, seeds: 1 })).rejects.toThrow(
+    await expect(simulate({ config: { seed: 'mine', topology: { kind: 'dynomite', zones: ['a', 'b'] }, queue: { serverTime: true } }, seeds: 1 })).rejects.toThrow(
       /serverTime and durable are refused on Dynomite/,
     );
+  });
+
+  it('takes the user’s createQueue options as they are (createQueue names, key names accepted)', async () => {
+    const [result] = await simulate({
+      config: { seed: 'opts', topology: { kind: 'primary-replica', zones: ['a', 'b'] }, workload: { messages: 20, consumers: 2 } },
+      queue: { name: 'orders', prefix: 'myapp', mode: 'atomic', unackTimeout: 1_500, unackInterval: 200, serverTime: true, pollInterval: 5, sharding: 'hash' },
+    });
+    expect(result!.config.queue).toMatchObject({ mode: 'atomic', unackTimeoutMs: 1_500, reaperIntervalMs: 200, serverTime: true, sharding: 'hash' });
+    expect(result!.config.workload.pollIntervalMs).toBe(5);
   });
 
   it('a violated property rejects with the seed and a scenario file that replays it', async () => {
@@ -113,6 +122,43 @@ describe.runIf(available)('dynoq/testing on the user’s own Redis', () => {
       client.disconnect();
     }
   }, 60_000);
+
+  it('checkAgainstModel honours the lease, the reaper period, server time and the settle time it is given', async () => {
+    const client = connect(server.url);
+    try {
+      const real = new IoredisStore(client);
+      const seen: { name: string; args: readonly string[] }[] = [];
+      const watched: Store = new Proxy(real, {
+        get(target, prop, receiver) {
+          if (prop === 'runScript') {
+            return (script: { name: string }, keys: readonly string[], args: readonly string[]) => {
+              seen.push({ name: script.name, args });
+              return target.runScript(script as never, keys, args);
+            };
+          }
+          const v = Reflect.get(target, prop, receiver) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      await admin.set('users-own-key', 'untouched');
+      const queue = { name: 'orders', unackTimeout: 30_000, serverTime: true, settleMs: 5 };
+      // The same seed without and with a reaper period: the same commands, plus the reaper's passes.
+      await checkAgainstModel({ redis: watched, runs: 15, seed: 42, queue });
+      const withoutReaper = seen.filter((c) => c.name === 'atomicRequeueExpired').length;
+      seen.length = 0;
+      const outcomes = await checkAgainstModel({ redis: watched, runs: 15, seed: 42, queue: { ...queue, unackInterval: 7_500 } });
+      expect(outcomes).toEqual([{ mode: 'atomic', runs: 15 }]);
+      expect(seen.filter((c) => c.name === 'atomicRequeueExpired').length).toBeGreaterThan(withoutReaper);
+      const pops = seen.filter((c) => c.name === 'atomicPop');
+      expect(pops.length).toBeGreaterThan(0);
+      // ARGV: now (here the check's clock, sec:usec, as the scripts' TIME), server-time flag, count, lease, token, settle
+      for (const p of pops) expect([p.args[1], p.args[3], p.args[5]]).toEqual(['1', '30000', '5']);
+      expect(pops.every((p) => /^\d+:\d+$/.test(p.args[0]!))).toBe(true);
+      expect(await admin.keys('*')).toEqual(['users-own-key']);
+    } finally {
+      client.disconnect();
+    }
+  }, 120_000);
 
   it('checkAgainstModel refuses a client that can re-send a script', async () => {
     const risky = new Redis(server.port, '127.0.0.1', { lazyConnect: true });

@@ -38,7 +38,7 @@ test('a failing simulation says how to replay it', async () => {
   const failure = await simulate({
     config: {
       seed: 'skew',
-      topology: { zones: ['a'] },
+      topology: { kind: 'dynomite', zones: ['a'] },
       queue: { mode: 'atomic', unackTimeoutMs: 2_000, reaperIntervalMs: 100 },
       workload: { messages: 60, producers: 1, rate: 20, consumers: 2, consumerBatch: 1, processingMeanMs: 1_200 },
       faults: [{ at: 0, kind: 'clock-skew', target: 'consumer-1', offsetMs: 1_800 }],

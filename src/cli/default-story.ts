@@ -48,25 +48,38 @@ export function storyTitle(config: SimConfig, what: string): string {
   return `${mode} on ${config.topology.kind}: ${what}`;
 }
 
-/** A scenario under scenarios/ whose recorded mechanism is `key`, if the folder is at hand. */
-function scenarioShowing(key: string): string | null {
+/**
+ * A scenario under scenarios/ whose recorded mechanism is `key`, of the run's queue mode (a legacy
+ * run is not pointed at an atomic scenario), on its topology if one is at hand; null if none is.
+ */
+function scenarioShowing(key: string, config: SimConfig): string | null {
+  const found: { file: string; sameTopology: boolean }[] = [];
   for (const dir of ['scenarios/mechanisms', 'scenarios']) {
     if (!existsSync(dir)) continue;
     for (const f of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
       const text = readFileSync(join(dir, f), 'utf8');
-      if (text.includes(`Mechanism (classified from the run): ${key}.`)) return join(dir, f);
+      if (!text.includes(`Mechanism (classified from the run): ${key}.`)) continue;
+      const scenario = JSON.parse(text) as { queue?: { mode?: string }; topology?: { kind?: string } };
+      if ((scenario.queue?.mode ?? 'atomic') !== config.queue.mode) continue;
+      found.push({ file: join(dir, f), sameTopology: (scenario.topology?.kind ?? 'dynomite') === config.topology.kind });
     }
   }
-  return null;
+  return (found.find((s) => s.sameTopology) ?? found[0])?.file ?? null;
 }
 
 /**
  * The story on one screen: per run, each property held or violated with the messages it cost, and
  * for each violation the mechanism read from the run and a scenario that shows it.
  */
-export function formatStoryTable(entries: readonly { title: string; result: SimResult }[]): string {
+export function formatStoryTable(entries: readonly ({ title: string; result: SimResult } | { title: string; notRun: string })[]): string {
   const lines = ['The story in one screen (counts are messages):'];
-  for (const { title, result } of entries) {
+  for (const entry of entries) {
+    const { title } = entry;
+    if ('notRun' in entry) {
+      lines.push(`- ${title}: not run: ${entry.notRun}`);
+      continue;
+    }
+    const { result } = entry;
     const r = result.report;
     lines.push(`- ${title}: ${r.pushed} pushed, ${r.acked} acked`);
     const held = PROPERTY_NAMES.filter((p) => r.properties[p]).map((p) => PROPERTIES[p].label);
@@ -76,7 +89,7 @@ export function formatStoryTable(entries: readonly { title: string; result: SimR
       const kinds = VIOLATION_KIND_NAMES.filter((k) => VIOLATION_KINDS[k].breaks === p && r.messagesAffected[k] > 0);
       const msgs = kinds.map((k) => `${r.messagesAffected[k]} ${VIOLATION_KINDS[k].label}`).join(', ');
       const top = [...mechanismCounts(mechanisms.filter((m) => VIOLATION_KINDS[m.kind].breaks === p))].sort((a, b) => b[1] - a[1])[0];
-      const scenario = top ? scenarioShowing(top[0]) : null;
+      const scenario = top ? scenarioShowing(top[0], result.config) : null;
       lines.push(`    VIOLATED ${PROPERTIES[p].label}: ${msgs}${top ? `; why: ${top[0]}` : ''}${scenario ? `; replay ${scenario}` : ''}`);
     }
   }

@@ -16,7 +16,7 @@ export const EXIT = {
 const FILE_ERRORS = new Set(['ENOENT', 'EACCES', 'EISDIR', 'ENOTDIR', 'EROFS', 'EEXIST', 'EPERM']);
 
 /** Errors named by their class (loaded lazily with their commands, so matched by name and code). */
-const INPUT_ERRORS = new Set(['ScenarioError', 'TraceFileError', 'HistoryFileError', 'SimConfigError', 'CliError', 'InvalidArgumentError', 'InvalidMessageError']);
+const INPUT_ERRORS = new Set(['ScenarioError', 'TraceFileError', 'HistoryFileError', 'SimConfigError', 'CliError', 'InvalidArgumentError', 'InvalidMessageError', 'MissingPeerDependencyError']);
 
 /** One line (or a short list) for an input error, a stack for anything else. */
 export function describeError(err: unknown): { message: string; code: number } {

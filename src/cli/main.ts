@@ -158,6 +158,9 @@ program
     if (!Number.isInteger(n)) throw new InvalidArgumentError(`a whole number (got ${JSON.stringify(v)})`);
     return n;
   })
+  .addOption(new Option('--mode <mode>', 'check only this queue mode (default: atomic, then legacy)').choices(['atomic', 'legacy']))
+  .option('--path <path>', "fast-check's shrink path of a failure (with --seed and --mode, as the failure printed them): replays its counterexample at once")
+  .option('--replay-path <replayPath>', "the failing command sequence's replay path (printed with the failure)")
   .option('--json', 'print one JSON document on stdout: the outcome per mode')
   .action((opts) => run(opts.json, async () => (await import('./commands/check.js')).checkCommand(opts))());
 

@@ -8,9 +8,14 @@ import { createQueue } from '../queue/create-queue.js';
 import type { QueueMode } from '../queue/dyno-queue.js';
 import { QueueKeys } from '../queue/keys.js';
 import { parseQueueOptions, type QueueOptionsInput } from '../queue/options.js';
+import type { ScriptDef } from '../redis/script.js';
 import type { Store } from '../store/store.js';
 import { FakeTime } from './manual-time.js';
-import { agree, commandsArb, IDS, LOCAL_SHARD, sortedMessages, type Real } from './model-ops.js';
+import { relativeTimes } from '../report/relative-times.js';
+import { ModelCheckFailure } from './model-check-failure.js';
+
+export { ModelCheckFailure };
+import { agree, commandsArb, IDS, LOCAL_SHARD, ModelDisagreement, sortedMessages, type Real } from './model-ops.js';
 
 /**
  * The model-based check (SPEC §7): fast-check command sequences (src/harness/model-ops.ts) run
@@ -80,8 +85,8 @@ async function finalStateAgrees(model: QueueModel, real: Real, layout: Layout): 
   }
 }
 
-function modelFor(mode: QueueMode, now: number, layout: Layout): QueueModel {
-  const m = mode === 'atomic' ? new AtomicModel(UNACK, layout.settleMs) : new LegacyModel(UNACK);
+function modelFor(mode: QueueMode, now: number, layout: Layout, lease: number): QueueModel {
+  const m = mode === 'atomic' ? new AtomicModel(lease, layout.settleMs) : new LegacyModel(lease);
   m.now = now;
   return m;
 }
@@ -90,7 +95,39 @@ function modelFor(mode: QueueMode, now: number, layout: Layout): QueueModel {
  * Queue options a user may set for the check. The rest are the check's own: the model is one shard
  * on a hand-driven clock with a 100 ms lease and no background reaper.
  */
-export type ModelCheckQueueOptions = Pick<QueueOptionsInput, 'prefix' | 'hashTag' | 'durable' | 'maxPayloadBytes' | 'reaperBatch'>;
+export type ModelCheckQueueOptions = Pick<QueueOptionsInput, 'prefix' | 'hashTag' | 'durable' | 'maxPayloadBytes' | 'reaperBatch' | 'unackTimeout' | 'unackInterval' | 'pollInterval'>;
+
+/**
+ * The store as the queue's scripts see it when they read the server's clock but no server clock can
+ * be driven (a real Redis): each script's `redis.call('TIME')` reads `time` instead, passed in ARGV[1]
+ * (unused under server time). Everything else of the server-time path runs as written.
+ */
+function serverTimeFrom(store: Store, time: FakeTime): Store {
+  const rewritten = new WeakMap<ScriptDef, ScriptDef>();
+  const redirect = (script: ScriptDef, args: readonly string[]): [ScriptDef, string[]] => {
+    if (args[1] !== '1' || !script.lua.includes("redis.call('TIME')")) return [script, [...args]];
+    let def = rewritten.get(script);
+    if (!def) {
+      def = { ...script, lua: script.lua.replaceAll("redis.call('TIME')", () => "{string.match(ARGV[1], '^(%d+):(%d+)$')}") };
+      rewritten.set(script, def);
+    }
+    const ms = time.now();
+    return [def, [`${Math.floor(ms / 1000)}:${(ms % 1000) * 1000}`, ...args.slice(1)]];
+  };
+  return new Proxy(store, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop);
+      if (typeof value !== 'function') return value;
+      if (prop === 'runScript' || prop === 'runScriptThenWait') {
+        return (script: ScriptDef, keys: readonly string[], args: readonly string[], ...rest: unknown[]) => {
+          const [def, argv] = redirect(script, args);
+          return (value as (...a: unknown[]) => unknown).call(target, def, keys, argv, ...rest);
+        };
+      }
+      return value.bind(target);
+    },
+  });
+}
 
 /**
  * The store as a second connection whose next ZRANGEBYSCORE reply is followed by `slot.hook`, if
@@ -125,15 +162,17 @@ function makeQueue(
   // Lease tokens drawn as the model draws them: one per pop call, counting from 1.
   let tokens = 0;
   const randomId = () => String(++tokens);
+  const { unackTimeout = UNACK, unackInterval: _reaperByTheCheck, ...rest } = extra;
   const input: QueueOptionsInput = {
-    ...extra,
+    ...rest,
     name,
     mode,
     quorum: store,
     clock: time,
     timers: time,
+    // The check runs the reaper's pass itself at each period (see Real.reaper): no background timer.
     unackInterval: 0,
-    unackTimeout: UNACK,
+    unackTimeout,
     randomId,
     ...(layout.extraShard
       ? { shards: { allShards: [EXTRA_SHARD, LOCAL_SHARD], currentShard: LOCAL_SHARD }, sharding: { name: 'local', nextShard: () => LOCAL_SHARD } }
@@ -162,27 +201,66 @@ export interface ModelCheckOptions {
   readonly layouts?: readonly Layout[];
 }
 
-/** Runs the model-based property; throws fast-check's report (seed and replay path) on a mismatch. */
+/** The error of a failing sequence, with the commands that ran and the layout (fast-check keeps the last failing run's). */
+class SequenceFailure extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly ran: readonly string[],
+    readonly layout: Layout,
+    readonly start: number,
+  ) {
+    super(error instanceof Error ? error.message : String(error), { cause: error });
+    this.name = 'SequenceFailure';
+  }
+}
+
+function explain<C>(mode: QueueMode, details: fc.RunDetails<[Layout, C]>): Error {
+  const failure = details.errorInstance;
+  if (!(failure instanceof SequenceFailure) || details.counterexample === null) {
+    return failure instanceof Error ? failure : new Error(`model check failed: ${String(failure)}`);
+  }
+  const replayPath = /replayPath="([^"]*)"/.exec(String(details.counterexample[1]))?.[1];
+  const rel = (json: string) => relativeTimes(json, failure.start);
+  const err = failure.error;
+  const [operation, expected, got] =
+    err instanceof ModelDisagreement
+      ? [err.operation, rel(err.expected), rel(err.got)]
+      : [failure.ran.length > 0 ? failure.ran[failure.ran.length - 1]!.replace(/^t\+\d+ ms /, '') : 'the final state check', undefined, rel(err instanceof Error ? `${err.name}: ${err.message}` : String(err))];
+  return new ModelCheckFailure(mode, details.seed, details.counterexamplePath ?? '', replayPath, operation, expected, got, failure.ran, failure.layout, err);
+}
+
+/**
+ * Runs the model-based property. On a mismatch throws a ModelCheckFailure (the first differing
+ * reply, the commands, and seed, path and replayPath to replay it); errors that are not about the
+ * queue (a closed connection) stay reachable as its cause.
+ */
 export async function modelCheck({ mode, setup, runs, seed, path, replayPath, namePrefix = 'mb', queueOptions = {}, layouts = [ONE_SHARD] }: ModelCheckOptions): Promise<void> {
   let n = 0;
-  await fc.assert(
-    fc.asyncProperty(fc.constantFrom(...layouts), commandsArb(mode, replayPath), async (layout, cmds) => {
+  const details = await fc.check(
+    fc.asyncProperty(fc.constantFrom(...layouts), commandsArb(mode, replayPath, queueOptions.unackTimeout ?? UNACK), async (layout, cmds) => {
       const name = `${namePrefix}${++n}`;
       const { store, run, serverClock } = await setup(name, layout);
-      if (layout.serverTime && !serverClock) throw new Error('a layout with server time needs a setup that gives a serverClock');
       const clock = layout.serverTime ? serverClock : undefined;
       const time = new FakeTime(clock?.now());
+      const start = time.now();
       const afterPrefetch: Real['afterPrefetch'] = {};
-      const { queue, keys } = makeQueue(mode, store, time, name, queueOptions, layout, afterPrefetch);
+      // Server time with no server clock to drive (a real Redis): the scripts read the check's clock.
+      const scriptsSee = layout.serverTime && !serverClock ? serverTimeFrom(store, time) : store;
+      const { queue, keys } = makeQueue(mode, scriptsSee, time, name, queueOptions, layout, afterPrefetch);
       const advance = async (ms: number) => {
         await time.advance(ms);
         await clock?.advance(ms);
       };
-      const real: Real = { queue, store, keys, run, advance, tokens: new Map(), afterPrefetch };
-      const model = modelFor(mode, time.now(), layout);
+      const ran: string[] = [];
+      const interval = queueOptions.unackInterval ?? 0;
+      const reaper = interval > 0 ? { interval, next: interval } : undefined;
+      const real: Real = { queue, store, keys, run, advance, tokens: new Map(), afterPrefetch, ran, elapsed: () => time.now() - start, reaper };
+      const model = modelFor(mode, time.now(), layout, queueOptions.unackTimeout ?? UNACK);
       try {
         await fc.asyncModelRun(() => ({ model, real }), cmds);
         await finalStateAgrees(model, real, layout);
+      } catch (err) {
+        throw new SequenceFailure(err, ran, layout, start);
       } finally {
         await run(queue.clear());
         await queue.close();
@@ -190,4 +268,5 @@ export async function modelCheck({ mode, setup, runs, seed, path, replayPath, na
     }),
     { numRuns: runs, ...(seed === undefined ? {} : { seed }), ...(path === undefined ? {} : { path }) },
   );
+  if (details.failed) throw explain(mode, details);
 }

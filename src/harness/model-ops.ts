@@ -19,11 +19,25 @@ import type { Store } from '../store/store.js';
  * other commands set (a lease of 100 ms, extensions of 10, delays of 20), where off-by-one changes show.
  */
 
-/** Throws when the real reply differs from the model's. */
+/** A reply of the queue that differs from the model's: the operation, and both replies as JSON. */
+export class ModelDisagreement extends Error {
+  constructor(
+    readonly operation: string,
+    /** The queue's reply (JSON). */
+    readonly got: string,
+    /** The model's reply (JSON). */
+    readonly expected: string,
+  ) {
+    super(`${operation}: queue replied ${got}, model expects ${expected}`);
+    this.name = 'ModelDisagreement';
+  }
+}
+
+/** Throws a ModelDisagreement when the real reply differs from the model's. */
 export function agree(actual: unknown, expected: unknown, what: string): void {
   const a = JSON.stringify(actual);
   const e = JSON.stringify(expected);
-  if (a !== e) throw new Error(`${what}: queue replied ${a}, model expects ${e}`);
+  if (a !== e) throw new ModelDisagreement(what, a ?? 'undefined', e ?? 'undefined');
 }
 
 export const IDS = ['a', 'b', 'c', 'd'];
@@ -42,6 +56,15 @@ export interface Real {
   readonly tokens: Map<string, string[]>;
   /** Legacy: run once right after the prefetch read of the next pop (another client acting before the claim). */
   readonly afterPrefetch: { hook?: () => Promise<void> };
+  /** The commands run so far, each with its time (`t+N ms` from the sequence's start): a failure lists them. */
+  readonly ran: string[];
+  /** Milliseconds since the sequence's start on the queue's clock. */
+  readonly elapsed: () => number;
+  /**
+   * The queue's reaper period, if it has one: time steps stop at each period (`next`, ms from the
+   * start) and run the reaper's pass (processUnacks) on the queue and on the model, replies compared.
+   */
+  readonly reaper?: { readonly interval: number; next: number } | undefined;
 }
 
 /** Lua patterns of the predicate calls, each with what it matches in the generated payloads. */
@@ -103,7 +126,8 @@ const race: fc.Arbitrary<Race> = fc.oneof(
   message.map((m) => ({ kind: 'push' as const, message: m })),
 );
 
-function opArb(mode: QueueMode): fc.Arbitrary<Op> {
+/** Time steps land on the lease's end (`leaseMs`, 100 by default) and on twice it, besides short ones. */
+function opArb(mode: QueueMode, leaseMs: number): fc.Arbitrary<Op> {
   const w = (weight: number, arbitrary: fc.Arbitrary<Op>) => ({ weight, arbitrary });
   const ops = [
     w(4, fc.array(message, { minLength: 1, maxLength: 3 }).map((messages) => ({ kind: 'push' as const, messages }))),
@@ -139,7 +163,7 @@ function opArb(mode: QueueMode): fc.Arbitrary<Op> {
     w(2, fc.nat(3).map((pick) => ({ kind: 'losePayload' as const, pick }))),
     ...(mode === 'atomic' ? [w(1, fc.nat(3).map((pick) => ({ kind: 'loseRank' as const, pick })))] : []),
     w(1, message.map((m) => ({ kind: 'strayPayload' as const, message: m }))),
-    w(4, fc.constantFrom(1, 10, 20, 60, 100, 200).map((ms) => ({ kind: 'advance' as const, ms }))),
+    w(4, fc.constantFrom(1, 10, 20, 60, leaseMs, 2 * leaseMs).map((ms) => ({ kind: 'advance' as const, ms }))),
   ];
   return fc.oneof(...ops);
 }
@@ -194,6 +218,11 @@ class OpCommand implements fc.AsyncCommand<QueueModel, Real> {
     return true;
   }
   async run(model: QueueModel, real: Real): Promise<void> {
+    real.ran.push(`t+${real.elapsed()} ms ${this.toString()}`);
+    await this.runOp(model, real);
+  }
+
+  private async runOp(model: QueueModel, real: Real): Promise<void> {
     const op = this.op;
     const q = real.queue;
     const r = real.run;
@@ -326,10 +355,19 @@ class OpCommand implements fc.AsyncCommand<QueueModel, Real> {
         await r(real.store.hset(real.keys.message, op.message.id, storedMessageJson({ ...op.message, shard: LOCAL_SHARD })));
         model.strayPayload(op.message);
         return;
-      case 'advance':
-        model.now += op.ms;
-        await real.advance(op.ms);
+      case 'advance': {
+        let left = op.ms;
+        for (const reaper = real.reaper; reaper && reaper.next - real.elapsed() <= left; reaper.next += reaper.interval) {
+          const step = reaper.next - real.elapsed();
+          model.now += step;
+          await real.advance(step);
+          left -= step;
+          agree(await r(q.processUnacks()), model.processUnacks(), `the reaper's pass at t+${reaper.next} ms (processUnacks)`);
+        }
+        model.now += left;
+        await real.advance(left);
         return;
+      }
     }
   }
 
@@ -361,5 +399,5 @@ class OpCommand implements fc.AsyncCommand<QueueModel, Real> {
 }
 
 /** fast-check replays a failing command sequence from seed + path + the sequence's own replayPath. */
-export const commandsArb = (mode: QueueMode, replayPath?: string) =>
-  fc.commands([opArb(mode).map((op) => new OpCommand(op))], { maxCommands: 80, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) });
+export const commandsArb = (mode: QueueMode, replayPath?: string, leaseMs = 100) =>
+  fc.commands([opArb(mode, leaseMs).map((op) => new OpCommand(op))], { maxCommands: 80, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) });

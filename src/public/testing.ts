@@ -7,9 +7,12 @@
  * peer dependency: `npm install --save-dev fast-check`. `simulate` needs nothing more.
  */
 export { checkAgainstModel, compareWithRedis, simulate } from '../testing/harness.js';
-export type { CheckAgainstModelOptions, CheckOutcome, CompareWithRedisOptions, RedisTarget, SimulateOptions } from '../testing/harness.js';
+export type { CheckAgainstModelOptions, CheckOutcome, CompareWithRedisOptions, RedisTarget, SimulateConfig, SimulateOptions } from '../testing/harness.js';
 export type { ModelCheckQueueOptions } from '../harness/model-check.js';
+export { HARNESS_SUPPORT } from '../testing/queue-setup.js';
+export type { HarnessQueueOptions } from '../testing/queue-setup.js';
 export { HarnessFailure } from '../testing/failure.js';
+export { MissingPeerDependencyError } from '../testing/optional-peer.js';
 export { RedisUnavailableError } from '../store/redis-unavailable.js';
 
 export { judge } from '../testing/judge.js';

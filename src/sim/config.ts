@@ -121,6 +121,10 @@ export const simConfigSchema = z
   .refine((c) => c.topology.kind !== 'dynomite' || (!c.queue.serverTime && !c.queue.durable), {
     message: 'serverTime and durable are refused on Dynomite (each replica re-runs scripts with its own clock; there is no WAIT): use topology primary-replica',
     path: ['queue'],
+  })
+  .refine((c) => c.queue.mode === 'atomic' || (!c.queue.serverTime && !c.queue.durable), {
+    message: 'serverTime and durable are atomic-mode options',
+    path: ['queue'],
   });
 
 export type SimConfigInput = z.input<typeof simConfigSchema>;

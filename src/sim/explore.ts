@@ -3,7 +3,9 @@ import { parseSimConfig, type SimConfig, type SimConfigInput } from './config.js
 import { generateFaults, type FaultFamily } from './faults/index.js';
 import { classifyFindings, mechanismKey } from './mechanisms.js';
 import { Rng } from './rng.js';
+import { relativeTimes } from '../report/relative-times.js';
 import { runSimulation } from './run.js';
+import { SIM_EPOCH } from './world.js';
 import { shrink } from './shrink.js';
 import { CONSUMER_LOOPS, PROFILE_NAMES } from './workloads/profile.js';
 import type { Clock } from '../queue/time.js';
@@ -133,7 +135,8 @@ export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promi
   const held = PROPERTY_NAMES.filter((p) => small.result.report.properties[p]);
   const violated = PROPERTY_NAMES.filter((p) => !small.result.report.properties[p]);
   const name = `found-${task.seed}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
-  const first = small.result.report.violations.find((v) => VIOLATION_KINDS[v.kind].breaks !== null)?.detail ?? 'n/a';
+  const firstFound = small.result.report.violations.find((v) => VIOLATION_KINDS[v.kind].breaks !== null);
+  const first = firstFound ? `${firstFound.kind} of ${firstFound.id} at t+${Math.round(firstFound.t - SIM_EPOCH)} ms: ${relativeTimes(firstFound.detail, SIM_EPOCH)}` : 'n/a';
   const scenario = {
     name,
     description: `Found by dynoq explore (seed ${task.seed}), shrunk in ${small.runs} runs${small.stoppedByTime ? ' (stopped at the --time budget: may not be the smallest)' : ''}: violates ${violated.join(', ')}. First violation: ${first}`,

@@ -16,6 +16,8 @@ export class HarnessFailure extends Error {
     readonly replay: string,
     /** A scenario file holding the failing simulation (simulate only). */
     readonly scenarioFile?: string,
+    /** checkAgainstModel: the first reply that differed (the model's reply is absent when the queue threw). */
+    readonly difference?: { readonly operation: string; readonly expected?: string; readonly got: string },
   ) {
     super(`${message}\n\nreplay: ${replay}`);
     this.name = 'HarnessFailure';

@@ -1,10 +1,6 @@
-import { FakeTime } from '../harness/manual-time.js';
-import type { ModelCheckQueueOptions } from '../harness/model-check.js';
 import { PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
 import type { QueueMode } from '../queue/dyno-queue.js';
 import { InvalidArgumentError } from '../queue/errors.js';
-import { parseQueueOptions } from '../queue/options.js';
-import type { Store } from '../store/store.js';
 
 /**
  * The harness functions' own options, checked before anything runs: a mistake in them is an
@@ -39,21 +35,9 @@ function subsetOf<T extends string>(name: string, value: unknown, allowed: reado
 }
 
 const QUEUE_MODES: readonly QueueMode[] = ['atomic', 'legacy'];
-const CHECK_QUEUE_OPTIONS = ['prefix', 'hashTag', 'durable', 'maxPayloadBytes', 'reaperBatch'] as const;
 
 export function checkModes(value: unknown): QueueMode[] {
   return subsetOf('modes', value, QUEUE_MODES);
-}
-
-/** The queue options a model check accepts: only those the model does not fix, each valid as a queue option. */
-export function checkQueueOptions(value: unknown): ModelCheckQueueOptions {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidArgumentError('queue', 'must be an object of queue options');
-  const unknown = Object.keys(value).filter((k) => !(CHECK_QUEUE_OPTIONS as readonly string[]).includes(k));
-  if (unknown.length > 0) throw new InvalidArgumentError('queue', `${unknown.join(', ')} cannot be set for the check (it takes ${CHECK_QUEUE_OPTIONS.join(', ')})`);
-  // Validated as the check's queue will parse them; the store and clock are stand-ins (only their shape is checked).
-  const time = new FakeTime();
-  parseQueueOptions({ ...(value as ModelCheckQueueOptions), name: 'check', quorum: { runScript: () => Promise.reject(new Error('not a store')) } as unknown as Store, clock: time, timers: time });
-  return value as ModelCheckQueueOptions;
 }
 
 export function checkRequired(value: unknown): PropertyName[] {

@@ -3,18 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
 import type { ModelCheckQueueOptions } from '../harness/model-check.js';
+import { ModelCheckFailure } from '../harness/model-check-failure.js';
 import type { QueueMode } from '../queue/dyno-queue.js';
 import { parseSimConfig, type SimConfigInput } from '../sim/config.js';
 import { PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
 import { generateFaults } from '../sim/faults/index.js';
 import { Rng } from '../sim/rng.js';
-import { runSimulation, type SimResult } from '../sim/run.js';
+import { relativeTimes } from '../report/relative-times.js';
+import { runSimulation, SIM_EPOCH, type SimResult } from '../sim/run.js';
 import { connect } from '../store/connect.js';
 import { IoredisStore } from '../store/ioredis-store.js';
 import type { Store } from '../store/store.js';
 import { RedisUnavailableError, unavailability } from '../store/redis-unavailable.js';
 import { fastCheckReplay, HarnessFailure } from './failure.js';
-import { checkModes, checkQueueOptions, checkRandomFaults, checkRequired, checkSeeds, optionalInteger, optionalString, positiveCount } from './harness-options.js';
+import { needingFastCheck } from './optional-peer.js';
+import { parseHarnessQueueOptions, type HarnessQueueOptions } from './queue-setup.js';
+import { InvalidArgumentError } from '../queue/errors.js';
+import { checkModes, checkRandomFaults, checkRequired, checkSeeds, optionalInteger, optionalString, positiveCount } from './harness-options.js';
 
 /** Where a check runs: a Redis URL (connected with `connect()` and closed afterwards), a client, or a Store. */
 export type RedisTarget = string | Redis | Cluster | Store;
@@ -79,18 +84,6 @@ async function withStore<T>(target: RedisTarget, fn: (store: Store, isCluster: b
   }
 }
 
-/** fast-check is an optional peer dependency: only the checks that generate inputs need it. */
-async function load<T>(what: string, importer: () => Promise<T>): Promise<T> {
-  try {
-    return await importer();
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String(err).includes('fast-check')) {
-      throw new Error(`${what} needs fast-check: npm install --save-dev fast-check`);
-    }
-    throw err;
-  }
-}
-
 export interface CheckAgainstModelOptions {
   /** Your Redis: a URL, an ioredis client (checked like any client given to the queue), or a Store. */
   readonly redis: RedisTarget;
@@ -104,11 +97,15 @@ export interface CheckAgainstModelOptions {
   /** The counterexample's replayPath (the check's failure message gives all three). */
   readonly replayPath?: string;
   /**
-   * Your queue's options (prefix, hashTag, durable writes, payload limit). The lease length, the
-   * shards and the clock are the check's own: the model is one shard on a hand-driven clock.
-   * `hashTag` defaults to true on a Cluster.
+   * Your queue's options as you give them to createQueue. Honoured: prefix, hashTag (default true
+   * on a Cluster), durable, maxPayloadBytes, reaperBatch, pollInterval, unackTimeout (the model's
+   * lease; time steps land on its end), unackInterval (the check runs the reaper's pass at each
+   * period, on the queue and the model), serverTime (the scripts' TIME reads the check's clock),
+   * settleMs, mode (the default `modes`), name (queue names are `<name>-check-<pid>-<n>`). The
+   * connections, clock, timers, token source and the sharding are the check's own: giving one is an
+   * InvalidArgumentError naming it.
    */
-  readonly queue?: ModelCheckQueueOptions;
+  readonly queue?: HarnessQueueOptions;
   /** Queue names are `<namePrefix><n>` (default `dynoq-check-<pid>-`); each sequence clears its keys. */
   readonly namePrefix?: string;
 }
@@ -127,14 +124,21 @@ export interface CheckOutcome {
  * to replay) when they did not.
  */
 export async function checkAgainstModel(options: CheckAgainstModelOptions): Promise<CheckOutcome[]> {
-  const { modelCheck } = await load('checkAgainstModel', () => import('../harness/model-check.js'));
-  const modes = checkModes(options.modes ?? ['atomic']);
+  const { modelCheck } = await needingFastCheck('checkAgainstModel', () => import('../harness/model-check.js'));
+  const queue = parseHarnessQueueOptions('checkAgainstModel', options.queue ?? {});
+  const modes = checkModes(options.modes ?? [queue.mode ?? 'atomic']);
+  if (queue.mode !== undefined && modes.some((m) => m !== queue.mode)) throw new InvalidArgumentError('modes', `${JSON.stringify(modes)} differs from queue.mode ${JSON.stringify(queue.mode)}: give one of them`);
+  if (queue.serverTime && modes.includes('legacy')) throw new InvalidArgumentError('queue.serverTime', "is an atomic-mode option: check modes: ['atomic']");
+  const lease = queue.unackTimeout ?? 100;
+  // The check stops at every reaper period of its longest time step (twice the lease).
+  if (queue.unackInterval !== undefined && queue.unackInterval > 0 && (2 * lease) / queue.unackInterval > 10_000) {
+    throw new InvalidArgumentError('queue.unackInterval', `${queue.unackInterval} ms is too short beside unackTimeout ${lease} ms for the check (at most 10,000 reaper passes per lease ×2)`);
+  }
   const runs = positiveCount('runs', options.runs ?? 100);
   optionalInteger('seed', options.seed);
   optionalString('path', options.path);
   optionalString('replayPath', options.replayPath);
   optionalString('namePrefix', options.namePrefix);
-  const queue = checkQueueOptions(options.queue ?? {});
   return withStore(options.redis, async (store, isCluster) => {
     const outcomes: CheckOutcome[] = [];
     for (const mode of modes) {
@@ -145,25 +149,21 @@ export async function checkAgainstModel(options: CheckAgainstModelOptions): Prom
           seed: options.seed,
           ...(options.path !== undefined ? { path: options.path } : {}),
           ...(options.replayPath !== undefined ? { replayPath: options.replayPath } : {}),
-          namePrefix: options.namePrefix ?? `dynoq-check-${process.pid}-`,
-          queueOptions: { hashTag: isCluster, ...queue },
+          namePrefix: options.namePrefix ?? `${queue.name ?? 'dynoq'}-check-${process.pid}-`,
+          queueOptions: { hashTag: isCluster, ...modelCheckOptions(queue) },
+          layouts: [{ settleMs: queue.settleMs ?? 0, extraShard: false, serverTime: queue.serverTime ?? false }],
           setup: () => ({ store, run: (p) => p }),
         });
       } catch (err) {
-        const { seed, path, replayPath, report } = fastCheckReplay(err);
-        const again = [`seed: ${seed}`, `path: '${path}'`, ...(replayPath !== undefined ? [`replayPath: '${replayPath}'`] : [])].join(', ');
-        throw failureOf(
-          options.redis,
-          err,
-          () =>
-            new HarnessFailure(
-              `${mode} queue disagrees with the model\n${report}`,
-              seed,
-              path,
-              replayPath,
-              seed === undefined ? 'run again with the same options' : `checkAgainstModel({ ...sameOptions, modes: ['${mode}'], ${again} })`,
-            ),
-        );
+        throw failureOf(options.redis, err, () => {
+          if (!(err instanceof ModelCheckFailure)) return new HarnessFailure(`${mode} queue disagrees with the model\n${err instanceof Error ? err.message : String(err)}`, undefined, undefined, undefined, 'run again with the same options');
+          const url = typeof options.redis === 'string' ? describeTarget(options.redis) : 'URL';
+          return new HarnessFailure(err.message, err.seed, err.path, err.replayPath, `${err.apiReplay()}\n    or: ${err.cliReplay(url)}`, undefined, {
+            operation: err.operation,
+            ...(err.expected !== undefined ? { expected: err.expected } : {}),
+            got: err.got,
+          });
+        });
       }
       outcomes.push({ mode, runs });
     }
@@ -188,7 +188,7 @@ export interface CompareWithRedisOptions {
  * simulator's verdicts carry over to your server version. Rejects with a HarnessFailure on a difference.
  */
 export async function compareWithRedis(options: CompareWithRedisOptions): Promise<void> {
-  const { differential } = await load('compareWithRedis', () => import('./differential.js'));
+  const { differential } = await needingFastCheck('compareWithRedis', () => import('./differential.js'));
   if (options.runs !== undefined) positiveCount('runs', options.runs);
   optionalInteger('seed', options.seed);
   optionalString('path', options.path);
@@ -223,13 +223,25 @@ export async function compareWithRedis(options: CompareWithRedisOptions): Promis
   }
 }
 
+type SimTopologyInput = NonNullable<SimConfigInput['topology']>;
+
+/** A simulation configuration whose topology names its kind: simulate() does not guess the store you run. */
+export type SimulateConfig = Omit<SimConfigInput, 'topology'> & { readonly topology: SimTopologyInput & { readonly kind: NonNullable<SimTopologyInput['kind']> } };
+
 export interface SimulateOptions {
   /**
-   * What to simulate: topology, your queue options (`queue`: mode, unackTimeoutMs, reaperIntervalMs,
-   * serverTime, durable, sharding), network, workload, faults and phases — a scenario file's fields
-   * without name, description and expect. Anything left out takes the documented default.
+   * What to simulate: topology (its `kind` is required), the queue (`queue`: mode, unackTimeoutMs,
+   * reaperIntervalMs, serverTime, durable, sharding — or give your createQueue options as the
+   * top-level `queue`), network, workload, faults and phases — a scenario file's fields without name,
+   * description and expect. Anything else left out takes the documented default.
    */
-  readonly config?: SimConfigInput;
+  readonly config?: SimulateConfig;
+  /**
+   * Your queue's options as given to createQueue (`unackTimeout`, `unackInterval`, `serverTime`,
+   * `durable`, `mode`, `sharding`, `pollInterval`; `name`, `prefix` and `hashTag` only name keys).
+   * An option the simulator cannot honour is refused, naming it; one also set in `config.queue` too.
+   */
+  readonly queue?: HarnessQueueOptions;
   /** Seeds to run: a count (seeds `<config.seed>-0`, `-1`, …) or a list (default: the config's seed only). */
   readonly seeds?: number | readonly string[];
   /** Draw this many random faults per seed (in the safety phase) instead of the config's fault list. */
@@ -246,12 +258,17 @@ export interface SimulateOptions {
  * scenario file that `npx dynoq replay FILE` (or `dynoq sim FILE --html out.html`) replays.
  */
 export async function simulate(options: SimulateOptions = {}): Promise<SimResult[]> {
-  const base = parseSimConfig(options.config ?? {});
   const asked = options.seeds === undefined ? undefined : checkSeeds(options.seeds);
-  const seeds = asked === undefined ? [base.seed] : typeof asked === 'number' ? Array.from({ length: asked }, (_, i) => `${base.seed}-${i}`) : asked;
   const required = checkRequired(options.require ?? PROPERTY_NAMES);
   const randomFaults = options.randomFaults === undefined ? undefined : checkRandomFaults(options.randomFaults);
   optionalString('failuresDir', options.failuresDir);
+  const input: SimConfigInput = withQueueOptions(options.config ?? {}, options.queue === undefined ? undefined : parseHarnessQueueOptions('simulate', options.queue));
+  const base = parseSimConfig(input);
+  // Dynomite is the simulator's default topology: a user on plain Redis must not get it unasked.
+  if ((input.topology as { kind?: unknown } | undefined)?.kind === undefined) {
+    throw new InvalidArgumentError('config.topology.kind', 'is required: "primary-replica" (Redis with Sentinel) or "dynomite"; simulate() does not guess which store you run');
+  }
+  const seeds = asked === undefined ? [base.seed] : typeof asked === 'number' ? Array.from({ length: asked }, (_, i) => `${base.seed}-${i}`) : asked;
   // Every seed's configuration is parsed before the first run, so that a bad one refuses them all.
   const configs = seeds.map((seed) => {
     const faults =
@@ -279,7 +296,7 @@ export async function simulate(options: SimulateOptions = {}): Promise<SimResult
         `${JSON.stringify({ name, description: `simulate(): seed ${seed} violated ${broken.join(', ')}`, ...config, keepTrace: false, expect: { hold: held, violate: violated, traceHash: result.traceHash } }, null, 2)}\n`,
       );
       throw new HarnessFailure(
-        `simulation seed ${seed} violated ${broken.join(', ')}${first ? `; first: ${first.kind} of ${first.id}: ${first.detail}` : ''}`,
+        `simulation seed ${seed} violated ${broken.join(', ')}${first ? `; first: ${first.kind} of ${first.id} at t+${Math.round(first.t - SIM_EPOCH)} ms: ${relativeTimes(first.detail, SIM_EPOCH)}` : ''}`,
         seed,
         undefined,
         undefined,
@@ -289,4 +306,34 @@ export async function simulate(options: SimulateOptions = {}): Promise<SimResult
     }
   }
   return results;
+}
+
+/** createQueue's names for the simulator's queue fields. */
+const SIM_QUEUE_NAMES = { mode: 'mode', unackTimeout: 'unackTimeoutMs', unackInterval: 'reaperIntervalMs', serverTime: 'serverTime', durable: 'durable', sharding: 'sharding' } as const;
+
+/** The configuration with your createQueue options moved into the simulator's fields (each given once). */
+function withQueueOptions(config: SimConfigInput, queue: HarnessQueueOptions | undefined): SimConfigInput {
+  if (queue === undefined) return config;
+  const simQueue: Record<string, unknown> = { ...config.queue };
+  for (const [from, to] of Object.entries(SIM_QUEUE_NAMES)) {
+    const value = queue[from as keyof HarnessQueueOptions];
+    if (value === undefined) continue;
+    if (simQueue[to] !== undefined) throw new InvalidArgumentError(`queue.${from}`, `is also given as config.queue.${to}: give it once`);
+    if (from === 'unackInterval' && value === 0) throw new InvalidArgumentError('queue.unackInterval', 'simulate needs a background reaper (unackInterval ≥ 1 ms)');
+    if (from === 'sharding' && typeof value !== 'string') throw new InvalidArgumentError('queue.sharding', "simulate takes 'round-robin' or 'hash', not a strategy object");
+    simQueue[to] = value;
+  }
+  let workload = config.workload;
+  if (queue.pollInterval !== undefined) {
+    if (workload?.pollIntervalMs !== undefined) throw new InvalidArgumentError('queue.pollInterval', 'is also given as config.workload.pollIntervalMs: give it once');
+    workload = { ...workload, pollIntervalMs: queue.pollInterval };
+  }
+  return { ...config, queue: simQueue as SimConfigInput['queue'], ...(workload !== undefined ? { workload } : {}) };
+}
+
+/** Your queue options that the model check passes to its queue (mode, name, settle and clock go into the run and the layout). */
+function modelCheckOptions(queue: HarnessQueueOptions): ModelCheckQueueOptions {
+  const { prefix, hashTag, durable, maxPayloadBytes, reaperBatch, unackTimeout, unackInterval, pollInterval } = queue;
+  const picked = { prefix, hashTag, durable, maxPayloadBytes, reaperBatch, unackTimeout, unackInterval, pollInterval };
+  return Object.fromEntries(Object.entries(picked).filter(([, v]) => v !== undefined)) as ModelCheckQueueOptions;
 }

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { CheckReport } from '../model/checker.js';
 import type { CheckerSettings, RunPhases } from '../model/history.js';
-import { judgeHistory } from '../model/judge.js';
+import { historyStart, judgeHistory } from '../model/judge.js';
+import { relativeTimes } from '../report/relative-times.js';
 import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../model/properties.js';
 import { HarnessFailure } from './failure.js';
 import { checkRequired } from './harness-options.js';
@@ -19,12 +20,13 @@ export interface JudgeOptions extends Partial<RunPhases & CheckerSettings> {
 export async function judge(file: string, options: JudgeOptions = {}): Promise<CheckReport> {
   const { require: asked = PROPERTY_NAMES, ...overrides } = options;
   const required = checkRequired(asked);
-  const { report } = judgeHistory(await readFile(file, 'utf8'), overrides, file);
+  const { report, history } = judgeHistory(await readFile(file, 'utf8'), overrides, file);
+  const start = historyStart(history);
   const broken = required.filter((p) => !report.properties[p]);
   if (broken.length > 0) {
     const first = report.violations.find((v) => broken.some((p) => VIOLATION_KINDS[v.kind].breaks === p));
     throw new HarnessFailure(
-      `history ${file} violated ${broken.map((p) => PROPERTIES[p].label).join(', ')}${first ? `; first: ${first.kind} of ${first.id} at ${first.t}: ${first.detail}` : ''}`,
+      `history ${file} violated ${broken.map((p) => PROPERTIES[p].label).join(', ')}${first ? `; first: ${first.kind} of ${first.id} at t+${Math.round(first.t - start)} ms: ${relativeTimes(first.detail, start)}` : ''}`,
       undefined,
       undefined,
       undefined,

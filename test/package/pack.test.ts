@@ -125,7 +125,7 @@ console.log(JSON.stringify({ dynoq: Object.keys(dynoq), sim: Object.keys(sim), m
     expect(seen.dynoq).toEqual(expect.arrayContaining(['createQueue', 'connect', 'IoredisStore', 'UnsafeClientError', 'DurabilityError', 'InvalidMessageError', 'systemClock']));
     expect(seen.sim).toEqual(expect.arrayContaining(['runSimulation', 'loadScenario', 'parseScenario', 'replayScenario', 'parseSimConfig']));
     expect(seen.model).toEqual(expect.arrayContaining(['checkHistory', 'AtomicModel', 'LegacyModel']));
-    expect(seen.testing).toEqual(expect.arrayContaining(['checkAgainstModel', 'compareWithRedis', 'simulate', 'HarnessFailure']));
+    expect(seen.testing).toEqual(expect.arrayContaining(['checkAgainstModel', 'compareWithRedis', 'simulate', 'HarnessFailure', 'MissingPeerDependencyError']));
     expect(seen.deep).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 
@@ -170,7 +170,7 @@ export async function work(): Promise<void> {
 }
 export const isUnsafe = (e: unknown): boolean => e instanceof UnsafeClientError || e instanceof HarnessFailure;
 export async function sims(): Promise<SimResult> {
-  const options: SimulateOptions = { config: { queue: { mode: 'atomic', serverTime: true } }, seeds: 2 };
+  const options: SimulateOptions = { config: { topology: { kind: 'primary-replica' }, workload: { messages: 20 } }, queue: { mode: 'atomic', serverTime: true, unackTimeout: 2_000, unackInterval: 250 }, seeds: 2 };
   await simulate(options);
   await checkAgainstModel({ redis: 'redis://127.0.0.1:6379', runs: 10, queue: { prefix: 'x' } });
   loadScenario('scenarios/consumer-crash-unack-recovery.json');
@@ -237,6 +237,15 @@ export function judge(history: readonly HistoryOp[]): CheckReport {
     for (const tool of ['tsx', 'esbuild', 'ioredis-mock', 'fast-check', '@stryker-mutator', 'typescript', 'vitest', 'zod', 'rollup']) {
       expect(existsSync(join(alone, 'node_modules', tool)), tool).toBe(false);
     }
+    // without fast-check, the generated checks say what to install, with a code (nothing is connected)
+    writeFileSync(
+      join(alone, 'peer.mjs'),
+      `import { checkAgainstModel, MissingPeerDependencyError } from 'dynoq/testing';
+try { await checkAgainstModel({ redis: 'redis://127.0.0.1:1', runs: 1 }); } catch (err) { console.log(JSON.stringify({ code: err.code, typed: err instanceof MissingPeerDependencyError, message: err.message })); }
+`,
+    );
+    const peer = sh('node', ['peer.mjs'], alone);
+    expect(JSON.parse(peer.stdout)).toEqual({ code: 'MISSING_PEER_DEPENDENCY', typed: true, message: 'checkAgainstModel needs fast-check: npm install --save-dev fast-check' });
     const f = footprint(alone);
     console.log(`installed alone: ${f.kb} KB in node_modules, ${f.packages} packages`);
     // Before this package existed as such: 35,664 KB and 33 packages (README, "Install"); the target

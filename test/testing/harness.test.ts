@@ -37,9 +37,18 @@ describe('dynoq/testing: simulate', () => {
     expect(results.map((r) => r.config.seed)).toEqual(['mine-0', 'mine-1']);
     expect(results.every((r) => r.report.pushed === 30 && r.config.queue.unackTimeoutMs === 1_000)).toBe(true);
     // server time on Dynomite is refused before anything runs, saying why
-    await expect(simulate({ config: { seed: 'mine', topology: { zones: ['a', 'b'] }, queue: { serverTime: true } }, seeds: 1 })).rejects.toThrow(
+    await expect(simulate({ config: { seed: 'mine', topology: { kind: 'dynomite', zones: ['a', 'b'] }, queue: { serverTime: true } }, seeds: 1 })).rejects.toThrow(
       /serverTime and durable are refused on Dynomite/,
     );
+  });
+
+  it('takes the user’s createQueue options as they are (createQueue names, key names accepted)', async () => {
+    const [result] = await simulate({
+      config: { seed: 'opts', topology: { kind: 'primary-replica', zones: ['a', 'b'] }, workload: { messages: 20, consumers: 2 } },
+      queue: { name: 'orders', prefix: 'myapp', mode: 'atomic', unackTimeout: 1_500, unackInterval: 200, serverTime: true, pollInterval: 5, sharding: 'hash' },
+    });
+    expect(result!.config.queue).toMatchObject({ mode: 'atomic', unackTimeoutMs: 1_500, reaperIntervalMs: 200, serverTime: true, sharding: 'hash' });
+    expect(result!.config.workload.pollIntervalMs).toBe(5);
   });
 
   it('a violated property rejects with the seed and a scenario file that replays it', async () => {
@@ -47,6 +56,9 @@ describe('dynoq/testing: simulate', () => {
     const failure = await rejection(simulate({ config: known, failuresDir: dir }));
     expect(failure.seed).toBe(known.seed);
     expect(failure.message).toContain('atLeastOnce');
+    // times as the rest of the output gives them: from the run's start, never the virtual epoch
+    expect(failure.message).not.toMatch(/\b1\d{12}/);
+    expect(failure.message).toMatch(/ at t\+\d+ ms/);
     expect(failure.message).toContain(`npx dynoq replay ${failure.scenarioFile}`);
     expect(existsSync(failure.scenarioFile!)).toBe(true);
     expect(await replayCommand([failure.scenarioFile!])).toBe(0);
@@ -93,14 +105,60 @@ describe.runIf(available)('dynoq/testing on the user’s own Redis', () => {
       expect(typeof failure.seed).toBe('number');
       expect(failure.path).toMatch(/^\d+(:\d+)*$/);
       expect(failure.replay).toContain(`seed: ${failure.seed}, path: '${failure.path}', replayPath: '${failure.replayPath}'`);
+      expect(failure.replay).toContain(`npx dynoq check --redis URL --mode atomic --seed ${failure.seed} --path '${failure.path}' --replay-path '${failure.replayPath}'`);
+      // It says what disagreed: the operation, the model's reply and the queue's, and names the property.
+      expect(failure.difference).toEqual({ operation: expect.stringMatching(/ack/i), expected: expect.any(String), got: expect.any(String) });
+      expect(failure.difference!.expected).not.toBe(failure.difference!.got);
+      expect(failure.message).toContain(`first differing reply: ${failure.difference!.operation}\n  expected (model): ${failure.difference!.expected}\n  got (queue):      ${failure.difference!.got}`);
+      expect(failure.message).toContain('violated: every reply of the queue, and its final state, equal the reference model');
+      expect(failure.message).toMatch(/\n {2}1\. t\+0 ms \{"kind":"/);
+      // no hint that cannot be followed, no virtual-epoch timestamps
+      expect(failure.message).not.toMatch(/verbose/i);
+      expect(failure.message).not.toMatch(/\b1\d{12}/);
       // The seed and path replay the same (shrunk) counterexample at once.
       const again = await rejection(checkAgainstModel({ redis: broken, runs: 100, seed: failure.seed as number, path: failure.path!, replayPath: failure.replayPath! }));
-      expect(again.message).toContain('Property failed after 1 tests');
-      expect(again.message).toContain(failure.message.split('Counterexample: ')[1]!.split('\n')[0]);
+      expect(again.message).toBe(failure.message);
     } finally {
       client.disconnect();
     }
   }, 60_000);
+
+  it('checkAgainstModel honours the lease, the reaper period, server time and the settle time it is given', async () => {
+    const client = connect(server.url);
+    try {
+      const real = new IoredisStore(client);
+      const seen: { name: string; args: readonly string[] }[] = [];
+      const watched: Store = new Proxy(real, {
+        get(target, prop, receiver) {
+          if (prop === 'runScript') {
+            return (script: { name: string }, keys: readonly string[], args: readonly string[]) => {
+              seen.push({ name: script.name, args });
+              return target.runScript(script as never, keys, args);
+            };
+          }
+          const v = Reflect.get(target, prop, receiver) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      await admin.set('users-own-key', 'untouched');
+      const queue = { name: 'orders', unackTimeout: 30_000, serverTime: true, settleMs: 5 };
+      // The same seed without and with a reaper period: the same commands, plus the reaper's passes.
+      await checkAgainstModel({ redis: watched, runs: 15, seed: 42, queue });
+      const withoutReaper = seen.filter((c) => c.name === 'atomicRequeueExpired').length;
+      seen.length = 0;
+      const outcomes = await checkAgainstModel({ redis: watched, runs: 15, seed: 42, queue: { ...queue, unackInterval: 7_500 } });
+      expect(outcomes).toEqual([{ mode: 'atomic', runs: 15 }]);
+      expect(seen.filter((c) => c.name === 'atomicRequeueExpired').length).toBeGreaterThan(withoutReaper);
+      const pops = seen.filter((c) => c.name === 'atomicPop');
+      expect(pops.length).toBeGreaterThan(0);
+      // ARGV: now (here the check's clock, sec:usec, as the scripts' TIME), server-time flag, count, lease, token, settle
+      for (const p of pops) expect([p.args[1], p.args[3], p.args[5]]).toEqual(['1', '30000', '5']);
+      expect(pops.every((p) => /^\d+:\d+$/.test(p.args[0]!))).toBe(true);
+      expect(await admin.keys('*')).toEqual(['users-own-key']);
+    } finally {
+      client.disconnect();
+    }
+  }, 120_000);
 
   it('checkAgainstModel refuses a client that can re-send a script', async () => {
     const risky = new Redis(server.port, '127.0.0.1', { lazyConnect: true });
@@ -157,7 +215,7 @@ describe('dynoq/testing: judge', () => {
   it('rejects with the first violation and the command that re-judges it; `require` narrows what counts', async () => {
     const lost = file('lost.jsonl', [run, op('push', 'p', 0, 1, 'ok'), op('deliver', 'c1', 2, 3, 'ok', { leaseUntil: 100 }), op('ack', 'c1', 4, 5, 'fail')]);
     const err = await rejection(judge(lost, { end: 1_000 }));
-    expect(err.message).toContain('first: slow-recovery of m1');
+    expect(err.message).toMatch(/first: slow-recovery of m1 at t\+\d+ ms: /);
     expect(err.replay).toBe(`npx dynoq judge ${lost}`);
     const report = await judge(lost, { end: 1_000, require: ['noDoublePop'] });
     expect(report.properties.atLeastOnce).toBe(false);

@@ -4,9 +4,11 @@ import { connect } from '../../store/connect.js';
 import { verifyDatabase } from '../../store/database.js';
 import { DatabaseRefusedError } from '../../store/errors.js';
 import { IoredisStore } from '../../store/ioredis-store.js';
+import { unavailability } from '../../store/redis-unavailable.js';
 import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 import { emitJson } from '../output.js';
+import { needingFastCheck } from '../../testing/optional-peer.js';
 
 /** Connects (or fails in one line naming the URL), so that an unreachable Redis is an input error. */
 export async function reachRedis(url: string): Promise<Redis | Cluster> {
@@ -37,36 +39,47 @@ export async function reachRedis(url: string): Promise<Redis | Cluster> {
   return client;
 }
 
-/** `import('fast-check')` is optional for the package: say how to get it when it is missing. */
-export async function loadModelCheck(): Promise<typeof import('../../harness/model-check.js')> {
-  try {
-    return await import('../../harness/model-check.js');
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String(err).includes('fast-check')) {
-      throw new CliError('dynoq check needs fast-check: npm install --save-dev fast-check');
-    }
-    throw err;
-  }
+/** `import('fast-check')` is optional for the package: say how to get it when it is missing (exit 2). */
+export function loadModelCheck(): Promise<typeof import('../../harness/model-check.js')> {
+  return needingFastCheck('dynoq check', () => import('../../harness/model-check.js'));
+}
+
+export interface CheckFlags {
+  redis: string;
+  runs: number;
+  seed?: number;
+  /** fast-check's shrink path of a failure (with --seed and --mode): replays its counterexample at once. */
+  path?: string;
+  /** The counterexample's command replay path (printed with the failure). */
+  replayPath?: string;
+  mode?: QueueMode;
+  json?: boolean;
 }
 
 /**
  * The model-based suite against a Redis the user names. Each generated sequence uses its own
- * queue name under the prefix `dynoq-check-<pid>`, and clears its keys afterwards.
+ * queue name under the prefix `dynoq-check-<pid>`, and clears its keys afterwards. A failure says
+ * which reply differed and the command line that replays it (--seed, --path, --replay-path).
  */
-export async function checkCommand(flags: { redis: string; runs: number; seed?: number; json?: boolean }): Promise<number> {
-  const { modelCheck } = await loadModelCheck();
+export async function checkCommand(flags: CheckFlags): Promise<number> {
+  // A path belongs to one mode's run, and means nothing without its seed.
+  if (flags.path !== undefined && (flags.seed === undefined || flags.mode === undefined)) throw new CliError('--path replays one failure: give it with the --seed and --mode the failure printed');
+  if (flags.replayPath !== undefined && flags.path === undefined) throw new CliError('--replay-path goes with --seed, --path and --mode (as the failure printed them)');
+  const { modelCheck, ModelCheckFailure } = await loadModelCheck();
   const client = await reachRedis(flags.redis);
   const store = new IoredisStore(client);
   const isCluster = (client as { isCluster?: boolean }).isCluster === true;
   let exit: number = EXIT.ok;
-  const outcomes: { mode: QueueMode; agrees: boolean; runs: number; report?: string }[] = [];
+  const outcomes: { mode: QueueMode; agrees: boolean; runs: number; report?: string; difference?: { operation: string; expected?: string; got: string }; replay?: string }[] = [];
   try {
-    for (const mode of ['atomic', 'legacy'] as QueueMode[]) {
+    for (const mode of flags.mode ? [flags.mode] : (['atomic', 'legacy'] as QueueMode[])) {
       try {
         await modelCheck({
           mode,
           runs: flags.runs,
           seed: flags.seed,
+          ...(flags.path !== undefined ? { path: flags.path } : {}),
+          ...(flags.replayPath !== undefined ? { replayPath: flags.replayPath } : {}),
           namePrefix: `dynoq-check-${process.pid}`,
           queueOptions: { hashTag: isCluster },
           setup: () => ({ store, run: (p) => p }),
@@ -74,10 +87,20 @@ export async function checkCommand(flags: { redis: string; runs: number; seed?: 
         outcomes.push({ mode, agrees: true, runs: flags.runs });
         console.log(`${mode}: ${flags.runs} generated sequences agree with the model`);
       } catch (err) {
+        const lost = unavailability(err);
+        if (lost) throw new CliError(`lost the Redis at ${flags.redis} during the check: ${lost.message}`);
+        if (!(err instanceof ModelCheckFailure)) throw err;
         exit = EXIT.violated;
-        const report = err instanceof Error ? err.message : String(err);
-        outcomes.push({ mode, agrees: false, runs: flags.runs, report });
-        console.log(`${mode}: DISAGREES with the model\n${report}`);
+        const replay = err.cliReplay(flags.redis);
+        outcomes.push({
+          mode,
+          agrees: false,
+          runs: flags.runs,
+          report: err.message,
+          difference: { operation: err.operation, ...(err.expected !== undefined ? { expected: err.expected } : {}), got: err.got },
+          replay,
+        });
+        console.log(`${mode}: DISAGREES with the model\n${err.message}\nreplay: ${replay}`);
       }
     }
   } finally {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { CheckReport } from '../../model/checker.js';
-import { judgeHistory } from '../../model/judge.js';
+import { historyStart, judgeHistory } from '../../model/judge.js';
+import { relativeTimes } from '../../report/relative-times.js';
 import { PROPERTY_NAMES, VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../../model/properties.js';
 import { latenessLine, verdictLine } from '../verdicts.js';
 import { CliError } from '../cli-error.js';
@@ -15,7 +16,8 @@ export interface JudgeFlags {
   json?: boolean;
 }
 
-export function formatJudgement(r: CheckReport, file: string, boundMs?: number): string {
+/** `start`: where the times count from (the history's first invocation); `boundMs`: the delivery bound judged with. */
+export function formatJudgement(r: CheckReport, file: string, start = 0, boundMs?: number): string {
   const lines = [
     `== ${file}`,
     `messages: ${r.pushed} pushed (ok) · ${r.delivered} delivered (${r.deliveries} deliveries) · ${r.acked} acked (ok) · ${r.unknownOps} operation(s) with unknown outcome`,
@@ -25,7 +27,7 @@ export function formatJudgement(r: CheckReport, file: string, boundMs?: number):
   for (const kind of VIOLATION_KIND_NAMES) {
     if (r.messagesAffected[kind] === 0) continue;
     lines.push(`  ${VIOLATION_KINDS[kind].label}: ${r.messagesAffected[kind]} message(s)`);
-    for (const v of r.violations.filter((x) => x.kind === kind).slice(0, 5)) lines.push(`    - ${v.id} at ${v.t} [${v.processes.join(', ')}]: ${v.detail}`);
+    for (const v of r.violations.filter((x) => x.kind === kind).slice(0, 5)) lines.push(`    - ${v.id} at t+${Math.round(v.t - start)} ms [${v.processes.join(', ')}]: ${relativeTimes(v.detail, start)}`);
   }
   return lines.join('\n');
 }
@@ -47,6 +49,6 @@ export function judgeCommand(file: string, flags: JudgeFlags): number {
   }, file);
   const report = h.report;
   if (flags.json) emitJson({ file, phases: h.phases, settings: h.settings, report });
-  else console.log(formatJudgement(report, file, h.settings.deliveryBoundMs));
+  else console.log(formatJudgement(report, file, historyStart(h.history), h.settings.deliveryBoundMs));
   return PROPERTY_NAMES.every((p) => report.properties[p]) ? 0 : 1;
 }

@@ -26,7 +26,9 @@ export async function replayCommand(files: readonly string[], flags: { record?: 
       continue;
     }
     if (problems.length === 0) {
-      console.log(`ok   ${file} (${scenario.name}): held [${held.join(', ')}], trace ${result.traceHash.slice(0, 16)}…`);
+      // a replayed failure (simulate()'s, explore's) says which property it breaks, not only what held
+      const broke = violated.length > 0 ? `, violated [${violated.join(', ')}] as recorded` : '';
+      console.log(`ok   ${file} (${scenario.name}): held [${held.join(', ')}]${broke}, trace ${result.traceHash.slice(0, 16)}…`);
     } else {
       failures++;
       console.log(`FAIL ${file} (${scenario.name}):\n${problems.map((p) => `  - ${p}`).join('\n')}`);

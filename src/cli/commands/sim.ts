@@ -30,7 +30,7 @@ export interface SimFlags {
 }
 
 /** What to run: a scenario file, a named configuration, or the default story. */
-function configsFor(file: string | undefined, flags: SimFlags): { title: string; config: SimConfig; scenario?: Scenario }[] {
+function configsFor(file: string | undefined, flags: SimFlags): { title: string; config: SimConfig; scenario?: Scenario; notRun?: string }[] {
   const override = (input: SimConfigInput): SimConfigInput => ({
     ...input,
     ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
@@ -52,7 +52,13 @@ function configsFor(file: string | undefined, flags: SimFlags): { title: string;
     return [{ title: named.name, config: parseSimConfig(override(configurationRun(named, seed))) }];
   }
   return DEFAULT_STORY.map((s) => {
-    const config = parseSimConfig(override(s.config));
+    const input = override(s.config);
+    // --mode legacy: the server-time run has no legacy counterpart (serverTime is an atomic-mode option)
+    if (input.queue?.mode === 'legacy' && input.queue.serverTime) {
+      const config = parseSimConfig({ ...input, queue: { ...input.queue, serverTime: false } });
+      return { title: storyTitle(config, s.what), config, notRun: 'serverTime is an atomic-mode option' };
+    }
+    const config = parseSimConfig(input);
     return { title: storyTitle(config, s.what), config };
   });
 }
@@ -61,10 +67,17 @@ function configsFor(file: string | undefined, flags: SimFlags): { title: string;
 export async function simCommand(file: string | undefined, flags: SimFlags): Promise<number> {
   let exit = 0;
   const results: SimResult[] = [];
-  for (const { title, config, scenario } of configsFor(file, flags)) {
-    console.log(`seed ${config.seed}`);
+  const runs = configsFor(file, flags);
+  const ran = new Map<number, SimResult>();
+  let lastSeed: string | undefined;
+  for (const [i, { title, config, scenario, notRun }] of runs.entries()) {
+    if (notRun !== undefined) continue;
+    // one seed line per seed: the story's runs share one
+    if (config.seed !== lastSeed) console.log(`seed ${config.seed}`);
+    lastSeed = config.seed;
     const result = await runSimulation(config);
     results.push(result);
+    ran.set(i, result);
     if (flags.checkDeterminism) {
       const again = await runSimulation(config);
       if (again.traceHash !== result.traceHash) {
@@ -106,7 +119,7 @@ export async function simCommand(file: string | undefined, flags: SimFlags): Pro
     if (!flags.json && (!story || flags.verbose)) console.log('');
   }
   if (!file && !flags.configuration && !flags.json && results.length > 1) {
-    console.log(formatStoryTable(configsFor(file, flags).map(({ title }, i) => ({ title, result: results[i]! }))));
+    console.log(formatStoryTable(runs.map(({ title, notRun }, i) => (notRun !== undefined ? { title, notRun } : { title, result: ran.get(i)! }))));
   }
   if (flags.json) {
     emitJson(results.map((r) => ({ seed: r.config.seed, traceHash: r.traceHash, report: { ...r.report, violations: r.report.violations.slice(0, 50) } })));

@@ -77,14 +77,14 @@ describe('shrinking under a time budget (explore --time)', () => {
   }, 60_000);
 
   it('exploreSeed: a shrinkUntil already past shrinks nothing and marks the outcome; the scenario still fails', async () => {
-    // Seed explore-2 violates noDoublePop (measured); shrinking it unbounded takes 77 runs.
+    // Seed explore-2 violates atLeastOnce (measured; noDoublePop before one request's copies left together).
     // A budget clock already at the deadline: no real time involved.
     const o = await exploreSeed({ seed: 'explore-2', shrinkUntil: 1_000 }, { now: () => 1_000 });
-    expect(o.failing).toEqual(['noDoublePop']);
+    expect(o.failing).toEqual(['atLeastOnce']);
     // A deadline with no clock to read it on is refused, not silently ignored.
     await expect(exploreSeed({ seed: 'explore-2', shrinkUntil: 1_000 })).rejects.toThrow(/budget clock/);
     expect([o.shrinkRuns, o.shrinkStoppedByTime]).toEqual([1, true]);
     expect(String(o.scenario?.description)).toContain('stopped at the --time budget: may not be the smallest');
-    expect((o.scenario as unknown as { expect: { violate: string[] } }).expect.violate).toContain('noDoublePop');
+    expect((o.scenario as unknown as { expect: { violate: string[] } }).expect.violate).toContain('atLeastOnce');
   }, 60_000);
 });

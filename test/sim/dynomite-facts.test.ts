@@ -12,6 +12,7 @@ import { outcomeOfError } from '../../src/sim/history-recorder.js';
 import { compareReplicas, runSimulation } from '../../src/sim/run.js';
 import { CallProbe, SimReplyError } from '../../src/sim/sim-store.js';
 import { DynomiteTopology, QUORUM_FAILED } from '../../src/sim/topology/dynomite.js';
+import { RUN_ON_RESUME_BYTES } from '../../src/sim/topology/dynomite-backend.js';
 import type { SimNode } from '../../src/sim/sim-node.js';
 import { world, type World } from './fixtures.js';
 
@@ -500,24 +501,23 @@ describe('Dynomite as measured: a backend paused past the datastore timeout (iss
     const at = (ms: number) => w.advance(t0 + ms - w.kernel.now);
     dyn(w).pause(nodeOf(w, 'a'), 'redis', t0 + 7_000);
     const store = w.client('c', 'a', { consistency: 'DC_ONE', timeoutMs: 60_000 });
-    const sent = (v: string) => store.runScript(APPEND, ['k'], [v]).then(() => 'ok', (e: Error) => e.message);
-    const replies = [sent('1')];
-    await at(1_000);
-    replies.push(sent('2'));
-    await at(2_000);
-    replies.push(sent('3'));
-    await at(5_100); // the head ('1', sent at t0 + 1 ms) timed out at t0 + 5 001 ms
-    expect(await w.settle(Promise.all(replies))).toEqual([STORAGE_TEXT, STORAGE_TEXT, STORAGE_TEXT]);
+    const field = (i: number) => `f${String(i).padStart(5, '0')}`;
+    // As measured on the real build: 2,000 40-byte HSETs queued on the paused redis, then the timeout.
+    const replies = Array.from({ length: 2_000 }, (_, i) => store.hset('h', field(i), 'v').then(() => 'ok', (e: Error) => e.message));
+    await at(5_100); // the head, sent at t0 + 1 ms, timed out at t0 + 5 001 ms: the connection closed
+    expect(new Set(await w.settle(Promise.all(replies)))).toEqual(new Set([STORAGE_TEXT]));
     // No datastore connection: refused at once, with the same text.
-    const refused = await timed(w, () => store.runScript(APPEND, ['k'], ['4']));
+    const refused = await timed(w, () => store.hset('h', 'late', 'v'));
     expect(refused.error?.message).toBe(STORAGE_TEXT);
     expect(refused.ms).toBeLessThan(10);
-    await at(8_000); // resumed at t0 + 7 s: the head had reached the redis and runs; those behind it never do
-    expect(hgetAll(w, 'k', 'log')).toEqual(['1', '1234', '1234']);
+    await at(8_000); // resumed at t0 + 7 s: the redis runs what it reads before it sees the closed connection
+    const ran = nodeOf(w, 'a').keyspace.exec('hkeys', ['h']) as string[];
+    expect(ran.length).toBe(Math.floor(RUN_ON_RESUME_BYTES / 40)); // 819 of 40 bytes: the first 32 KB (real: 921)
+    expect(ran).toEqual(Array.from({ length: ran.length }, (_, i) => field(i)));
+    for (const z of ['b', 'c']) expect(nodeOf(w, z).keyspace.exec('hlen', ['h'])).toBe(2_001);
     // The redis answers again: Dynomite reconnects and requests run.
-    expect(await w.settle(store.runScript(APPEND, ['k'], ['5']))).toBe(1);
-    await w.advance(1_000);
-    expect(hgetAll(w, 'k', 'log')).toEqual(['15', '12345', '12345']);
+    expect(await w.settle(store.hset('h', 'after', 'v'))).toBe(1);
+    expect(nodeOf(w, 'a').keyspace.exec('hget', ['h', 'after'])).toBe('v');
   });
 
   it('a pause shorter than the timeout loses nothing: everything runs late and in order', async () => {

@@ -14,7 +14,8 @@ const base = (mode: 'legacy' | 'atomic', extra: Partial<SimConfigInput> = {}): S
   seed: 'story',
   topology: { kind: 'dynomite', zones: ['a', 'b', 'c'], quorumConsistency: 'DC_QUORUM', nonQuorumConsistency: 'DC_ONE' },
   queue: { mode, unackTimeoutMs: 2_000, reaperIntervalMs: 250 },
-  network: { lagMeanMs: 20, lagSpikeProbability: 0.02, lagSpikeMs: 500 },
+  // A failover client (connect's dynomite.failover, or Dyno's own): the story shows a zone failover.
+  network: { profile: 'wan', lagMeanMs: 20, lagSpikeProbability: 0.02, lagSpikeMs: 500, clientFailover: true },
   workload: { messages: 300, producers: 3, rate: 50, consumers: 6, consumerBatch: 5, processingMeanMs: 150, lateAckProbability: 0.02, lateAckMs: 2_500 },
   faults: [
     { at: 2_000, kind: 'crash-node', zone: 'b', loseUnreplicated: false },

@@ -46,4 +46,4 @@ export type { IoredisStoreOptions } from '../store/ioredis-store.js';
 export { UnsafeClientError, DatabaseRefusedError } from '../store/errors.js';
 export { clientSafetyProblems } from '../store/client-safety.js';
 export { connect, safeRedisOptions } from '../store/connect.js';
-export type { ConnectOptions, HostPort } from '../store/connect.js';
+export type { ConnectOptions, DynomiteOptions, HostPort } from '../store/connect.js';

@@ -46,25 +46,36 @@ export const simConfigSchema = z
       .describe("the queue's options under test"),
     network: z
       .object({
+        profile: z
+          .enum(['lan', 'wan'])
+          .default('lan')
+          .describe(
+            "which network the replicas share: lan — one region or loopback, as the real Dynomite of DYNOMITE.md was measured (no lag spikes); wan — replicas far apart, 1 % of replicated requests delayed by a 200 ms spike (default lan). lagMeanMs, lagSpikeProbability and lagSpikeMs override the profile's values",
+          ),
         latencyBaseMs: z.number().nonnegative().default(0.5).describe('one-way network latency in ms (default 0.5)'),
         latencyJitterMs: z.number().nonnegative().default(0.5).describe('random extra latency in ms, up to this (default 0.5)'),
-        lagMeanMs: z.number().nonnegative().default(5).describe('mean replication lag in ms (default 5)'),
-        lagSpikeProbability: z.number().min(0).max(1).default(0.01).describe('chance that one replicated write is delayed by lagSpikeMs (default 0.01)'),
-        lagSpikeMs: ms.default(200).describe('extra lag of a spiked write in ms (default 200)'),
-        requestTimeoutMs: ms.min(1).default(1_000).describe('client command timeout in ms; a timed-out call has an unknown outcome (default 1000)'),
-        clientFailover: z.boolean().default(true).describe('a client whose node is unreachable moves to the next zone\'s node (default true)'),
+        lagMeanMs: z.number().nonnegative().optional().describe("mean replication lag in ms, shared by the copies of one request (default: the profile's, 5 on lan and wan)"),
+        lagSpikeProbability: z
+          .number()
+          .min(0)
+          .max(1)
+          .optional()
+          .describe("chance that one replicated request (all its copies) is delayed by lagSpikeMs (default: the profile's, 0 on lan, 0.01 on wan)"),
+        lagSpikeMs: ms.optional().describe("extra lag of a spiked request in ms (default: the profile's, 200)"),
+        requestTimeoutMs: ms
+          .min(1)
+          .default(5_000)
+          .describe("client command timeout in ms; a timed-out call has an unknown outcome (default 5000, connect's commandTimeout)"),
+        clientFailover: z
+          .boolean()
+          .default(false)
+          .describe(
+            "which client is simulated: false — the one dynoq's connect builds by default, one node that it never leaves (with that node down every call fails); true — a zone-failover client (connect's dynomite.failover, or Dyno's own client) that moves to the next zone's node when its node refuses the connection; client-failover faults need it (default false)",
+          ),
       })
       .strict()
-      .default({
-        latencyBaseMs: 0.5,
-        latencyJitterMs: 0.5,
-        lagMeanMs: 5,
-        lagSpikeProbability: 0.01,
-        lagSpikeMs: 200,
-        requestTimeoutMs: 1_000,
-        clientFailover: true,
-      })
-      .describe("latency, replication lag and client timeouts"),
+      .default({ profile: 'lan', latencyBaseMs: 0.5, latencyJitterMs: 0.5, requestTimeoutMs: 5_000, clientFailover: false })
+      .describe('the network profile, latency, replication lag, and which client is simulated'),
     workload: z
       .object({
         messages: z.number().int().nonnegative().max(10_000_000).default(200).describe('messages pushed in all (default 200)'),
@@ -129,6 +140,22 @@ export const simConfigSchema = z
 
 export type SimConfigInput = z.input<typeof simConfigSchema>;
 export type SimConfig = z.output<typeof simConfigSchema>;
+
+/** The lag settings of each network profile (`network.profile`); a field set in the configuration wins. */
+export const NETWORK_PROFILES = {
+  lan: { lagMeanMs: 5, lagSpikeProbability: 0, lagSpikeMs: 200 },
+  wan: { lagMeanMs: 5, lagSpikeProbability: 0.01, lagSpikeMs: 200 },
+} as const;
+
+/** The replication lag a configuration runs with: its profile's, with the fields it sets over them. */
+export function networkLag(network: SimConfig['network']): { meanMs: number; spikeProbability: number; spikeMs: number } {
+  const p = NETWORK_PROFILES[network.profile];
+  return {
+    meanMs: network.lagMeanMs ?? p.lagMeanMs,
+    spikeProbability: network.lagSpikeProbability ?? p.lagSpikeProbability,
+    spikeMs: network.lagSpikeMs ?? p.lagSpikeMs,
+  };
+}
 
 /** Parses a configuration; a bad field is a SimConfigError naming it, never a raw ZodError. */
 export function parseSimConfig(input: unknown): SimConfig {

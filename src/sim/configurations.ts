@@ -46,6 +46,14 @@ export const TABLE_PHASES = { safetyMs: 4_000, livenessMs: 30_000 } as const;
  */
 const STALL_ROW = { phases: { safetyMs: 12_000, livenessMs: TABLE_PHASES.livenessMs }, faultsStartWithinMs: TABLE_PHASES.safetyMs } as const;
 const QUEUE = { unackTimeoutMs: 1_000, reaperIntervalMs: 200 } as const;
+/**
+ * The table's network and client: one region (the LAN profile, no lag spikes: the network the real
+ * Dynomite of DYNOMITE.md was measured on) and the client dynoq ships (`connect`: one node, never
+ * moves, 5 s command timeout). Rows about failover say otherwise (FAILOVER_CLIENT).
+ */
+const NETWORK = { profile: 'lan', clientFailover: false } as const;
+/** The client-failover rows: a zone-failover client (connect's `dynomite.failover`, or Dyno's own). */
+const FAILOVER_CLIENT = { network: { ...NETWORK, clientFailover: true } } as const;
 const FAILOVER_DELAY_MS = 1_000;
 /** Faults drawn per run: for one family alone, and for the swarm. */
 const FAULTS_PER_FAMILY_RUN = 2;
@@ -64,6 +72,7 @@ function dynomite(variant: string, mode: 'legacy' | 'atomic', quorum: 'DC_ONE' |
     config: {
       topology: { kind: 'dynomite', zones: ZONES, quorumConsistency: quorum, nonQuorumConsistency: 'DC_ONE' },
       queue: { mode, ...QUEUE, ...extra },
+      network: NETWORK,
       workload: TABLE_WORKLOAD,
       phases: TABLE_PHASES,
     },
@@ -77,6 +86,7 @@ function primaryReplica(variant: string, mode: 'legacy' | 'atomic', description:
     config: {
       topology: { kind: 'primary-replica', zones: ZONES, failoverDelayMs: FAILOVER_DELAY_MS },
       queue: { mode, ...QUEUE, ...extra },
+      network: NETWORK,
       workload: TABLE_WORKLOAD,
       phases: TABLE_PHASES,
     },
@@ -97,17 +107,18 @@ const S = {
   }),
 } as const;
 
-/** What a row changes in its set-ups: a longer safety phase, and when its faults start. */
+/** What a row changes in its set-ups: a longer safety phase and when its faults start, or the network and client. */
 interface RowTiming {
-  readonly phases: { readonly safetyMs: number; readonly livenessMs: number };
-  readonly faultsStartWithinMs: number;
+  readonly phases?: { readonly safetyMs: number; readonly livenessMs: number };
+  readonly faultsStartWithinMs?: number;
+  readonly network?: { readonly profile: 'lan' | 'wan'; readonly clientFailover: boolean };
 }
 
 const ROWS: readonly (readonly [FaultDraw, readonly Setup[], RowTiming?])[] = [
   ['none', [S.dynLegacy, S.dynAtomic, S.dynSafeAtomic, S.prLegacy, S.prAtomic]],
   ['node-crash', [S.dynLegacy, S.dynAtomic, S.prLegacy, S.prAtomic, S.prAtomicDurable]],
   ['partition', [S.dynLegacy, S.dynAtomic, S.prAtomic]],
-  ['client-failover', [S.dynLegacy, S.dynAtomic]],
+  ['client-failover', [S.dynLegacy, S.dynAtomic], FAILOVER_CLIENT],
   ['client-crash', [S.prLegacy, S.prAtomic]],
   ['client-pause', [S.prLegacy, S.prAtomic, S.prAtomicServerTime]],
   // No Dynomite server-time row: the queue refuses serverTime on Dynomite (UnsupportedOnStoreError).
@@ -125,7 +136,7 @@ function drawLabel(d: FaultDraw, timing: RowTiming | undefined): string {
   if (d === 'none') return 'no faults';
   if (d === 'swarm') return `swarm: ${FAULTS_PER_SWARM_RUN} faults of every family`;
   const label = `${FAULTS_PER_FAMILY_RUN} × ${FAULT_FAMILIES[d].description}`;
-  if (!timing) return label;
+  if (!timing?.phases || timing.faultsStartWithinMs === undefined) return label;
   const s = (ms: number) => `${ms / 1_000} s`;
   return `${label}, starting in the first ${s(timing.faultsStartWithinMs)} and lasting up to the end of a ${s(timing.phases.safetyMs)} safety phase`;
 }
@@ -143,10 +154,15 @@ export const CONFIGURATIONS: readonly NamedConfiguration[] = ROWS.flatMap(([faul
       name: `${s.name}/${faults}${profile === 'basic' ? '' : `/${profile}`}`,
       profile,
       setup: profile === 'basic' ? s.name : `${s.name}+${profile}`,
-      description: `${s.description}; ${drawLabel(faults, timing)}; workload ${profile}: ${PROFILES[profile].description}`,
+      description: `${s.description}; ${drawLabel(faults, timing)}${timing?.network?.clientFailover ? '; clients fail over to the next zone when refused' : ''}; workload ${profile}: ${PROFILES[profile].description}`,
       faults,
-      config: { ...s.config, workload: { ...TABLE_WORKLOAD, profile }, ...(timing ? { phases: timing.phases } : {}) },
-      ...(timing ? { faultsStartWithinMs: timing.faultsStartWithinMs } : {}),
+      config: {
+        ...s.config,
+        workload: { ...TABLE_WORKLOAD, profile },
+        ...(timing?.phases ? { phases: timing.phases } : {}),
+        ...(timing?.network ? { network: timing.network } : {}),
+      },
+      ...(timing?.faultsStartWithinMs !== undefined ? { faultsStartWithinMs: timing.faultsStartWithinMs } : {}),
     })),
   ),
 );

@@ -1,13 +1,13 @@
 import { DYNOMITE_SETTLE_MS } from '../queue/options.js';
-import type { SimConfig } from './config.js';
+import { networkLag, type SimConfig } from './config.js';
 
 /**
  * The delivery bound B of a configuration (SPEC §6.6): how long a waiting pop may go without taking a
  * free and due message of its shard. Derived from the queue's options and the topology, never tuned
  * to a row: one long-poll step, Dynomite's settle time (atomic mode: a message becomes poppable
  * `settleMs` after it is due, so that every replica has it), a replication allowance for a pop that
- * reads a replica (ten mean lags plus one spike: an exponential lag exceeds ten means once in 22,000
- * writes) and two round trips with jitter.
+ * reads a replica (ten mean lags, plus one spike where the network profile has spikes: an exponential
+ * lag exceeds ten means once in 22,000 writes) and two round trips with jitter.
  */
 export interface DeliveryBound {
   readonly totalMs: number;
@@ -21,7 +21,8 @@ export function deliveryBound(config: SimConfig): DeliveryBound {
   const pollMs = config.workload.pollIntervalMs;
   const settleMs = config.topology.kind === 'dynomite' && config.queue.mode === 'atomic' && config.topology.zones.length > 1 ? DYNOMITE_SETTLE_MS : 0;
   const n = config.network;
-  const replicationMs = config.topology.zones.length > 1 ? 10 * n.lagMeanMs + n.lagSpikeMs : 0;
+  const lag = networkLag(n);
+  const replicationMs = config.topology.zones.length > 1 ? 10 * lag.meanMs + (lag.spikeProbability > 0 ? lag.spikeMs : 0) : 0;
   const roundTripsMs = 4 * (n.latencyBaseMs + 10 * n.latencyJitterMs);
   const totalMs = Math.ceil(pollMs + settleMs + replicationMs + roundTripsMs);
   return { totalMs, pollMs, settleMs, replicationMs, roundTripsMs };

@@ -26,7 +26,14 @@ const TELLING: Readonly<Record<FaultFamily, readonly string[]>> = {
   'consumer-clocks': ['clock reads while off', 'consumer clocks set off'],
   'lag-spike': ['writes replicated late'],
   'backend-crash': ['writes lost', 'requests answered with a storage error', 'restarted'],
-  'node-stall': ['writes dropped on a timed-out link', 'peer links timed out', 'requests Dynomite timed out', 'requests held by the pause'],
+  'node-stall': [
+    'writes dropped on a timed-out link',
+    'requests dropped behind a timed-out one',
+    'peer links timed out',
+    'requests Dynomite timed out',
+    'requests refused while the datastore connection was closed',
+    'requests held by the pause',
+  ],
 };
 
 function faultCause(f: StruckFault): string {

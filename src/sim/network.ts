@@ -60,10 +60,31 @@ export class Network {
     return this.latencyModel.baseMs + this.rng.exponential(this.latencyModel.jitterMs);
   }
 
+  /** One replicated write's delay, drawn for it alone (a primary's stream to one replica). */
   replicationLag(): number {
     const m = this.lagModel;
     let lag = this.latency() + this.rng.exponential(m.meanMs) + this.extraLagMs;
     if (this.rng.chance(m.spikeProbability)) lag += m.spikeMs;
+    this.observations?.emit('replicated', { lagMs: lag });
+    return lag;
+  }
+
+  /**
+   * The replication lag that every copy of one request shares: a coordinator hands the request to all
+   * its peer connections in one event-loop pass, so the copies leave together and are not delayed
+   * independently (DYNOMITE.md "Ordering"). Exponential with the mean lag, plus a spike when one
+   * strikes (on the WAN profile), plus any lag-spike fault's extra lag.
+   */
+  requestLag(): number {
+    const m = this.lagModel;
+    let lag = this.rng.exponential(m.meanMs) + this.extraLagMs;
+    if (this.rng.chance(m.spikeProbability)) lag += m.spikeMs;
+    return lag;
+  }
+
+  /** One copy of a request on its link: the link's one-way latency on top of the request's shared lag. */
+  copyLag(shared: number): number {
+    const lag = this.latency() + shared;
     this.observations?.emit('replicated', { lagMs: lag });
     return lag;
   }

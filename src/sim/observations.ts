@@ -19,8 +19,12 @@ export interface ObservationMap {
   remote: { readonly actor: string; readonly nodeZone: string };
   /** A request or command reached a paused process (a Dynomite node or its redis) and waits for it. */
   held: { readonly node: string; readonly process: 'dynomite' | 'redis' };
-  /** A Dynomite node answered with a storage error: its redis is dead, or did not answer in time. */
-  'storage-error': { readonly node: string; readonly cause: 'dead' | 'timeout' };
+  /**
+   * A Dynomite node answered with a storage error: its redis is dead; a request did not answer in time
+   * (Dynomite closed the datastore connection); a request was dropped queued behind that one; or the
+   * connection was still closed.
+   */
+  'storage-error': { readonly node: string; readonly cause: 'dead' | 'timeout' | 'dropped' | 'disconnected' };
   /** A Dynomite node gave up on its connection to a peer (a request outlived its timeout). */
   'link-timeout': { readonly from: string; readonly to: string };
   /** A request was dropped because the link to a still-paused peer had timed out. */

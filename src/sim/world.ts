@@ -1,5 +1,5 @@
 import { ActorTimers } from './actor-time.js';
-import type { SimConfig } from './config.js';
+import { networkLag, type SimConfig } from './config.js';
 import type { Consistency } from './connection.js';
 import { Kernel } from './kernel.js';
 import { Network } from './network.js';
@@ -54,7 +54,7 @@ export class SimWorld {
       this.kernel,
       this.rng.stream('network'),
       { baseMs: n.latencyBaseMs, jitterMs: n.latencyJitterMs },
-      { meanMs: n.lagMeanMs, spikeProbability: n.lagSpikeProbability, spikeMs: n.lagSpikeMs },
+      networkLag(n),
       this.observations,
     );
     const t = config.topology;

@@ -8,6 +8,13 @@ export interface HostPort {
   readonly port: number;
 }
 
+export interface DynomiteOptions {
+  /** The level of every (re)connection: `DYNO_CONFIG:CONN_CONSISTENCY <consistency>` on each ready. */
+  readonly consistency: 'DC_ONE' | 'DC_QUORUM' | 'DC_SAFE_QUORUM';
+  /** Opt-in zone failover: the other racks' nodes, in the order to try them (default none: never moves). */
+  readonly failover?: readonly HostPort[];
+}
+
 export interface ConnectOptions {
   /** Per-command timeout in ms (default 5000): a call on a dead connection fails instead of hanging. */
   readonly commandTimeout?: number;
@@ -35,8 +42,15 @@ export interface ConnectOptions {
    * the write level of that connection (Dynomite's default is DC_ONE; commands ioredis had queued
    * while connecting go first, at DC_ONE). Wrap the client in
    * `new IoredisStore(client, { dynomite: true })`.
+   *
+   * By default the client talks to the URL's node only and never moves: while that node is down
+   * every call fails (`MaxRetriesPerRequestError`). `failover` opts in to zone failover, as Dyno's own
+   * client does: the other racks' nodes, tried in this order after the URL's node, each time a
+   * connection attempt fails before the node answered (refused, or timed out connecting). The client
+   * stays on the node it reached until that node fails in turn; a node that closes an established
+   * connection (an unsupported command) is reconnected to, not left.
    */
-  readonly dynomite?: { readonly consistency: 'DC_ONE' | 'DC_QUORUM' | 'DC_SAFE_QUORUM' };
+  readonly dynomite?: DynomiteOptions;
   /** Do not connect until the first command or `client.connect()`. */
   readonly lazyConnect?: boolean;
 }
@@ -160,7 +174,7 @@ export function connect(url?: string, options: ConnectOptions = {}): Redis | Clu
     throw new InvalidArgumentError('Redis URL', `unknown scheme ${parsedUrl.protocol} in ${target} (redis:, rediss:, redis-sentinel:, redis-cluster:)`);
   }
   checkDatabase(target, parsedUrl, options);
-  if (options.dynomite) return connectDynomite(target, parsedUrl, options, options.dynomite.consistency);
+  if (options.dynomite) return connectDynomite(target, parsedUrl, options, options.dynomite);
   return new Redis(target, safeRedisOptions(options));
 }
 
@@ -178,19 +192,63 @@ function checkDatabase(target: string, url: URL, options: ConnectOptions): void 
 
 const CONSISTENCY_LEVELS = ['DC_ONE', 'DC_QUORUM', 'DC_SAFE_QUORUM'];
 
-function connectDynomite(target: string, url: URL, options: ConnectOptions, consistency: string): Redis {
+/** `dynomite.failover`: an array of `{ host, port }`, each a non-empty host and a TCP port. */
+function checkFailover(failover: unknown): HostPort[] {
+  if (failover === undefined) return [];
+  if (!Array.isArray(failover)) throw new InvalidArgumentError('dynomite.failover', `${JSON.stringify(failover)} is not an array of { host, port }`);
+  return failover.map((node: unknown, i) => {
+    const n = node as Partial<HostPort> | null;
+    if (typeof n !== 'object' || n === null || typeof n.host !== 'string' || n.host === '') {
+      throw new InvalidArgumentError('dynomite.failover', `item ${i}: ${JSON.stringify(node)} has no host`);
+    }
+    if (typeof n.port !== 'number' || !Number.isInteger(n.port) || n.port < 1 || n.port > 65_535) {
+      throw new InvalidArgumentError('dynomite.failover', `item ${i}: port ${JSON.stringify(n.port)} is not a TCP port (1-65535)`);
+    }
+    return { host: n.host, port: n.port };
+  });
+}
+
+function connectDynomite(target: string, url: URL, options: ConnectOptions, dynomite: DynomiteOptions): Redis {
+  const { consistency } = dynomite;
   if (!CONSISTENCY_LEVELS.includes(consistency)) {
     throw new InvalidArgumentError('dynomite.consistency', `${JSON.stringify(consistency)} is not one of ${CONSISTENCY_LEVELS.join(', ')}`);
   }
+  const failover = checkFailover(dynomite.failover);
   const db = url.pathname.replace(/^\//, '');
   if (db !== '' && db !== '0') throw new InvalidArgumentError('Redis URL', `Dynomite has one database (it closes the connection on SELECT): ${target}`);
-  const client = new Redis(target, { ...safeRedisOptions(options), disableClientInfo: true, connectionName: undefined, db: 0 });
+  const base = safeRedisOptions(options);
+  const nodes: HostPort[] = [{ host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : 6379 }, ...failover];
+  let current = 0;
+  let answered = false;
+  const client = new Redis(target, {
+    ...base,
+    disableClientInfo: true,
+    connectionName: undefined,
+    db: 0,
+    // Zone failover (opt-in): a connection attempt that never reached ready moves the next attempt to
+    // the next node. ioredis's connector reads host and port from client.options at each connect.
+    ...(failover.length > 0
+      ? {
+          retryStrategy: (times: number) => {
+            if (!answered) {
+              current = (current + 1) % nodes.length;
+              client.options.host = nodes[current]!.host;
+              client.options.port = nodes[current]!.port;
+            }
+            answered = false;
+            return base.retryStrategy!(times);
+          },
+        }
+      : {}),
+  });
   // Sent on every 'ready' (first connect and each reconnect). ioredis flushes its offline queue
   // before it emits 'ready', so commands queued while (re)connecting run at Dynomite's default
   // (DC_ONE) on that connection: wait for 'ready' before using a new client (a known gap after a
   // reconnect, see README).
   client.on('ready', () => {
+    answered = true;
     client.call('DYNO_CONFIG:CONN_CONSISTENCY', consistency).catch((err: unknown) => client.emit('error', err));
   });
   return client;
 }
+

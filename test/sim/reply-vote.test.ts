@@ -21,7 +21,7 @@ function expected(level: 'DC_QUORUM' | 'DC_SAFE_QUORUM', replies: NodeReply[]): 
 const replyArb: fc.Arbitrary<NodeReply> = fc.oneof(
   fc.constantFrom(0, 1, 2).map((v) => ({ ok: true as const, value: v })),
   fc.constantFrom(['m1', 'x'], ['m1', 'y'], []).map((v) => ({ ok: true as const, value: [...v] })),
-  fc.constantFrom('ERR Storage: Connection refused', 'ERR Peer: Connection timed out').map((error) => ({ ok: false as const, error })),
+  fc.constantFrom('ERR Storage: Datastore refused connection', 'ERR Peer: Connection timed out').map((error) => ({ ok: false as const, error })),
 );
 
 describe('ReplyVote', () => {

@@ -36,10 +36,12 @@ describe('exact Lua and twin mode give the same trace', () => {
     const luaInLuaMode = luaRunCount() - before - luaInTwinMode;
     expect(twin.traceHash).toBe(scenario.expect.traceHash);
     expect(lua.traceHash).toBe(twin.traceHash);
-    // The two runs took different paths: the scripts ran in Lua only in exact mode (legacy mode
-    // runs no scripts in this workload: its hash equality is then the trivial case).
-    expect(luaInTwinMode).toBe(0);
-    if (scenario.queue.mode === 'atomic') expect(luaInLuaMode).toBeGreaterThan(100);
+    // The two runs took different paths: the scripts ran in Lua only in exact mode, except the few
+    // without a twin (atomic-release, when a pop fails midway: zone-failover-mid-pop since its client
+    // waits 5 s, issue 29). Legacy mode runs no scripts in this workload: its hash equality is then the
+    // trivial case.
+    expect(luaInTwinMode).toBeLessThanOrEqual(10);
+    if (scenario.queue.mode === 'atomic') expect(luaInLuaMode).toBeGreaterThan(100 + luaInTwinMode);
   }, 120_000);
 });
 

@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createQueue } from '../../src/queue/create-queue.js';
 import { InvalidArgumentError, UnsupportedOnStoreError } from '../../src/queue/errors.js';
 import { atomicPop } from '../../src/queue/scripts/atomic-pop.js';
 import { clientSafetyProblems } from '../../src/store/client-safety.js';
-import { connect } from '../../src/store/connect.js';
+import { connect, type HostPort } from '../../src/store/connect.js';
+import { freePort, redisRequired, redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
 
 /** What a Dynomite connection needs (DYNOMITE.md "Commands that close the connection", "Scripts"). */
@@ -60,5 +61,59 @@ describe('connect() and IoredisStore for Dynomite', () => {
     expect(() => createQueue({ ...base, serverTime: true })).toThrow(UnsupportedOnStoreError);
     expect(() => createQueue({ ...base, durable: { replicas: 2, timeoutMs: 100 } })).toThrow(UnsupportedOnStoreError);
     expect(() => createQueue(base)).not.toThrow();
+  });
+});
+
+describe('connect() for Dynomite: opt-in zone failover', () => {
+  it('validates dynomite.failover: an array of { host, port }', () => {
+    const bad = (failover: unknown) => () => connect('redis://127.0.0.1:1', { lazyConnect: true, dynomite: { consistency: 'DC_ONE', failover: failover as never } });
+    expect(bad('127.0.0.1:2')).toThrow(/dynomite\.failover.*not an array/);
+    expect(bad([{ port: 2 }])).toThrow(/item 0: .* has no host/);
+    expect(bad([{ host: 'h', port: 0 }])).toThrow(/item 0: port 0 is not a TCP port/);
+    expect(bad([{ host: 'h', port: 70_000 }])).toThrow(InvalidArgumentError);
+    const ok = connect('redis://127.0.0.1:1', { lazyConnect: true, dynomite: { consistency: 'DC_ONE', failover: [{ host: '127.0.0.1', port: 2 }] } }) as Redis;
+    expect(clientSafetyProblems(ok)).toEqual([]);
+    ok.disconnect();
+  });
+});
+
+const available = redisServerBinary() !== null;
+if (!available && redisRequired) throw new Error('REQUIRE_REDIS=1 but redis-server is not installed');
+
+/**
+ * The shipped client against the opt-in failover, on a real redis-server standing in for the other
+ * rack's node (it answers DYNO_CONFIG with an error, which the client emits) and a loopback port where
+ * nothing listens standing in for the home node that is down.
+ */
+describe.runIf(available)('connect() for Dynomite with its node down', () => {
+  let server: RedisServer;
+  const clients: Redis[] = [];
+  beforeAll(async () => {
+    server = await startRedisServer();
+  }, 20_000);
+  afterAll(async () => {
+    clients.forEach((c) => c.disconnect());
+    await server?.stop();
+  });
+  const make = async (failover?: HostPort[]) => {
+    const down = await freePort();
+    const c = connect(`redis://127.0.0.1:${down}`, { dynomite: { consistency: 'DC_ONE', ...(failover ? { failover } : {}) } }) as Redis;
+    c.on('error', () => undefined);
+    clients.push(c);
+    return c;
+  };
+
+  it('by default it never moves: every call fails with MaxRetriesPerRequestError', async () => {
+    const c = await make();
+    for (let i = 0; i < 3; i++) await expect(c.set('k', 'v')).rejects.toThrow(/MaxRetriesPerRequest|max retries/i);
+    expect(c.options.port).not.toBe(server.port);
+  });
+
+  it('with dynomite.failover it moves to the next node when the connection is refused, and stays there', async () => {
+    const c = await make([{ host: '127.0.0.1', port: server.port }]);
+    await new Promise<void>((resolve) => c.once('ready', () => resolve()));
+    expect(c.options.port).toBe(server.port);
+    expect(await c.set('failover', 'v')).toBe('OK');
+    expect(await c.get('failover')).toBe('v');
   });
 });

@@ -8,7 +8,10 @@ const clientFailoverSchema = z
 type ClientFailover = z.output<typeof clientFailoverSchema>;
 export const clientFailoverSchemas = [clientFailoverSchema] as const;
 
-/** A client's connections fail over to another zone's node (Dyno's client does this when refused). */
+/**
+ * A client's connections fail over to another zone's node (Dyno's client does this when refused, and
+ * connect's opt-in `dynomite.failover`): only with `network.clientFailover`, the shipped default never moves.
+ */
 export const clientFailover: FaultPackage<ClientFailover> = {
   family: 'client-failover',
   description: "a client's connections move to another zone's node",
@@ -23,7 +26,7 @@ export const clientFailover: FaultPackage<ClientFailover> = {
   healAll(world) {
     for (const a of world.actors()) for (const c of a.connections) c.nodeZone = a.zone;
   },
-  applicable: (c) => c.topology.zones.length > 1,
+  applicable: (c) => c.topology.zones.length > 1 && c.network.clientFailover,
   generate(rng, ctx) {
     if (ctx.consumers.length === 0) return [];
     const actor = rng.pick(ctx.consumers);

@@ -158,6 +158,9 @@ export function faultScheduleProblems(config: SimConfig): string[] {
     for (const c of targets.clocks ?? []) {
       if (!actors.has(c) && !nodes.includes(c)) problems.push(`${where}: no actor or node ${JSON.stringify(c)}; nodes are ${nodes.join(', ')}`);
     }
+    if (f.kind === 'client-failover' && !config.network.clientFailover) {
+      problems.push(`${where}: network.clientFailover is false (the client connect builds never leaves its node); set it to true to simulate a failover client`);
+    }
     if (f.at >= config.phases.safetyMs) problems.push(`${where}: at ${f.at} ms is not inside the safety phase (${config.phases.safetyMs} ms)`);
   });
   return problems;

@@ -16,7 +16,7 @@ const stallBackend = z
   .object({
     at,
     kind: z.literal('stall-backend').describe('the fault: stall-backend'),
-    zone: zone.describe("the zone whose node's redis is paused: its commands run late, and Dynomite reports each failed after 5 s (dynomite only)"),
+    zone: zone.describe("the zone whose node's redis is paused: its commands run late; once the oldest waits 5 s Dynomite closes the connection, that one still runs on resume, those behind it are dropped, and until the redis runs again its requests are refused (dynomite only)"),
     durationMs: ms.describe('how long it is paused'),
   })
   .strict();
@@ -27,7 +27,8 @@ export const nodeStallSchemas = [stallNode, stallBackend] as const;
  * A Dynomite process or its redis stalls (SIGSTOP, a long fork or GC) with TCP alive (DYNOMITE.md
  * "Failures and repair"): nothing is refused, everything waits and runs late and in order; requests
  * that outlive Dynomite's timeouts are reported failed although they run on resume, and writes issued
- * to a stalled peer after its link timed out are dropped.
+ * to a stalled peer after its link timed out are dropped. A redis paused past the 5 s datastore
+ * timeout loses the requests queued behind the timed-out one (DynomiteBackend).
  */
 export const nodeStall: FaultPackage<NodeStall> = {
   family: 'node-stall',
@@ -41,7 +42,12 @@ export const nodeStall: FaultPackage<NodeStall> = {
     const o = world.observations;
     const stops = [
       o.listen('held', (e) => e.node === node.name && e.process === process && exposure.add('requests held by the pause')),
-      o.listen('storage-error', (e) => e.node === node.name && e.cause === 'timeout' && exposure.add('requests Dynomite timed out')),
+      o.listen('storage-error', (e) => {
+        if (e.node !== node.name) return;
+        if (e.cause === 'timeout') exposure.add('requests Dynomite timed out');
+        else if (e.cause === 'dropped') exposure.add('requests dropped behind a timed-out one');
+        else if (e.cause === 'disconnected') exposure.add('requests refused while the datastore connection was closed');
+      }),
       o.listen('link-timeout', (e) => e.to === node.name && exposure.add('peer links timed out')),
       o.listen('link-dropped', (e) => e.to === node.name && exposure.add('writes dropped on a timed-out link')),
     ];

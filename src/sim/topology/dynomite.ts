@@ -30,10 +30,13 @@ interface Rack {
  * Each rack is two processes that fail separately (DYNOMITE.md "Failures and repair"): the Dynomite
  * node (`SimNode.up`: down means connections are refused, as a crashed node's; `dynomite` paused: what
  * reaches it waits, in order, and runs when it resumes) and its redis (`DynomiteBackend`: dead means
- * storage errors while the node still forwards writes to its peers; paused means commands run late
- * and Dynomite reports them failed after 5 s). A coordinator times out a peer request after 5.2 s
- * (reads) or 25.2 s (writes) and closes that peer link; writes it issues while the link is closed and
- * the peer still paused are dropped (PeerLink).
+ * storage errors while the node still forwards writes to its peers; paused means commands run late,
+ * and past the 5 s datastore timeout Dynomite closes the connection and drops what was queued behind
+ * the timed-out request). A coordinator times out a peer request after 5.2 s (reads) or 25.2 s
+ * (writes) and closes that peer link; writes it issues while the link is closed and the peer still
+ * paused are dropped (PeerLink). The copies of one request leave together: one replication lag per
+ * request, each copy adding its link's latency; a copy that left arrives even if the coordinator
+ * dies meanwhile (DYNOMITE.md "Ordering").
  *
  * Where Dynomite's real behaviour is uncertain, the model takes the more adversarial choice:
  * writes from different coordinators reach peers in different orders with no conflict resolution
@@ -43,8 +46,8 @@ interface Rack {
  * so later writes to a still-paused peer are dropped from 5.2 s on when quorum reads are flowing; a
  * closed link reopens only once the peer runs again; a peer answers a coordinator that is paused
  * only when the coordinator resumes; a Dynomite that died answers nothing it was waiting for, even
- * after it restarts (its clients time out: unknown outcomes); commands sent to a paused redis after
- * Dynomite timed one out still run on resume (DynomiteBackend).
+ * after it restarts (its clients time out: unknown outcomes); after a datastore timeout the connection
+ * to a paused redis reopens only once it runs again (DynomiteBackend).
  */
 export class DynomiteTopology implements Topology {
   readonly kind = 'dynomite' as const;
@@ -135,15 +138,19 @@ export class DynomiteTopology implements Topology {
           let local: NodeReply | null = null;
           let forwarded = false;
           this.execute(target, op, (r) => (forwarded ? back(r) : (local = r)));
-          if (everywhere) for (const peer of peers) this.forward(target, peer, op, () => undefined);
+          if (everywhere && peers.length > 0) {
+            const lag = this.network.requestLag();
+            for (const peer of peers) this.forward(target, peer, op, lag, () => undefined);
+          }
           forwarded = true;
           if (local) back(local);
           return;
         }
         const vote = new ReplyVote(conn.consistency, this.nodes.length, back);
         this.execute(target, op, (r) => vote.arrive(r));
+        const lag = everywhere && peers.length > 0 ? this.network.requestLag() : 0;
         for (const peer of peers) {
-          if (everywhere) this.forward(target, peer, op, (r) => vote.arrive(r));
+          if (everywhere) this.forward(target, peer, op, lag, (r) => vote.arrive(r));
           else this.readAt(target, peer, op, (r) => vote.arrive(r));
         }
       }),
@@ -177,13 +184,18 @@ export class DynomiteTopology implements Topology {
     return true;
   }
 
-  /** Replicates a write to a peer; the peer re-executes it and acks to the coordinator. */
-  private forward(from: SimNode, to: SimNode, op: StoreOp, ack: (r: NodeReply) => void): void {
+  /**
+   * Replicates a write to a peer; the peer re-executes it and acks to the coordinator. `sharedLag` is
+   * the request's replication lag, drawn once for all its copies (Network.requestLag): the copies leave
+   * together, each then takes its link's latency. A copy handed to the peer connection is in the
+   * kernel's socket buffer: it arrives even if the coordinator dies meanwhile (DYNOMITE.md "Ordering":
+   * the two survivors of a killed node had received the same writes in 16/16 runs).
+   */
+  private forward(from: SimNode, to: SimNode, op: StoreOp, sharedLag: number, ack: (r: NodeReply) => void): void {
     const link = this.link(from, to);
     if (!this.linkUsable(from, to, link)) return ack(PEER_TIMED_OUT);
-    const arrival = Math.max(this.kernel.now + this.network.replicationLag(), link.lastArrival);
+    const arrival = Math.max(this.kernel.now + this.network.copyLag(sharedLag), link.lastArrival);
     link.lastArrival = arrival;
-    const generation = from.generation;
     const incarnation = this.rack(from).incarnation;
     const counts = link.track(PEER_WRITE_TIMEOUT_MS, () => ack(PEER_TIMED_OUT));
     const answer = (r: NodeReply) =>
@@ -191,7 +203,6 @@ export class DynomiteTopology implements Topology {
     // Across a partition the write is dropped and the peer never answers: the link times out.
     this.network.send(from.zone, to.zone, arrival - this.kernel.now, () =>
       this.inDynomite(to, () => {
-        if (from.generation !== generation) return;
         // A dead peer's connection is refused: an error reply, which does not vote.
         if (!to.up) return answer(PEER_DOWN);
         this.execute(to, op, answer);
@@ -216,11 +227,12 @@ export class DynomiteTopology implements Topology {
 
   crash(node: SimNode, loseUnreplicated: boolean): void {
     node.up = false;
-    // Its connections die with it: a restarted process opens fresh peer links.
+    // Its connections die with it: a restarted process opens fresh peer links. What it had already
+    // handed to them still arrives (forward); it answers nothing more.
     this.rack(node).incarnation++;
     this.links.delete(node);
     if (!loseUnreplicated) return;
-    // Its unsent replication dies with it, and without persistence it restarts empty.
+    // Without persistence it restarts empty.
     node.generation++;
     this.observations?.emit('lost', { node: node.name, writes: node.keyspace.keyCount });
     node.wipe();

@@ -1,0 +1,74 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { dynomiteBinary, dynomiteRequired, startDynomiteCluster, type DynomiteCluster } from '../support/dynomite-cluster.js';
+import { redisServerBinary } from '../support/redis-server.js';
+
+/**
+ * Facts of test/sim/dynomite-facts.test.ts, run against the real Dynomite build (3 racks × 1 node,
+ * each with its own redis-server, loopback). Skipped only when the build is absent and
+ * REQUIRE_DYNOMITE is not set; CI builds it (scripts/build-dynomite.sh) and sets REQUIRE_DYNOMITE=1.
+ */
+const available = dynomiteBinary() !== null && redisServerBinary() !== null;
+if (!available && dynomiteRequired) throw new Error('REQUIRE_DYNOMITE=1 but the Dynomite build (scripts/build-dynomite.sh) or redis-server is missing');
+
+/** The error text of every storage failure (the simulator's DATASTORE_REFUSED). */
+const STORAGE_TEXT = 'ERR Storage: Datastore refused connection';
+
+describe.runIf(available)('Dynomite as measured, on the real build', () => {
+  let cluster: DynomiteCluster | undefined;
+  const start = async () => (cluster = await startDynomiteCluster(3));
+  afterEach(async () => {
+    await cluster?.stop();
+    cluster = undefined;
+  });
+
+  it('DC_QUORUM votes on reply content: the local reply has no priority, two peers that agree outvote it', async () => {
+    const c = await start();
+    await c.backend(0).hset('h', 'f', 'local');
+    await c.backend(1).hset('h', 'f', 'peer');
+    await c.backend(2).hset('h', 'f', 'peer');
+    expect(await (await c.client(0, 'DC_QUORUM')).hget('h', 'f')).toBe('peer');
+    expect(await (await c.client(0, 'DC_ONE')).hget('h', 'f')).toBe('local');
+  }, 60_000);
+
+  it('a dead redis: the write is answered with "Datastore refused connection" and both peers applied it', async () => {
+    const c = await start();
+    const one = await c.client(0, 'DC_ONE');
+    await c.killBackend(0);
+    await expect(one.hset('h', 'f', 'v')).rejects.toThrow(STORAGE_TEXT);
+    await new Promise((r) => setTimeout(r, 300));
+    expect([await c.backend(1).hget('h', 'f'), await c.backend(2).hget('h', 'f')]).toEqual(['v', 'v']);
+  }, 60_000);
+
+  it('a redis paused past the 5 s datastore timeout drops the requests queued behind the first ~32 KB; they never run on resume', async () => {
+    const c = await start();
+    const one = await c.client(0, 'DC_ONE');
+    c.pauseBackend(0);
+    const field = (i: number) => `f${String(i).padStart(5, '0')}`;
+    // 2,000 HSETs of 40 bytes each on the wire, as in the simulated fact.
+    const replies = Array.from({ length: 2_000 }, (_, i) => one.hset('h', field(i), 'v').then(() => 'ok', (e: Error) => e.message));
+    expect(new Set(await Promise.all(replies))).toEqual(new Set([STORAGE_TEXT]));
+    c.resumeBackend(0);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const ran = (await c.backend(0).hkeys('h')).sort();
+    // The peers ran every write; the paused replica a prefix of them (921 in the measurement the
+    // simulator's RUN_ON_RESUME_BYTES rests on), the rest never.
+    expect(await c.backend(1).hlen('h')).toBe(2_000);
+    expect(await c.backend(2).hlen('h')).toBe(2_000);
+    expect(ran.length).toBeGreaterThan(0);
+    expect(ran.length).toBeLessThan(2_000);
+    expect(ran).toEqual(Array.from({ length: ran.length }, (_, i) => field(i)));
+  }, 60_000);
+
+  it('one request’s copies leave together: a coordinator killed while writing, its two survivors hold the same writes', async () => {
+    const c = await start();
+    const one = await c.client(0, 'DC_ONE');
+    const writes = Array.from({ length: 2_000 }, (_, i) => one.hset('h', `f${i}`, 'v').catch(() => undefined));
+    await new Promise((r) => setTimeout(r, 20));
+    await c.killNode(0);
+    await Promise.all(writes);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const [b, c2] = [await c.backend(1).hgetall('h'), await c.backend(2).hgetall('h')];
+    expect(Object.keys(b).length).toBeGreaterThan(0);
+    expect(Object.keys(b).sort()).toEqual(Object.keys(c2).sort());
+  }, 60_000);
+});

@@ -4,9 +4,9 @@ import { CliError } from './cli-error.js';
 import { EXIT, describeError } from './exit-codes.js';
 import { emitJsonError, enableJsonMode, isJsonMode } from './output.js';
 import { scriptModeFromEnv } from '../sim/script-mode-env.js';
-import { PROFILE_NAMES } from '../sim/workloads/profile.js';
+import { PROFILE_NAMES } from '../sim/workloads/names.js';
 import { PROPERTY_NAMES } from '../model/properties.js';
-import { FAULT_FAMILY_NAMES } from '../sim/faults/index.js';
+import { FAULT_FAMILY_LIST as FAULT_FAMILY_NAMES } from '../sim/faults/family-names.js';
 
 // Commands are loaded when they run, so that `dynoq --version` and `--help` start fast.
 

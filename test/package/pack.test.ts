@@ -286,6 +286,21 @@ try { await checkAgainstModel({ redis: 'redis://127.0.0.1:1', runs: 1 }); } catc
       expect(readme[0] && sh('node', ['readme-1.mjs'], app, { REDIS_URL: server.url }).stdout).toContain('handling order-42');
     }, 120_000);
 
+    it('examples/github-actions-gate.yml: its gate is green on the correct set-up and red on a planted regression', () => {
+      const workflow = readFileSync(join(root, 'examples', 'github-actions-gate.yml'), 'utf8');
+      const line = workflow.split('\n').map((l) => l.trim()).find((l) => l.startsWith('- run: npx dynoq explore'))!;
+      const args = line.replace('- run: npx dynoq ', '').split(/\s+/);
+      mkdirSync(join(app, 'examples'), { recursive: true });
+      for (const f of ['gate-setup.json', 'gate-setup-regressed.json']) copyFileSync(join(app, 'node_modules', 'dynoq', 'examples', f), join(app, 'examples', f));
+      const green = sh('npx', ['dynoq', ...args], app);
+      expect(green.status, green.stdout + green.stderr).toBe(0);
+      expect(green.stdout).toContain('0 failing the gate');
+      const regressed = args.map((a) => (a === 'examples/gate-setup.json' ? 'examples/gate-setup-regressed.json' : a === 'found' ? 'found-regressed' : a));
+      const red = sh('npx', ['dynoq', ...regressed], app);
+      expect(red.status, red.stdout + red.stderr).toBe(1);
+      expect(red.stdout).toMatch(/violation at seed gate-\d+: /);
+    }, 600_000);
+
     it('examples/dynoq-testing.test.mjs passes against the installed package (node --test)', () => {
       copyFileSync(join(root, 'examples', 'dynoq-testing.test.mjs'), join(app, 'dynoq-testing.test.mjs'));
       const r = sh('node', ['--test', 'dynoq-testing.test.mjs'], app, { REDIS_URL: server.url });

@@ -62,13 +62,15 @@ export function readOutcomes(files: readonly string[]): SeedOutcome[] {
 
 /**
  * `dynoq merge RESULTS… --out DIR`: combines the results of explore shards into one results file and
- * one folder of shrunk scenarios. Exit 1 when any shard found a violation, 0 when none did.
+ * one folder of shrunk scenarios. Exit 1 when any shard found a violation that fails its gate
+ * (explore --require / --known), 0 when none did; findings outside the gate are counted, not failed.
  */
 export function mergeCommand(paths: readonly string[], flags: { out: string; json?: boolean }): number {
   const files = resultFiles(paths);
   if (files.length === 0) throw new CliError(`no results files (*.jsonl) in ${paths.join(', ')}`);
   const outcomes = readOutcomes(files);
-  const findings = outcomes.filter((o) => o.failing.length > 0);
+  const findings = outcomes.filter((o) => o.gate.length > 0);
+  const reported = outcomes.filter((o) => o.failing.length > 0 && o.gate.length === 0);
   writeOutput(join(flags.out, 'explore.jsonl'), outcomes.map((o) => `${JSON.stringify(o)}\n`).join(''));
   const written: string[] = [];
   for (const o of findings) {
@@ -78,9 +80,9 @@ export function mergeCommand(paths: readonly string[], flags: { out: string; jso
     written.push(file);
   }
   const perProperty = Object.fromEntries(PROPERTY_NAMES.map((p) => [p, findings.filter((o) => o.failing.includes(p)).length]));
-  console.log(`merged ${outcomes.length} seed(s) from ${files.length} file(s): ${findings.length} with a violation`);
+  console.log(`merged ${outcomes.length} seed(s) from ${files.length} file(s): ${findings.length} failing the gate, ${reported.length} reported only (outside --require or known)`);
   for (const p of PROPERTY_NAMES) if (perProperty[p]! > 0) console.log(`  ${p}: ${perProperty[p]} seed(s)`);
   for (const f of written) console.log(`  ${f}`);
-  if (flags.json) emitJson({ files, explored: outcomes.length, found: findings.length, perProperty, scenarios: written });
+  if (flags.json) emitJson({ files, explored: outcomes.length, found: findings.length, reported: reported.length, perProperty, scenarios: written });
   return findings.length > 0 ? EXIT.violated : EXIT.ok;
 }

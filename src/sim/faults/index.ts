@@ -9,6 +9,7 @@ import { clientPause, clientPauseSchemas } from './client-pause.js';
 import { clock, clockSchemas } from './clock.js';
 import { consumerClocksFamily, consumerClocksSchemas } from './consumer-clocks.js';
 import { Exposure } from './exposure.js';
+import { FAULT_FAMILY_LIST } from './family-names.js';
 import type { Band, BandContext, DrawContext, FaultPackage, FaultWorld } from './fault-package.js';
 import { lagSpike, lagSpikeSchemas } from './lag-spike.js';
 import { nodeCrash, nodeCrashSchemas } from './node-crash.js';
@@ -47,6 +48,11 @@ export const FAULT_FAMILIES = {
   'node-stall': nodeStall,
 } as const;
 export type FaultFamily = keyof typeof FAULT_FAMILIES;
+// The CLI's list of names must be exactly the families (the compiler checks both ways).
+const _sameFamilies: readonly FaultFamily[] = FAULT_FAMILY_LIST;
+const _sameNames: readonly (typeof FAULT_FAMILY_LIST)[number][] = Object.keys(FAULT_FAMILIES) as FaultFamily[];
+void _sameFamilies;
+void _sameNames;
 export const FAULT_FAMILY_NAMES = Object.keys(FAULT_FAMILIES) as FaultFamily[];
 
 /** The family of every kind: the compiler rejects a kind that has none. */

@@ -1,11 +1,8 @@
 import * as z from 'zod';
 
-/** How a consumer takes messages: each loop is a driver in consume-loops.ts. */
-export const CONSUMER_LOOPS = ['pop-ack', 'ack-and-pop', 'ack-many-and-pop', 'consume', 'bulk-pop'] as const;
-export type ConsumerLoop = (typeof CONSUMER_LOOPS)[number];
+import { CONSUMER_LOOPS, PROFILE_NAMES, type ConsumerLoop, type ProfileName } from './names.js';
 
-export const PROFILE_NAMES = ['basic', 'delays', 'full'] as const;
-export type ProfileName = (typeof PROFILE_NAMES)[number];
+export { CONSUMER_LOOPS, PROFILE_NAMES, type ConsumerLoop, type ProfileName };
 
 const probability = z.number().min(0).max(1);
 

@@ -3,7 +3,7 @@ import { decidingOps, delays, earliestDue, latestDue, visibilityOps } from './du
 import { freeIntervals, unknownPopsReaching, type FreeInterval } from './free-intervals.js';
 import { holdsOf, type Hold } from './holds.js';
 import { judgeLate, latenessOf, waitingPops } from './late.js';
-import { groupById, mayHaveApplied, mayHaveCreated, placeOf, type MessageOps } from './message-ops.js';
+import { groupById, mayHaveApplied, mayHaveCreated, placeOf, prioritiesAt, type MessageOps } from './message-ops.js';
 import { judgePriority } from './priority-order.js';
 import { nonePerProperty, propertiesFrom, VIOLATION_KINDS, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
 
@@ -193,15 +193,15 @@ function judgeRecovery(m: MessageOps, holds: readonly Hold[], phases: RunPhases,
 
 /** The definitions about a shard as a whole (SPEC §6.5 priority order, §6.6 late), with the lateness figures. */
 function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp[], phases: RunPhases, boundMs: number, out: Judged): number[] {
-  const shards = new Map<string, { free: FreeInterval[]; deliveries: DeliverOp[]; priority: Map<string, number> }>();
+  const shards = new Map<string, { free: FreeInterval[]; deliveries: DeliverOp[] }>();
   for (const [id, m] of byId) {
     if (m.pushes.length === 0) continue;
-    const { shard, priority } = placeOf(m);
+    const { shard } = placeOf(m);
     if (shard === undefined) continue;
     let s = shards.get(shard);
-    if (!s) shards.set(shard, (s = { free: [], deliveries: [], priority: new Map() }));
-    s.priority.set(id, priority);
-    s.free.push(...freeIntervals(id, priority, m, unknownPopsReaching(pops, id, shard), phases.end));
+    if (!s) shards.set(shard, (s = { free: [], deliveries: [] }));
+    // A waiting message counts with its least urgent possible priority (prioritiesAt).
+    s.free.push(...freeIntervals(id, (t) => Math.max(...prioritiesAt(m, t)), m, unknownPopsReaching(pops, id, shard), phases.end));
     for (const d of m.deliveries) if ((d.shard ?? shard) === shard) s.deliveries.push(d);
   }
   const lateness: number[] = [];
@@ -218,7 +218,8 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
         detail: `free and due on shard ${shard} while ${f.pops} pop(s) waited past the ${boundMs} ms bound (up to ${f.beyondMs.toFixed(0)} ms beyond it)`,
       });
     }
-    const priority = judgePriority(s.deliveries, (id) => s.priority.get(id) ?? 0, s.free, boundMs);
+    // A popped message counts with its most urgent possible priority (prioritiesAt).
+    const priority = judgePriority(s.deliveries, (d) => Math.min(...prioritiesAt(byId.get(d.id)!, d.completedAt)), s.free, boundMs);
     if (priority.exercised) out.exercised.priorityOrder = true;
     for (const f of priority.findings) out.violations.push({ kind: 'priority-inversion', ...f });
     if (waiting.length > 0) lateness.push(...latenessOf(s.deliveries, s.free, waiting));

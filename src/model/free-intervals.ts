@@ -20,7 +20,7 @@ type Step = { readonly t: number; readonly run: () => void; readonly last?: bool
  * the next ok one. A message whose lease ran out is not free again until something visible (a
  * release, a push) says so: the reaper's re-queue is not in the history.
  */
-export function freeIntervals(id: string, priority: number, m: MessageOps, takenBy: readonly PopOp[], end: number): FreeInterval[] {
+export function freeIntervals(id: string, priorityAt: number | ((t: number) => number), m: MessageOps, takenBy: readonly PopOp[], end: number): FreeInterval[] {
   let queued = false;
   let uncertain = false;
   let inFlight = 0;
@@ -57,7 +57,7 @@ export function freeIntervals(id: string, priority: number, m: MessageOps, taken
   const out: FreeInterval[] = [];
   let openFrom: number | null = null;
   const close = (t: number) => {
-    if (openFrom !== null && t > openFrom) out.push({ id, priority, from: openFrom, to: t });
+    if (openFrom !== null && t > openFrom) out.push({ id, priority: typeof priorityAt === 'number' ? priorityAt : priorityAt(openFrom), from: openFrom, to: t });
     openFrom = null;
   };
   let i = 0;

@@ -75,3 +75,19 @@ export function placeOf(m: MessageOps): { readonly shard: string | undefined; re
   if (shard === undefined) shard = m.deliveries.find((d) => d.shard !== undefined)?.shard;
   return { shard, priority };
 }
+
+/**
+ * The priorities a message may have at time t (SPEC §6.5 priority inversion). A priority belongs to
+ * one life of the message, not to its id: an ensure or push after an ok ack or remove may create it
+ * again with another priority. The candidates are the priorities of the pushes and ensures that may
+ * have created it, invoked before t, whose life did not surely end before t (an ok ack or remove
+ * invoked after the push returned and returned before t). The checker takes the most urgent
+ * candidate for the message popped and the least urgent for the one left waiting, so an order the
+ * history allows never makes an inversion. Found by the brute-force oracle and a full-profile run:
+ * one priority per id blamed the first life of a message for the priority of its second.
+ */
+export function prioritiesAt(m: MessageOps, t: number): number[] {
+  const ends = [...m.acks, ...m.removes].filter((y) => y.outcome === 'ok' && y.completedAt < t);
+  const out = m.pushes.filter((p) => mayHaveCreated(p) && p.invokedAt < t && !ends.some((y) => y.invokedAt > p.completedAt)).map((p) => p.priority ?? 0);
+  return out.length > 0 ? out : [placeOf(m).priority];
+}

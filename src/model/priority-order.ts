@@ -20,12 +20,12 @@ export interface PriorityJudgement {
  * began and stayed free until a's pop returned (b's next delivery came from a later pop). `boundMs`
  * is the delivery bound: a message due a moment ago may not have reached the replica a pop reads yet.
  */
-export function judgePriority(deliveries: readonly DeliverOp[], priorityOf: (id: string) => number, free: readonly FreeInterval[], boundMs: number): PriorityJudgement {
+export function judgePriority(deliveries: readonly DeliverOp[], priorityOf: (d: DeliverOp) => number, free: readonly FreeInterval[], boundMs: number): PriorityJudgement {
   const findings: InversionFinding[] = [];
   let exercised = false;
   for (const a of deliveries) {
     if ((a.via ?? 'schedule') !== 'schedule') continue;
-    const pa = priorityOf(a.id);
+    const pa = priorityOf(a);
     let worst: FreeInterval | undefined;
     for (const b of free) {
       if (b.id === a.id || b.priority === pa) continue;

@@ -3,7 +3,7 @@ import { decidingOps, delays, earliestDue, latestDue, visibilityOps } from './du
 import { freeIntervals, unknownPopsReaching, type FreeInterval } from './free-intervals.js';
 import { holdsOf, type Hold } from './holds.js';
 import { judgeLate, latenessOf, waitingPops } from './late.js';
-import { groupById, mayHaveApplied, mayHaveCreated, placeOf, prioritiesAt, type MessageOps } from './message-ops.js';
+import { groupById, mayHaveApplied, mayHaveCreated, placeOf, prioritiesAt, shardAt, type MessageOps } from './message-ops.js';
 import { judgePriority } from './priority-order.js';
 import { nonePerProperty, propertiesFrom, VIOLATION_KINDS, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
 
@@ -177,7 +177,14 @@ function judgeRecovery(m: MessageOps, holds: readonly Hold[], phases: RunPhases,
   holds.forEach((h, i) => {
     if (h.ack && mayHaveApplied(h.ack)) return;
     const released = h.release && mayHaveApplied(h.release) ? h.release.completedAt : null;
-    const deadline = Math.max(released ?? h.leaseEnd, phases.livenessStart) + allowance;
+    let deadline = Math.max(released ?? h.leaseEnd, phases.livenessStart) + allowance;
+    // A reschedule that may have applied after the delivery (the reaper re-queued the message, then
+    // its holder rescheduled it) makes it due later: not owed before that due time (SPEC §6.5 due
+    // time; never blame an order the history allows). Counterexample: full-profile run seed
+    // full-998036 (31 messages), m17's ok reschedule to +718 ms after its lease ran out.
+    for (const r of m.reschedules) {
+      if (mayHaveApplied(r) && r.invokedAt > h.d.completedAt && r.invokedAt <= deadline) deadline = Math.max(deadline, latestDue(r) + allowance);
+    }
     if (deadline > phases.end) return;
     exercised.unackRecovery = true;
     // Processed (or removed) since the push this delivery came from, by the deadline: nothing owed.
@@ -194,15 +201,29 @@ function judgeRecovery(m: MessageOps, holds: readonly Hold[], phases: RunPhases,
 /** The definitions about a shard as a whole (SPEC §6.5 priority order, §6.6 late), with the lateness figures. */
 function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp[], phases: RunPhases, boundMs: number, out: Judged): number[] {
   const shards = new Map<string, { free: FreeInterval[]; deliveries: DeliverOp[] }>();
+  const shardOf = (name: string) => {
+    let s = shards.get(name);
+    if (!s) shards.set(name, (s = { free: [], deliveries: [] }));
+    return s;
+  };
   for (const [id, m] of byId) {
     if (m.pushes.length === 0) continue;
+    // A shard belongs to one life of the message (shardAt): a free stretch counts on the shard of its
+    // life, and only where every life it may be in agrees on it. Counterexample that needed it: a
+    // full-profile run where an ensure re-created e0 on shard a after its first life on shard b, and
+    // the first life's wait was charged to a pop of shard a.
+    const everyShard = new Set(m.pushes.filter(mayHaveCreated).map((p) => p.shard));
     const { shard } = placeOf(m);
-    if (shard === undefined) continue;
-    let s = shards.get(shard);
-    if (!s) shards.set(shard, (s = { free: [], deliveries: [] }));
+    const reaching = unknownPopsReaching(pops, id, everyShard.size > 1 ? undefined : shard);
     // A waiting message counts with its least urgent possible priority (prioritiesAt).
-    s.free.push(...freeIntervals(id, (t) => Math.max(...prioritiesAt(m, t)), m, unknownPopsReaching(pops, id, shard), phases.end));
-    for (const d of m.deliveries) if ((d.shard ?? shard) === shard) s.deliveries.push(d);
+    for (const iv of freeIntervals(id, (t) => Math.max(...prioritiesAt(m, t)), m, reaching, phases.end)) {
+      const at = shardAt(m, iv.from);
+      if (at !== undefined) shardOf(at).free.push(iv);
+    }
+    for (const d of m.deliveries) {
+      const at = d.shard ?? shardAt(m, d.completedAt);
+      if (at !== undefined) shardOf(at).deliveries.push(d);
+    }
   }
   const lateness: number[] = [];
   for (const [shard, s] of shards) {

@@ -87,7 +87,24 @@ export function placeOf(m: MessageOps): { readonly shard: string | undefined; re
  * one priority per id blamed the first life of a message for the priority of its second.
  */
 export function prioritiesAt(m: MessageOps, t: number): number[] {
-  const ends = [...m.acks, ...m.removes].filter((y) => y.outcome === 'ok' && y.completedAt < t);
-  const out = m.pushes.filter((p) => mayHaveCreated(p) && p.invokedAt < t && !ends.some((y) => y.invokedAt > p.completedAt)).map((p) => p.priority ?? 0);
+  const out = livesAt(m, t).map((p) => p.priority ?? 0);
   return out.length > 0 ? out : [placeOf(m).priority];
+}
+
+/** The pushes and ensures whose life of the message may be the current one at time t (see prioritiesAt). */
+export function livesAt(m: MessageOps, t: number): (PushOp | EnsureOp)[] {
+  const ends = [...m.acks, ...m.removes].filter((y) => y.outcome === 'ok' && y.completedAt < t);
+  return m.pushes.filter((p) => mayHaveCreated(p) && p.invokedAt < t && !ends.some((y) => y.invokedAt > p.completedAt));
+}
+
+/**
+ * The shard of the message at time t, when every life it may be in names the same one (a shard, like
+ * a priority, belongs to one life: an ensure may create it again on another shard); undefined when
+ * they disagree, or else the shard placeOf finds.
+ */
+export function shardAt(m: MessageOps, t: number): string | undefined {
+  const shards = new Set(livesAt(m, t).map((p) => p.shard));
+  if (shards.size === 0) return placeOf(m).shard;
+  if (shards.size > 1) return undefined;
+  return [...shards][0] ?? placeOf(m).shard;
 }

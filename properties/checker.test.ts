@@ -1,15 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkHistory } from '../src/model/checker.js';
-import type { HistoryOp, Outcome } from '../src/model/history.js';
+import type { CheckerSettings, DeliveryVia, HistoryOp, Outcome } from '../src/model/history.js';
 import { formatHistoryFile, HistoryFileError, parseHistoryFile } from '../src/model/history-file.js';
 import { FAILURE_KINDS, kindsBreaking, PROPERTY_NAMES, VIOLATION_KIND_NAMES, zeroPerKind, type ViolationKind } from '../src/model/properties.js';
 
 const SCALE = Number(process.env.DYNOQ_PROPERTY_SCALE ?? 1);
 const phases = { livenessStart: 1_000, end: 10_000 };
 const settings = { reaperIntervalMs: 100, recoveryBoundMs: 400 };
-const check = (h: HistoryOp[], p = phases) => checkHistory(h, p, settings);
-const kinds = (h: HistoryOp[]) => check(h).counts;
+/** The same with a delivery bound B = 50 ms: priority order and late are judged (SPEC §6.6). */
+const B = 50;
+const bounded = { ...settings, deliveryBoundMs: B };
+const check = (h: HistoryOp[], p = phases, s: CheckerSettings = settings) => checkHistory(h, p, s);
+const kinds = (h: HistoryOp[], s: CheckerSettings = settings) => check(h, phases, s).counts;
 
 const op = (type: 'ack' | 'remove', id: string, t: number, process: string, outcome: Outcome, invokedAt = t): HistoryOp => ({ type, id, invokedAt, completedAt: t, process, outcome });
 const push = (id: string, t: number, delayMs = 0, outcome: Outcome = 'ok', invokedAt = t): HistoryOp => ({ type: 'push', invokedAt, completedAt: t, process: 'p', id, delayMs, outcome });
@@ -18,17 +21,29 @@ const ack = (id: string, t: number, process: string, outcome: Outcome = 'ok', in
 const remove = (id: string, t: number, outcome: Outcome = 'ok') => op('remove', id, t, 'p', outcome);
 const extend = (id: string, t: number, process: string, until: number, outcome: Outcome = 'ok'): HistoryOp => ({ type: 'extend', invokedAt: t, completedAt: t, process, id, outcome, leaseUntil: until });
 
+/** A push with a priority on a shard (SPEC §6.5: a push records both). */
+const pushTo = (id: string, t: number, shard: string, priority: number, delayMs = 0, outcome: Outcome = 'ok', invokedAt = t): HistoryOp => ({ type: 'push', invokedAt, completedAt: t, process: 'p', id, delayMs, priority, shard, outcome });
+const ensure = (id: string, t: number, created: boolean | undefined, delayMs = 0, outcome: Outcome = 'ok', extra: { shard?: string; priority?: number } = {}): HistoryOp => ({ type: 'ensure', invokedAt: t, completedAt: t, process: 'op', id, delayMs, outcome, ...(created === undefined ? {} : { created }), ...extra });
+const reschedule = (id: string, t: number, delayMs: number, outcome: Outcome = 'ok', invokedAt = t, process = 'op'): HistoryOp => ({ type: 'reschedule', invokedAt, completedAt: t, process, id, delayMs, outcome });
+const release = (id: string, t: number, process: string, outcome: Outcome = 'ok', invokedAt = t): HistoryOp => ({ type: 'release', invokedAt, completedAt: t, process, id, outcome });
+/** A delivery with how it was popped and from which shard. */
+const deliverVia = (id: string, t: number, process: string, via: DeliveryVia, shard?: string, invokedAt = t, lease = 500): HistoryOp => ({ type: 'deliver', invokedAt, completedAt: t, process, id, outcome: 'ok', leaseUntil: invokedAt + lease, via, ...(shard === undefined ? {} : { shard }) });
+/** One pop call by the schedule on a shard (its messages are deliver operations of their own). */
+const pop = (process: string, shard: string, invokedAt: number, completedAt: number, delivered: number, outcome: Outcome = 'ok'): HistoryOp => ({ type: 'pop', process, via: 'schedule', shard, invokedAt, completedAt, outcome, delivered });
+
 /** Exactly these finding counts, every other kind zero. */
-const exactly = (h: HistoryOp[], expected: Partial<Record<ViolationKind, number>> = {}) => expect(kinds(h)).toEqual({ ...zeroPerKind(), ...expected });
+const exactly = (h: HistoryOp[], expected: Partial<Record<ViolationKind, number>> = {}, s: CheckerSettings = settings) => expect(kinds(h, s)).toEqual({ ...zeroPerKind(), ...expected });
 
 describe('the table of properties and kinds', () => {
   it('every property is broken by at least one kind, every failure kind breaks exactly one property', () => {
     for (const p of PROPERTY_NAMES) expect(kindsBreaking(p).length, p).toBeGreaterThan(0);
     expect(FAILURE_KINDS).toEqual(VIOLATION_KIND_NAMES.filter((k) => k !== 'duplicate'));
-    expect(PROPERTY_NAMES).toEqual(['atLeastOnce', 'unackRecovery', 'noDoublePop', 'acksAreFinal', 'onTime', 'noPhantoms']);
+    expect(PROPERTY_NAMES).toEqual(['atLeastOnce', 'unackRecovery', 'noDoublePop', 'acksAreFinal', 'onTime', 'noPhantoms', 'priorityOrder', 'deliveredPromptly']);
+    expect(kindsBreaking('priorityOrder')).toEqual(['priority-inversion']);
+    expect(kindsBreaking('deliveredPromptly')).toEqual(['late']);
   });
   it('each property is false exactly when one of its kinds was found', () => {
-    const cases: [HistoryOp[], string[]][] = [
+    const cases: [HistoryOp[], string[], CheckerSettings?][] = [
       [[push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1')], []],
       [[push('m', 0)], ['atLeastOnce']],
       [[push('m', 0), deliver('m', 10, 'c1'), deliver('m', 20, 'c2'), ack('m', 30, 'c2')], ['noDoublePop']],
@@ -36,9 +51,11 @@ describe('the table of properties and kinds', () => {
       [[push('m', 0, 100), deliver('m', 50, 'c1'), ack('m', 60, 'c1')], ['onTime']],
       [[deliver('ghost', 10, 'c1')], ['noPhantoms']],
       [[push('s', 0), deliver('s', 2_000, 'c1'), deliver('s', 3_500, 'c2'), ack('s', 3_600, 'c2')], ['unackRecovery']],
+      [[pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), deliverVia('b', 200, 'c1', 'schedule', 's', 190), ack('b', 210, 'c1')], ['priorityOrder'], bounded],
+      [[pushTo('m', 0, 's', 0), pop('c1', 's', 100, 300, 0), deliverVia('m', 400, 'c1', 'schedule', 's', 390), ack('m', 410, 'c1')], ['deliveredPromptly'], bounded],
     ];
-    for (const [h, broken] of cases) {
-      const props = check(h).properties;
+    for (const [h, broken, s] of cases) {
+      const props = check(h, phases, s).properties;
       expect(PROPERTY_NAMES.filter((p) => !props[p]), JSON.stringify(h)).toEqual(broken);
     }
   });
@@ -251,7 +268,7 @@ describe('history files (dynoq judge)', () => {
     };
     expect(bad('{"type":"push"')).toBe('h.jsonl:1: not JSON');
     expect(bad('{"type":"ack","process":"c","id":"m","invokedAt":1,"completedAt":2,"outcome":"maybe"}')).toMatch(/^h\.jsonl:1: outcome: /);
-    expect(bad('\n{"type":"pop","process":"c","id":"m","invokedAt":1,"completedAt":2,"outcome":"ok"}')).toMatch(/^h\.jsonl:2: type: /);
+    expect(bad('\n{"type":"peek","process":"c","id":"m","invokedAt":1,"completedAt":2,"outcome":"ok"}')).toMatch(/^h\.jsonl:2: type: /);
     expect(bad('{"type":"ack","process":"c","id":"m","invokedAt":5,"completedAt":2,"outcome":"ok"}')).toBe('h.jsonl:1: completedAt 2 is before invokedAt 5');
     expect(bad('')).toBe('h.jsonl: no operations');
     expect(bad('{"type":"deliver","process":"c","id":"m","invokedAt":1,"completedAt":2,"outcome":"unknown","leaseUntil":9}')).toMatch(/outcome/);

@@ -167,6 +167,250 @@ describe('history checker: SPEC §6.2, definition by definition', () => {
   });
 });
 
+describe('history checker: SPEC §6.5 (the whole API), definition by definition', () => {
+  it('early is judged against the latest reschedule: an ok one overtakes earlier pushes', () => {
+    // push due at once, then an ok reschedule to +500 (due 600) that returned before the pop began
+    exactly([push('m', 0), reschedule('m', 101, 500, 'ok', 100), deliver('m', 210, 'c1', 500, 200), ack('m', 220, 'c1')], { early: 1 });
+    exactly([push('m', 0), reschedule('m', 101, 500, 'ok', 100), deliver('m', 610, 'c1', 500, 600), ack('m', 620, 'c1')]);
+    // a failed reschedule changes nothing
+    exactly([push('m', 0), reschedule('m', 101, 500, 'fail', 100), deliver('m', 210, 'c1', 500, 200), ack('m', 220, 'c1')]);
+  });
+
+  it('an unknown reschedule only offers an earlier due time; a concurrent one may not have applied yet', () => {
+    // unknown, earlier: the message may be due at 100 instead of 1000
+    exactly([push('m', 0, 1_000), reschedule('m', 100, 0, 'unknown'), deliver('m', 200, 'c1'), ack('m', 210, 'c1')]);
+    // unknown, later: the push's due time (0) still explains the delivery
+    exactly([push('m', 0), reschedule('m', 100, 1_000, 'unknown'), deliver('m', 300, 'c1'), ack('m', 310, 'c1')]);
+    // ok but still in flight when the pop began: it may not have applied
+    exactly([push('m', 0), reschedule('m', 400, 1_000, 'ok', 100), deliver('m', 300, 'c1', 500, 200), ack('m', 310, 'c1')]);
+    // an ok reschedule invoked after the pop returned does not decide it
+    exactly([push('m', 0), deliver('m', 300, 'c1', 500, 200), reschedule('m', 400, 1_000, 'ok', 350), ack('m', 410, 'c1')]);
+  });
+
+  it('a release makes the message visible at its invocation; it ends the hold like an ack', () => {
+    // ok release by the holder at [100, 120]; c2 gets it at 110: the release may have applied at 100
+    exactly([push('m', 0), deliver('m', 10, 'c1'), release('m', 120, 'c1', 'ok', 100), deliver('m', 110, 'c2', 500, 105), ack('m', 130, 'c2')], { duplicate: 1 });
+    // a failed release had no effect until it returned: c2 at 110 is a double pop; after 120 it is not
+    exactly([push('m', 0), deliver('m', 10, 'c1'), release('m', 120, 'c1', 'fail', 100), deliver('m', 110, 'c2', 500, 105), ack('m', 130, 'c2')], { 'double-pop': 1, duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 10, 'c1'), release('m', 120, 'c1', 'fail', 100), deliver('m', 130, 'c2'), ack('m', 140, 'c2')], { duplicate: 1 });
+    // a release by someone else is not the holder's: c1 still holds
+    exactly([push('m', 0), deliver('m', 10, 'c1'), release('m', 100, 'c9'), deliver('m', 110, 'c2'), ack('m', 130, 'c2')], { 'double-pop': 1, duplicate: 1 });
+    // a release makes a delayed message due now: the holder's release at 200 of a message due at 5000
+    exactly([push('m', 0, 0), reschedule('m', 1, 5_000, 'unknown'), deliver('m', 10, 'c1'), release('m', 200, 'c1'), deliver('m', 300, 'c2'), ack('m', 310, 'c2')], { duplicate: 1 });
+  });
+
+  it('a released message not re-delivered within the recovery bound is a slow recovery', () => {
+    // released at 2100 (after liveness began): re-delivery owed by 2100 + 100 + 400 = 2600
+    exactly([push('m', 0), deliver('m', 2_000, 'c1'), release('m', 2_100, 'c1'), deliver('m', 2_600, 'c2'), ack('m', 2_610, 'c2')], { duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 2_000, 'c1'), release('m', 2_100, 'c1'), deliver('m', 2_601, 'c2'), ack('m', 2_610, 'c2')], { 'slow-recovery': 1, duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 2_000, 'c1'), release('m', 2_100, 'c1')], { 'slow-recovery': 1, 'lost-after-delivery': 1 });
+    // an unknown release may not have applied: the lease still bounds it (ends 2500, owed by 3000)
+    exactly([push('m', 0), deliver('m', 2_000, 'c1'), release('m', 2_100, 'c1', 'unknown'), deliver('m', 2_900, 'c2'), ack('m', 2_910, 'c2')], { duplicate: 1 });
+    // a removed message is owed nothing
+    exactly([push('m', 0), deliver('m', 2_000, 'c1'), release('m', 2_100, 'c1'), remove('m', 2_200)]);
+    // an ok reschedule after the lease ran out moves what is owed to its due time (+ allowance)
+    exactly([push('m', 0), deliver('m', 2_000, 'c1'), reschedule('m', 2_600, 1_000), deliver('m', 4_000, 'c2'), ack('m', 4_010, 'c2')], { duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 2_000, 'c1'), reschedule('m', 2_600, 1_000), deliver('m', 4_200, 'c2'), ack('m', 4_210, 'c2')], { 'slow-recovery': 1, duplicate: 1 });
+  });
+
+  it('deliveries by id or by predicate are never early', () => {
+    exactly([push('m', 0, 1_000), deliverVia('m', 50, 'c1', 'id'), ack('m', 60, 'c1')]);
+    exactly([push('m', 0, 1_000), deliverVia('m', 50, 'c1', 'predicate'), ack('m', 60, 'c1')]);
+    exactly([push('m', 0, 1_000), deliverVia('m', 50, 'c1', 'schedule'), ack('m', 60, 'c1')], { early: 1 });
+  });
+
+  it('removes are final: delivered after an ok remove, with no push or ensure in between, is a resurrection', () => {
+    exactly([push('m', 0), remove('m', 50), deliver('m', 100, 'c1'), ack('m', 110, 'c1')], { resurrection: 1 });
+    exactly([push('m', 0), remove('m', 50, 'unknown'), deliver('m', 100, 'c1'), ack('m', 110, 'c1')]);
+    exactly([push('m', 0), remove('m', 50, 'fail'), deliver('m', 100, 'c1'), ack('m', 110, 'c1')]);
+    exactly([push('m', 0), remove('m', 50), ensure('m', 60, true), deliver('m', 100, 'c1'), ack('m', 110, 'c1')]);
+    // a pop invoked before the remove returned is not one
+    exactly([push('m', 0), remove('m', 50, 'ok', ), deliver('m', 60, 'c1', 500, 40), ack('m', 70, 'c1')]);
+  });
+
+  it('ensure: one that returned ok without creating has no effect; an unknown one may have created', () => {
+    exactly([push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1'), ensure('m', 30, false), deliver('m', 800, 'c2'), ack('m', 810, 'c2')], { resurrection: 1, duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1'), ensure('m', 30, true), deliver('m', 800, 'c2'), ack('m', 810, 'c2')], { duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1'), ensure('m', 30, undefined, 0, 'unknown'), deliver('m', 800, 'c2'), ack('m', 810, 'c2')], { duplicate: 1 });
+    // an ensure that created owes processing; one that did not owes nothing (and sets no due time)
+    exactly([ensure('m', 0, true)], { 'lost-never-delivered': 1 });
+    exactly([ensure('m', 0, false)]);
+    exactly([push('m', 0), ensure('m', 5, false, 1_000), deliver('m', 50, 'c1'), ack('m', 60, 'c1')]);
+    expect(check([ensure('m', 0, false), ensure('n', 0, true)]).pushed).toBe(1);
+  });
+});
+
+describe('history checker: priority order (SPEC §6.5), judged only with a delivery bound', () => {
+  // b (priority 0) and a (priority 5) on shard s, both due at once.
+  const both = [pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5)];
+  const later = (t: number) => [deliverVia('b', t + 10, 'c1', 'schedule', 's', t), ack('b', t + 20, 'c1')];
+
+  it('a less urgent message popped while a more urgent one was free and due for longer than B is an inversion', () => {
+    exactly([...both, deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ...later(200)], { 'priority-inversion': 1 }, bounded);
+    // without a bound it is not judged
+    exactly([...both, deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ...later(200)], {}, settings);
+    // b free and due for only B before a's pop (0 → 50): not one; for B + 1: one
+    exactly([...both, deliverVia('a', 60, 'c1', 'schedule', 's', 50), ack('a', 70, 'c1'), ...later(200)], {}, bounded);
+    exactly([...both, deliverVia('a', 61, 'c1', 'schedule', 's', 51), ack('a', 70, 'c1'), ...later(200)], { 'priority-inversion': 1 }, bounded);
+  });
+
+  it('b must stay free until a\'s pop returned: taken by a pop that began first, it was not waiting', () => {
+    // b's delivery from a pop invoked before a's pop returned (the same pop, or a concurrent one)
+    exactly([...both, deliverVia('b', 110, 'c2', 'schedule', 's', 100), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ack('b', 120, 'c2')], {}, bounded);
+    exactly([...both, deliverVia('b', 130, 'c2', 'schedule', 's', 105), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ack('b', 140, 'c2')], {}, bounded);
+  });
+
+  it('only what is surely free counts: held, unknown, in-flight, other shards, equal priorities, by id', () => {
+    const aPop = [deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1')];
+    // b held by c2 until 600
+    exactly([...both, deliverVia('b', 5, 'c2', 'schedule', 's', 1), ...aPop, ack('b', 600, 'c2')], {}, bounded);
+    // b's push unknown: it may not exist
+    exactly([pushTo('b', 0, 's', 0, 0, 'unknown'), pushTo('a', 0, 's', 5), ...aPop], {}, bounded);
+    // b's push still in flight when a was popped
+    exactly([pushTo('b', 200, 's', 0, 0, 'ok', 0), pushTo('a', 0, 's', 5), ...aPop, ...later(300)], {}, bounded);
+    // b not yet due (delay 500)
+    exactly([pushTo('b', 0, 's', 0, 500), pushTo('a', 0, 's', 5), ...aPop, ...later(600)], {}, bounded);
+    // b on another shard
+    exactly([pushTo('b', 0, 't', 0), pushTo('a', 0, 's', 5), ...aPop, deliverVia('b', 210, 'c1', 'schedule', 't', 200), ack('b', 220, 'c1')], {}, bounded);
+    // equal priorities: push order is not judged
+    exactly([pushTo('b', 0, 's', 5), pushTo('a', 0, 's', 5), ...aPop, ...later(200)], {}, bounded);
+    // a popped by id: a consumer asked for it
+    exactly([...both, deliverVia('a', 110, 'c1', 'id', 's', 100), ack('a', 120, 'c1'), ...later(200)], {}, bounded);
+    // an ok reschedule of b in flight when a was popped
+    exactly([...both, reschedule('b', 150, 0, 'ok', 90), ...aPop, ...later(200)], {}, bounded);
+  });
+
+  it('a priority belongs to one life of a message: a later ensure with another priority changes nothing before it', () => {
+    // b: priority 4; a: pushed at priority 0, popped before b could be, acked, then ensured again at 9
+    const h = [pushTo('b', 0, 's', 4), pushTo('a', 0, 's', 0), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ...later(200), ensure('a', 300, true, 0, 'ok', { shard: 's', priority: 9 }), deliverVia('a', 410, 'c1', 'schedule', 's', 400), ack('a', 420, 'c1')];
+    exactly(h, { duplicate: 1 }, bounded);
+    // and its shard too: waiting on shard t in its first life is not a wait on shard s
+    const moved = [pushTo('b', 0, 't', 0), pushTo('a', 0, 's', 5), deliverVia('b', 160, 'c2', 'schedule', 't', 150), ack('b', 170, 'c2'), ensure('b', 300, true, 0, 'ok', { shard: 's', priority: 0 }), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), deliverVia('b', 410, 'c1', 'schedule', 's', 400), ack('b', 420, 'c1')];
+    exactly(moved, { duplicate: 1 }, bounded);
+  });
+});
+
+describe('history checker: late (SPEC §6.6)', () => {
+  const m = pushTo('m', 0, 's', 0);
+  const taken = (t: number) => [deliverVia('m', t + 2, 'c1', 'schedule', 's', t), pop('c1', 's', t, t + 2, 1), ack('m', t + 10, 'c1')];
+
+  it('a pop of shard s waiting longer than B while a message of s was free and due, and returning without it, is late', () => {
+    exactly([m, pop('c1', 's', 100, 300, 0), ...taken(400)], { late: 1 }, bounded);
+    // waiting exactly B: not late
+    exactly([m, pop('c1', 's', 100, 150, 0), ...taken(400)], {}, bounded);
+    // not judged without a bound
+    exactly([m, pop('c1', 's', 100, 300, 0), ...taken(400)], {}, settings);
+    // a pop on another shard, or a pop by id, is not waiting for m
+    exactly([m, pop('c1', 't', 100, 300, 0), ...taken(400)], {}, bounded);
+    exactly([m, { ...pop('c1', 's', 100, 300, 0), via: 'id', id: 'x' } as HistoryOp, ...taken(400)], {}, bounded);
+  });
+
+  it('an unknown pop may have taken messages of its shard: they are not free while it ran', () => {
+    exactly([m, pop('c9', 's', 90, 310, 0, 'unknown'), pop('c1', 's', 100, 300, 0), ...taken(400)], {}, bounded);
+    // an unknown pop of another shard takes nothing of s
+    exactly([m, pop('c9', 't', 90, 310, 0, 'unknown'), pop('c1', 's', 100, 300, 0), ...taken(400)], { late: 1 }, bounded);
+  });
+
+  it('free and due needs its due time passed, no hold, no ack or remove, nothing in flight', () => {
+    // due at 500: a pop waiting 100–300 is not late
+    exactly([pushTo('m', 0, 's', 0, 500), pop('c1', 's', 100, 300, 0), ...taken(600)], {}, bounded);
+    // due at 200: it waited 100 ms of it
+    exactly([pushTo('m', 0, 's', 0, 200), pop('c1', 's', 100, 300, 0), ...taken(600)], { late: 1 }, bounded);
+    // held by c2 (lease until 1001) over the wait
+    exactly([m, deliverVia('m', 2, 'c2', 'schedule', 's', 1), pop('c1', 's', 100, 300, 0), ack('m', 400, 'c2')], {}, bounded);
+    // an unknown remove at 50: it may be gone
+    exactly([m, remove('m', 50, 'unknown'), pop('c1', 's', 100, 300, 0)], {}, bounded);
+    // a reschedule in flight over the wait
+    exactly([m, reschedule('m', 320, 0, 'ok', 80), pop('c1', 's', 100, 300, 0), ...taken(400)], {}, bounded);
+    // an unknown push: it may not exist
+    exactly([pushTo('m', 0, 's', 0, 0, 'unknown'), pop('c1', 's', 100, 300, 0)], {}, bounded);
+  });
+
+  it('a message not yet due by the end of the run is not lost', () => {
+    exactly([pushTo('m', 0, 's', 0, 20_000)], {}, bounded);
+    exactly([push('m', 0, 20_000)]);
+    // an ok reschedule beyond the end too
+    exactly([push('m', 0), reschedule('m', 100, 20_000)]);
+    // but due before the end (and the bound) it is owed
+    exactly([pushTo('m', 0, 's', 0, 9_000)], { 'lost-never-delivered': 1 }, bounded);
+  });
+
+  it('lateness figures: delivery minus the later of free-and-due and a waiting pop\'s start', () => {
+    const r = check([m, pop('c1', 's', 100, 300, 0), ...taken(400)], phases, bounded);
+    expect(r.lateness.count).toBe(1);
+    expect(r.lateness.max).toBe(302);
+    expect(check([m, ...taken(0)], phases, bounded).lateness).toMatchObject({ count: 1, max: 0 });
+  });
+});
+
+describe('exposure: which properties a history could have broken (SPEC §6.5)', () => {
+  const exercised = (h: HistoryOp[], s: CheckerSettings = bounded) => {
+    const r = check(h, phases, s);
+    return PROPERTY_NAMES.filter((p) => r.exercised[p]);
+  };
+
+  it('a plain push, delivery and ack exercises at-least-once and no phantoms only', () => {
+    expect(exercised([push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1')])).toEqual(['atLeastOnce', 'noPhantoms']);
+    expect(exercised([push('m', 0, 0, 'fail')])).toEqual([]);
+  });
+
+  it('each property has a history that exercises it without breaking it', () => {
+    // un-ack recovery and no double pop: a lease ran out, re-delivered in time
+    expect(exercised([push('m', 0), deliver('m', 2_000, 'c1'), deliver('m', 2_900, 'c2'), ack('m', 2_910, 'c2')])).toEqual(expect.arrayContaining(['unackRecovery', 'noDoublePop']));
+    // acks are final: removed
+    expect(exercised([push('m', 0), remove('m', 50)])).toContain('acksAreFinal');
+    // on time: a delayed message delivered by the schedule, not by id
+    expect(exercised([push('m', 0, 100), deliver('m', 110, 'c1'), ack('m', 120, 'c1')])).toContain('onTime');
+    expect(exercised([push('m', 0, 100), deliverVia('m', 110, 'c1', 'id'), ack('m', 120, 'c1')])).not.toContain('onTime');
+    expect(exercised([push('m', 0), reschedule('m', 10, 100), deliver('m', 200, 'c1'), ack('m', 210, 'c1')])).toContain('onTime');
+    // priority order: two priorities free and due together, the urgent one taken first
+    const urgentFirst = [pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5), deliverVia('b', 110, 'c1', 'schedule', 's', 100), ack('b', 120, 'c1'), deliverVia('a', 210, 'c1', 'schedule', 's', 200), ack('a', 220, 'c1')];
+    expect(exercised(urgentFirst)).toContain('priorityOrder');
+    expect(check(urgentFirst, phases, bounded).properties.priorityOrder).toBe(true);
+    expect(exercised([pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5), deliverVia('a', 110, 'c1', 'schedule', 's', 100), deliverVia('b', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ack('b', 120, 'c1')])).toEqual(['atLeastOnce', 'noPhantoms']);
+    // delivered promptly: a pop waiting while a message was free and due (within B)
+    expect(exercised([pushTo('m', 0, 's', 0), pop('c1', 's', 100, 130, 0), deliverVia('m', 202, 'c1', 'schedule', 's', 200), ack('m', 210, 'c1')])).toContain('deliveredPromptly');
+    expect(exercised([pushTo('m', 0, 's', 0), deliverVia('m', 202, 'c1', 'schedule', 's', 200), ack('m', 210, 'c1')])).not.toContain('deliveredPromptly');
+  });
+
+  it('priority order is exercised when a pop took a message while another priority was free and due', () => {
+    // a (5) taken while b (0) waited past B, and later b taken while nothing else waited: exercised once, broken
+    const h = [pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), deliverVia('b', 210, 'c1', 'schedule', 's', 200), ack('b', 220, 'c1')];
+    expect(exercised(h)).toContain('priorityOrder');
+    // b (0) taken while a less urgent a (5) waited: exercised, held
+    const fine = [pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5), deliverVia('b', 110, 'c1', 'schedule', 's', 100), ack('b', 120, 'c1'), deliverVia('a', 210, 'c1', 'schedule', 's', 200), ack('a', 220, 'c1')];
+    expect(check(fine, phases, bounded).properties.priorityOrder).toBe(true);
+    // each taken before the other had waited B: never two priorities free and due together for long
+    expect(exercised([pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5), deliverVia('b', 25, 'c2', 'schedule', 's', 20), ack('b', 28, 'c2'), deliverVia('a', 35, 'c1', 'schedule', 's', 30), ack('a', 40, 'c1')])).not.toContain('priorityOrder');
+    // without a bound neither shard property is exercised
+    expect(exercised(h, settings)).not.toContain('priorityOrder');
+  });
+
+  it('violated implies exercised, for every property', () => {
+    const broken: [HistoryOp[], CheckerSettings][] = [
+      [[push('m', 0)], settings],
+      [[push('s', 0), deliver('s', 2_000, 'c1'), deliver('s', 3_500, 'c2'), ack('s', 3_600, 'c2')], settings],
+      [[push('m', 0), deliver('m', 10, 'c1'), deliver('m', 20, 'c2'), ack('m', 30, 'c2')], settings],
+      [[push('m', 0), remove('m', 50), deliver('m', 100, 'c1'), ack('m', 110, 'c1')], settings],
+      [[push('m', 0, 100), deliver('m', 50, 'c1'), ack('m', 60, 'c1')], settings],
+      [[deliver('ghost', 10, 'c1')], settings],
+      [[pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), deliverVia('b', 210, 'c1', 'schedule', 's', 200), ack('b', 220, 'c1')], bounded],
+      [[pushTo('m', 0, 's', 0), pop('c1', 's', 100, 300, 0), deliverVia('m', 402, 'c1', 'schedule', 's', 400), ack('m', 410, 'c1')], bounded],
+    ];
+    const seen = new Set<string>();
+    for (const [h, s] of broken) {
+      const r = check(h, phases, s);
+      for (const p of PROPERTY_NAMES) {
+        if (!r.properties[p]) {
+          seen.add(p);
+          expect(r.exercised[p], `${p}: ${JSON.stringify(h)}`).toBe(true);
+        }
+      }
+    }
+    expect([...seen].sort()).toEqual([...PROPERTY_NAMES].sort());
+  });
+});
+
 /**
  * SPEC §6.2 read literally, pair by pair: slow but obviously right. Histories from the generator
  * below have one push per id and one delivery per process, so "the holder's ack" is unambiguous.

@@ -182,7 +182,11 @@ function judgeRecovery(m: MessageOps, holds: readonly Hold[], phases: RunPhases,
   holds.forEach((h, i) => {
     if (h.ack && mayHaveApplied(h.ack)) return;
     const released = h.release && mayHaveApplied(h.release) ? h.release.completedAt : null;
-    let deadline = Math.max(released ?? h.leaseEnd, phases.livenessStart) + allowance;
+    // An unknown release may not have applied: the lease still runs, so the later of the two bounds
+    // what is owed (never blame an unknown). Found by a unit test: release unknown at 2100, lease to
+    // 2500, re-delivered at 2900 was a slow recovery.
+    const holdEnd = h.release?.outcome === 'unknown' ? Math.max(h.release.completedAt, h.leaseEnd) : (released ?? h.leaseEnd);
+    let deadline = Math.max(holdEnd, phases.livenessStart) + allowance;
     // A reschedule that may have applied after the delivery (the reaper re-queued the message, then
     // its holder rescheduled it) makes it due later: not owed before that due time (SPEC §6.5 due
     // time; never blame an order the history allows). Counterexample: full-profile run seed

@@ -486,6 +486,207 @@ describe('history checker agrees with a brute-force reading of the definitions',
   });
 });
 
+type Op = HistoryOp;
+type Vis = Extract<Op, { type: 'push' | 'ensure' | 'reschedule' | 'release' }>;
+type Del = Extract<Op, { type: 'deliver' }>;
+
+/**
+ * SPEC §6.5 and §6.6 read literally, written from the text and not from the checker: every
+ * definition is a direct quantifier over operations, and "free and due" is decided point by point
+ * on a 1 ms grid (all generated times are integers; a point t + 0.5 stands for the open interval
+ * (t, t + 1)), so no interval bookkeeping is shared with the checker. Histories from the generator
+ * below have one delivery per process per message, so "the holder's ack / release" is unambiguous,
+ * and each message keeps one shard and one priority. Readings chosen where the text leaves a choice
+ * (each the one that never blames an unknown):
+ * - "free and due" needs an ok operation to have made the message visible, nothing visible in flight
+ *   (any outcome: a failed call may still be running when the pop reads), no taker since (a delivery
+ *   from its pop's invocation, an unknown pop that could reach it, an ack or remove that may have
+ *   applied), no unknown visibility operation since, and the last one's latest due time passed.
+ * - A delivery that no operation invoked before its pop returned could explain is judged against the
+ *   later ones: before each of their due times, it is early.
+ */
+function bruteForceWholeApi(history: Op[], p: { livenessStart: number; end: number }, s: Required<CheckerSettings>): Record<ViolationKind, number> {
+  const out = zeroPerKind();
+  const B = s.deliveryBoundMs;
+  const allowance = s.reaperIntervalMs + s.recoveryBoundMs + B;
+  const applied = (o: Op) => o.outcome !== 'fail';
+  const creates = (o: Op) => (o.type === 'push' || o.type === 'ensure') && applied(o) && !(o.type === 'ensure' && o.outcome === 'ok' && o.created === false);
+  const isVis = (o: Op): o is Vis => o.type === 'push' || o.type === 'ensure' || o.type === 'reschedule' || o.type === 'release';
+  const mayMakeVisible = (o: Op): o is Vis => isVis(o) && (o.type === 'reschedule' || o.type === 'release' ? applied(o) : creates(o));
+  const firstDue = (v: Vis) => (v.type === 'release' ? v.invokedAt : v.invokedAt + v.delayMs);
+  const lastDue = (v: Vis) => (v.type === 'release' ? v.completedAt : v.completedAt + v.delayMs);
+  const pops = history.filter((o): o is Extract<Op, { type: 'pop' }> => o.type === 'pop');
+  const ids = [...new Set(history.flatMap((o) => (o.type === 'pop' ? [] : [o.id])))];
+  const opsOf = (id: string) => history.filter((o) => o.type !== 'pop' && o.id === id) as Exclude<Op, { type: 'pop' }>[];
+  // Where a message lives and how urgent it is: as a push or ensure that may have written it recorded it.
+  // (failing that, as a delivery from it recorded it).
+  const shardOf = (id: string) => (opsOf(id).find(creates) as { shard?: string } | undefined)?.shard ?? (opsOf(id).find((o) => o.type === 'deliver') as { shard?: string } | undefined)?.shard;
+  const priorityOf = (id: string) => (opsOf(id).find(creates) as { priority?: number } | undefined)?.priority ?? 0;
+  // A later ok reschedule, release, ack or remove that surely came after v and before time t.
+  const overtaken = (ev: Op[], v: Op, t: number) => ev.some((y) => y !== v && y.outcome === 'ok' && ['reschedule', 'release', 'ack', 'remove'].includes(y.type) && y.invokedAt > v.completedAt && y.completedAt < t);
+
+  /** Free and due at the point t (never an operation's own time). */
+  const free = (id: string, t: number): boolean => {
+    const ev = opsOf(id);
+    if (ev.some((o) => isVis(o) && o.invokedAt < t && t < o.completedAt)) return false;
+    const oks = ev.filter((o): o is Vis => mayMakeVisible(o) && o.outcome === 'ok' && o.completedAt < t);
+    if (oks.length === 0) return false;
+    const last = oks.reduce((a, b) => (b.completedAt >= a.completedAt ? b : a));
+    if (ev.some((o) => isVis(o) && o.outcome === 'unknown' && o.completedAt > last.completedAt && o.completedAt < t)) return false;
+    const takers: { invokedAt: number; completedAt: number }[] = [
+      ...ev.filter((o) => o.type === 'deliver' || ((o.type === 'ack' || o.type === 'remove') && applied(o))),
+      ...pops.filter((q) => q.outcome === 'unknown' && (q.via === 'id' ? q.id === id : q.shard === undefined || q.shard === shardOf(id))),
+    ];
+    if (takers.some((k) => k.invokedAt < t && k.completedAt >= last.completedAt)) return false;
+    return lastDue(last) < t;
+  };
+
+  for (const id of ids) {
+    const ev = opsOf(id);
+    const dels = ev.filter((o): o is Del => o.type === 'deliver').sort((a, b) => a.completedAt - b.completedAt);
+    const creators = ev.filter(creates);
+    if (dels.length > 1) out.duplicate++;
+    if (!ev.some((o) => o.type === 'push' || o.type === 'ensure')) {
+      out.unexpected += dels.length;
+      continue;
+    }
+    const own = <T extends Op['type']>(type: T, d: Del) => ev.find((o) => o.type === type && o.process === d.process && o.invokedAt >= d.completedAt) as Extract<Op, { type: T }> | undefined;
+    const holdEnd = (d: Del) => {
+      const a = own('ack', d);
+      const r = own('release', d);
+      const ackEnd = a ? a.completedAt : Infinity;
+      const relEnd = r && r.completedAt <= ackEnd ? (applied(r) ? r.invokedAt : r.completedAt) : Infinity;
+      return Math.min(d.leaseUntil, ackEnd, relEnd);
+    };
+    dels.forEach((d, i) => {
+      // early: by the schedule, before the earliest due time any undecided visibility operation allows
+      if ((d.via ?? 'schedule') === 'schedule') {
+        const vis = ev.filter(mayMakeVisible);
+        const before = vis.filter((v) => v.invokedAt < d.completedAt && !overtaken(ev, v, d.invokedAt));
+        const deciding = before.length > 0 ? before : vis;
+        if (deciding.length > 0 && d.completedAt < Math.min(...deciding.map(firstDue))) out.early++;
+      }
+      // double pop: while a delivery to another process is held
+      if (dels.some((h, j) => j < i && h.process !== d.process && d.completedAt < holdEnd(h))) out['double-pop']++;
+      // resurrection: pop invoked after an ok ack or remove returned, no create overlapping in between
+      const finals = ev.filter((y) => (y.type === 'ack' || y.type === 'remove') && y.outcome === 'ok' && y.completedAt < d.invokedAt);
+      if (finals.some((y) => !creators.some((c) => c.completedAt >= y.invokedAt && c.invokedAt < d.completedAt))) out.resurrection++;
+      // slow recovery: the hold ended without an ok/unknown ack by its holder
+      const a = own('ack', d);
+      if (a && applied(a)) return;
+      const r = own('release', d);
+      const rel = r && (!a || r.completedAt <= a.completedAt) ? r : undefined;
+      const ended = rel?.outcome === 'ok' ? rel.completedAt : rel?.outcome === 'unknown' ? Math.max(rel.completedAt, d.leaseUntil) : d.leaseUntil;
+      let deadline = Math.max(ended, p.livenessStart) + allowance;
+      for (const x of ev) if (x.type === 'reschedule' && applied(x) && x.invokedAt > d.completedAt && x.invokedAt <= deadline) deadline = Math.max(deadline, lastDue(x) + allowance);
+      if (deadline > p.end) return;
+      const since = Math.max(-Infinity, ...creators.filter((c) => c.invokedAt <= d.completedAt).map((c) => c.invokedAt));
+      const recovered = dels.some((n, j) => j > i && n.completedAt <= deadline) || ev.some((y) => (y.type === 'ack' || y.type === 'remove') && applied(y) && y.completedAt >= since && y.completedAt <= deadline);
+      if (!recovered) out['slow-recovery']++;
+    });
+    // lost: the latest ok create not followed by an ok/unknown ack or remove, and due (plus B) by the end
+    const okCreates = creators.filter((c) => c.outcome === 'ok');
+    if (okCreates.length > 0) {
+      const last = okCreates.reduce((x, y) => (y.invokedAt > x.invokedAt ? y : x));
+      const discharged = ev.some((y) => (y.type === 'ack' || y.type === 'remove') && applied(y) && y.completedAt >= last.invokedAt);
+      const dueBy = Math.max(lastDue(last as Vis), ...ev.filter(mayMakeVisible).filter((v) => v.invokedAt < p.end && !overtaken(ev, v, p.end)).map(lastDue));
+      if (!discharged && dueBy + B <= p.end) {
+        if (dels.some((d) => d.completedAt >= last.invokedAt)) out['lost-after-delivery']++;
+        else out['lost-never-delivered']++;
+      }
+    }
+  }
+
+  // The grid of free points per message, and its maximal runs (stretches of freedom).
+  const grid = new Map<string, boolean[]>();
+  for (const id of ids) if (shardOf(id) !== undefined) grid.set(id, Array.from({ length: p.end }, (_, t) => free(id, t + 0.5)));
+  const freeThrough = (id: string, from: number, to: number) => {
+    const g = grid.get(id)!;
+    for (let t = Math.floor(from); t < to; t++) if (t < 0 || !g[t]) return false;
+    return true;
+  };
+  for (const a of history) {
+    // priority inversion: a popped by the schedule while a more urgent b of its shard was free and due
+    // for longer than B before a's pop was invoked, and still until a's pop returned
+    if (a.type !== 'deliver' || (a.via ?? 'schedule') !== 'schedule' || !grid.has(a.id)) continue;
+    const inverted = ids.some((b) => b !== a.id && grid.has(b) && shardOf(b) === shardOf(a.id) && priorityOf(b) < priorityOf(a.id) && freeThrough(b, a.invokedAt - B - 1, a.completedAt));
+    if (inverted) out['priority-inversion']++;
+  }
+  // late: per stretch of a message's freedom, some ok pop by the schedule on its shard overlapping it by more than B
+  for (const [id, g] of grid) {
+    const waiting = pops.filter((q) => q.outcome === 'ok' && q.via === 'schedule' && q.shard === shardOf(id));
+    let t = 0;
+    while (t < g.length) {
+      if (!g[t]) {
+        t++;
+        continue;
+      }
+      let u = t;
+      while (u < g.length && g[u]) u++;
+      if (waiting.some((q) => Math.min(q.completedAt, u) - Math.max(q.invokedAt, t) > B)) out.late++;
+      t = u;
+    }
+  }
+  return out;
+}
+
+describe('history checker agrees with a brute-force reading of SPEC §6.5 and §6.6', () => {
+  const outcome = fc.constantFrom<Outcome>('ok', 'ok', 'fail', 'unknown');
+  const at = fc.integer({ min: 0, max: 28 }).map((n) => n * 100);
+  const span = fc.constantFrom(0, 5, 40);
+  const idHistory = (id: string, shards: string[]) =>
+    fc
+      .record({
+        shard: fc.constantFrom(...shards),
+        priority: fc.integer({ min: 0, max: 2 }),
+        delay: fc.constantFrom(0, 150, 700),
+        pushOutcome: outcome,
+        pushAt: fc.constantFrom(0, 0, 300),
+        reschedule: fc.option(fc.record({ at, delay: fc.constantFrom(0, 300), outcome, span })),
+        remove: fc.option(fc.record({ at, outcome })),
+        ensure: fc.option(fc.record({ at, created: fc.constantFrom<boolean | undefined>(true, false, undefined), outcome })),
+        deliveries: fc.array(
+          fc.record({ at, via: fc.constantFrom<DeliveryVia>('schedule', 'schedule', 'id'), end: fc.constantFrom('ack', 'release', 'none'), outcome, after: fc.integer({ min: 1, max: 12 }), span }),
+          { maxLength: 3 },
+        ),
+      })
+      .map((g) => {
+        const h: HistoryOp[] = [pushTo(id, g.pushAt + 2, g.shard, g.priority, g.delay, g.pushOutcome, g.pushAt)];
+        if (g.reschedule) h.push(reschedule(id, g.reschedule.at + 3 + g.reschedule.span, g.reschedule.delay, g.reschedule.outcome, g.reschedule.at + 3));
+        if (g.remove) h.push({ ...remove(id, g.remove.at + 7, g.remove.outcome), invokedAt: g.remove.at + 6 });
+        if (g.ensure) {
+          const o = g.ensure.created === undefined ? (g.ensure.outcome === 'ok' ? 'unknown' : g.ensure.outcome) : g.ensure.outcome;
+          h.push(ensure(id, g.ensure.at + 9, o === 'ok' ? g.ensure.created : undefined, 0, o, { shard: g.shard, priority: g.priority }));
+        }
+        g.deliveries.forEach((d, i) => {
+          const t = d.at + 11 + i;
+          h.push(deliverVia(id, t + d.span, `c${i}`, d.via, g.shard, t));
+          const ends = t + d.span + d.after * 100;
+          if (d.end === 'ack') h.push(ack(id, ends + 1, `c${i}`, d.outcome, ends));
+          if (d.end === 'release') h.push(release(id, ends + 1, `c${i}`, d.outcome, ends));
+        });
+        return h;
+      });
+  const pops = (shards: string[]) =>
+    fc.array(fc.record({ shard: fc.constantFrom(...shards), at, dur: fc.constantFrom(30, 80, 250), outcome: fc.constantFrom<Outcome>('ok', 'ok', 'unknown'), who: fc.integer({ min: 0, max: 2 }) }), { maxLength: 4 }).map((ps) => ps.map((q) => pop(`w${q.who}`, q.shard, q.at + 13, q.at + 13 + q.dur, 0, q.outcome)));
+
+  it('on random small histories: several messages on one or two shards, every operation, ok / fail / unknown', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<string[][]>(['s'], ['s', 't']).chain((shards) =>
+          fc.tuple(fc.uniqueArray(fc.constantFrom('m1', 'm2', 'm3'), { minLength: 1, maxLength: 3 }).chain((ids) => fc.tuple(...ids.map((id) => idHistory(id, shards)))), pops(shards)),
+        ),
+        fc.constantFrom({ livenessStart: 0, end: 3_000 }, { livenessStart: 1_500, end: 4_000 }),
+        ([parts, ps], p) => {
+          const history = [...parts.flat(), ...ps];
+          expect(checkHistory(history, p, bounded).counts, JSON.stringify(history)).toEqual(bruteForceWholeApi(history, p, bounded));
+        },
+      ),
+      { numRuns: Math.round(400 * SCALE) },
+    );
+  }, 60_000 * Math.max(1, SCALE));
+});
+
 describe('history files (dynoq judge)', () => {
   const h = [push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1', 'unknown')];
 

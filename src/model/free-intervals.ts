@@ -44,10 +44,27 @@ export function freeIntervals(id: string, priorityAt: number | ((t: number) => n
   }
   // Gone from its invocation, and still gone at its return: whatever became visible meanwhile (a push
   // the pop was waiting for) came before the take.
-  const gone = () => (queued = false);
+  // While a taker is in flight it may take the message at any instant, also after something made it
+  // visible again meanwhile: not surely free until it returned. Found by the brute-force oracle: a
+  // release returned at 112 inside an unknown pop [13, 263] of its shard, and the message was counted
+  // free from 112 (late blamed on an ok pop that the unknown one may have beaten to it).
+  let taking = 0;
   const goneDuring = (op: { invokedAt: number; completedAt: number }) => {
-    steps.push({ t: op.invokedAt, run: gone });
-    steps.push({ t: op.completedAt, run: gone, last: true });
+    steps.push({
+      t: op.invokedAt,
+      run: () => {
+        queued = false;
+        taking++;
+      },
+    });
+    steps.push({
+      t: op.completedAt,
+      run: () => {
+        queued = false;
+        taking--;
+      },
+      last: true,
+    });
   };
   for (const a of m.acks) if (mayHaveApplied(a)) goneDuring(a);
   for (const r of m.removes) if (mayHaveApplied(r)) goneDuring(r);
@@ -65,11 +82,15 @@ export function freeIntervals(id: string, priorityAt: number | ((t: number) => n
     const t = steps[i]!.t;
     while (i < steps.length && steps[i]!.t === t) steps[i++]!.run();
     const next = i < steps.length ? steps[i]!.t : end;
-    const free = queued && !uncertain && inFlight === 0;
+    const free = queued && !uncertain && inFlight === 0 && taking === 0;
     if (!free) {
       close(t);
       continue;
     }
+    // A reschedule that began and returned at this instant (no time in flight) moved the due time on:
+    // the stretch ends here. Found by the brute-force oracle: push m3 at [0, 2], ok reschedule to +300
+    // at [103, 103]; m3 was counted free and due from 2 straight through 403.
+    if (openFrom !== null && due > t) close(t);
     if (openFrom === null && due < next) openFrom = Math.max(t, due);
   }
   close(end);

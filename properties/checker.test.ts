@@ -1,15 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkHistory } from '../src/model/checker.js';
-import type { HistoryOp, Outcome } from '../src/model/history.js';
+import type { CheckerSettings, DeliveryVia, HistoryOp, Outcome } from '../src/model/history.js';
 import { formatHistoryFile, HistoryFileError, parseHistoryFile } from '../src/model/history-file.js';
 import { FAILURE_KINDS, kindsBreaking, PROPERTY_NAMES, VIOLATION_KIND_NAMES, zeroPerKind, type ViolationKind } from '../src/model/properties.js';
 
 const SCALE = Number(process.env.DYNOQ_PROPERTY_SCALE ?? 1);
 const phases = { livenessStart: 1_000, end: 10_000 };
 const settings = { reaperIntervalMs: 100, recoveryBoundMs: 400 };
-const check = (h: HistoryOp[], p = phases) => checkHistory(h, p, settings);
-const kinds = (h: HistoryOp[]) => check(h).counts;
+/** The same with a delivery bound B = 50 ms: priority order and late are judged (SPEC §6.6). */
+const B = 50;
+const bounded = { ...settings, deliveryBoundMs: B };
+const check = (h: HistoryOp[], p = phases, s: CheckerSettings = settings) => checkHistory(h, p, s);
+const kinds = (h: HistoryOp[], s: CheckerSettings = settings) => check(h, phases, s).counts;
 
 const op = (type: 'ack' | 'remove', id: string, t: number, process: string, outcome: Outcome, invokedAt = t): HistoryOp => ({ type, id, invokedAt, completedAt: t, process, outcome });
 const push = (id: string, t: number, delayMs = 0, outcome: Outcome = 'ok', invokedAt = t): HistoryOp => ({ type: 'push', invokedAt, completedAt: t, process: 'p', id, delayMs, outcome });
@@ -18,17 +21,29 @@ const ack = (id: string, t: number, process: string, outcome: Outcome = 'ok', in
 const remove = (id: string, t: number, outcome: Outcome = 'ok') => op('remove', id, t, 'p', outcome);
 const extend = (id: string, t: number, process: string, until: number, outcome: Outcome = 'ok'): HistoryOp => ({ type: 'extend', invokedAt: t, completedAt: t, process, id, outcome, leaseUntil: until });
 
+/** A push with a priority on a shard (SPEC §6.5: a push records both). */
+const pushTo = (id: string, t: number, shard: string, priority: number, delayMs = 0, outcome: Outcome = 'ok', invokedAt = t): HistoryOp => ({ type: 'push', invokedAt, completedAt: t, process: 'p', id, delayMs, priority, shard, outcome });
+const ensure = (id: string, t: number, created: boolean | undefined, delayMs = 0, outcome: Outcome = 'ok', extra: { shard?: string; priority?: number } = {}): HistoryOp => ({ type: 'ensure', invokedAt: t, completedAt: t, process: 'op', id, delayMs, outcome, ...(created === undefined ? {} : { created }), ...extra });
+const reschedule = (id: string, t: number, delayMs: number, outcome: Outcome = 'ok', invokedAt = t, process = 'op'): HistoryOp => ({ type: 'reschedule', invokedAt, completedAt: t, process, id, delayMs, outcome });
+const release = (id: string, t: number, process: string, outcome: Outcome = 'ok', invokedAt = t): HistoryOp => ({ type: 'release', invokedAt, completedAt: t, process, id, outcome });
+/** A delivery with how it was popped and from which shard. */
+const deliverVia = (id: string, t: number, process: string, via: DeliveryVia, shard?: string, invokedAt = t, lease = 500): HistoryOp => ({ type: 'deliver', invokedAt, completedAt: t, process, id, outcome: 'ok', leaseUntil: invokedAt + lease, via, ...(shard === undefined ? {} : { shard }) });
+/** One pop call by the schedule on a shard (its messages are deliver operations of their own). */
+const pop = (process: string, shard: string, invokedAt: number, completedAt: number, delivered: number, outcome: Outcome = 'ok'): HistoryOp => ({ type: 'pop', process, via: 'schedule', shard, invokedAt, completedAt, outcome, delivered });
+
 /** Exactly these finding counts, every other kind zero. */
-const exactly = (h: HistoryOp[], expected: Partial<Record<ViolationKind, number>> = {}) => expect(kinds(h)).toEqual({ ...zeroPerKind(), ...expected });
+const exactly = (h: HistoryOp[], expected: Partial<Record<ViolationKind, number>> = {}, s: CheckerSettings = settings) => expect(kinds(h, s)).toEqual({ ...zeroPerKind(), ...expected });
 
 describe('the table of properties and kinds', () => {
   it('every property is broken by at least one kind, every failure kind breaks exactly one property', () => {
     for (const p of PROPERTY_NAMES) expect(kindsBreaking(p).length, p).toBeGreaterThan(0);
     expect(FAILURE_KINDS).toEqual(VIOLATION_KIND_NAMES.filter((k) => k !== 'duplicate'));
-    expect(PROPERTY_NAMES).toEqual(['atLeastOnce', 'unackRecovery', 'noDoublePop', 'acksAreFinal', 'onTime', 'noPhantoms']);
+    expect(PROPERTY_NAMES).toEqual(['atLeastOnce', 'unackRecovery', 'noDoublePop', 'acksAreFinal', 'onTime', 'noPhantoms', 'priorityOrder', 'deliveredPromptly']);
+    expect(kindsBreaking('priorityOrder')).toEqual(['priority-inversion']);
+    expect(kindsBreaking('deliveredPromptly')).toEqual(['late']);
   });
   it('each property is false exactly when one of its kinds was found', () => {
-    const cases: [HistoryOp[], string[]][] = [
+    const cases: [HistoryOp[], string[], CheckerSettings?][] = [
       [[push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1')], []],
       [[push('m', 0)], ['atLeastOnce']],
       [[push('m', 0), deliver('m', 10, 'c1'), deliver('m', 20, 'c2'), ack('m', 30, 'c2')], ['noDoublePop']],
@@ -36,9 +51,11 @@ describe('the table of properties and kinds', () => {
       [[push('m', 0, 100), deliver('m', 50, 'c1'), ack('m', 60, 'c1')], ['onTime']],
       [[deliver('ghost', 10, 'c1')], ['noPhantoms']],
       [[push('s', 0), deliver('s', 2_000, 'c1'), deliver('s', 3_500, 'c2'), ack('s', 3_600, 'c2')], ['unackRecovery']],
+      [[pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), deliverVia('b', 200, 'c1', 'schedule', 's', 190), ack('b', 210, 'c1')], ['priorityOrder'], bounded],
+      [[pushTo('m', 0, 's', 0), pop('c1', 's', 100, 300, 0), deliverVia('m', 400, 'c1', 'schedule', 's', 390), ack('m', 410, 'c1')], ['deliveredPromptly'], bounded],
     ];
-    for (const [h, broken] of cases) {
-      const props = check(h).properties;
+    for (const [h, broken, s] of cases) {
+      const props = check(h, phases, s).properties;
       expect(PROPERTY_NAMES.filter((p) => !props[p]), JSON.stringify(h)).toEqual(broken);
     }
   });
@@ -150,6 +167,250 @@ describe('history checker: SPEC §6.2, definition by definition', () => {
   });
 });
 
+describe('history checker: SPEC §6.5 (the whole API), definition by definition', () => {
+  it('early is judged against the latest reschedule: an ok one overtakes earlier pushes', () => {
+    // push due at once, then an ok reschedule to +500 (due 600) that returned before the pop began
+    exactly([push('m', 0), reschedule('m', 101, 500, 'ok', 100), deliver('m', 210, 'c1', 500, 200), ack('m', 220, 'c1')], { early: 1 });
+    exactly([push('m', 0), reschedule('m', 101, 500, 'ok', 100), deliver('m', 610, 'c1', 500, 600), ack('m', 620, 'c1')]);
+    // a failed reschedule changes nothing
+    exactly([push('m', 0), reschedule('m', 101, 500, 'fail', 100), deliver('m', 210, 'c1', 500, 200), ack('m', 220, 'c1')]);
+  });
+
+  it('an unknown reschedule only offers an earlier due time; a concurrent one may not have applied yet', () => {
+    // unknown, earlier: the message may be due at 100 instead of 1000
+    exactly([push('m', 0, 1_000), reschedule('m', 100, 0, 'unknown'), deliver('m', 200, 'c1'), ack('m', 210, 'c1')]);
+    // unknown, later: the push's due time (0) still explains the delivery
+    exactly([push('m', 0), reschedule('m', 100, 1_000, 'unknown'), deliver('m', 300, 'c1'), ack('m', 310, 'c1')]);
+    // ok but still in flight when the pop began: it may not have applied
+    exactly([push('m', 0), reschedule('m', 400, 1_000, 'ok', 100), deliver('m', 300, 'c1', 500, 200), ack('m', 310, 'c1')]);
+    // an ok reschedule invoked after the pop returned does not decide it
+    exactly([push('m', 0), deliver('m', 300, 'c1', 500, 200), reschedule('m', 400, 1_000, 'ok', 350), ack('m', 410, 'c1')]);
+  });
+
+  it('a release makes the message visible at its invocation; it ends the hold like an ack', () => {
+    // ok release by the holder at [100, 120]; c2 gets it at 110: the release may have applied at 100
+    exactly([push('m', 0), deliver('m', 10, 'c1'), release('m', 120, 'c1', 'ok', 100), deliver('m', 110, 'c2', 500, 105), ack('m', 130, 'c2')], { duplicate: 1 });
+    // a failed release had no effect until it returned: c2 at 110 is a double pop; after 120 it is not
+    exactly([push('m', 0), deliver('m', 10, 'c1'), release('m', 120, 'c1', 'fail', 100), deliver('m', 110, 'c2', 500, 105), ack('m', 130, 'c2')], { 'double-pop': 1, duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 10, 'c1'), release('m', 120, 'c1', 'fail', 100), deliver('m', 130, 'c2'), ack('m', 140, 'c2')], { duplicate: 1 });
+    // a release by someone else is not the holder's: c1 still holds
+    exactly([push('m', 0), deliver('m', 10, 'c1'), release('m', 100, 'c9'), deliver('m', 110, 'c2'), ack('m', 130, 'c2')], { 'double-pop': 1, duplicate: 1 });
+    // a release makes a delayed message due now: the holder's release at 200 of a message due at 5000
+    exactly([push('m', 0, 0), reschedule('m', 1, 5_000, 'unknown'), deliver('m', 10, 'c1'), release('m', 200, 'c1'), deliver('m', 300, 'c2'), ack('m', 310, 'c2')], { duplicate: 1 });
+  });
+
+  it('a released message not re-delivered within the recovery bound is a slow recovery', () => {
+    // released at 2100 (after liveness began): re-delivery owed by 2100 + 100 + 400 = 2600
+    exactly([push('m', 0), deliver('m', 2_000, 'c1'), release('m', 2_100, 'c1'), deliver('m', 2_600, 'c2'), ack('m', 2_610, 'c2')], { duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 2_000, 'c1'), release('m', 2_100, 'c1'), deliver('m', 2_601, 'c2'), ack('m', 2_610, 'c2')], { 'slow-recovery': 1, duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 2_000, 'c1'), release('m', 2_100, 'c1')], { 'slow-recovery': 1, 'lost-after-delivery': 1 });
+    // an unknown release may not have applied: the lease still bounds it (ends 2500, owed by 3000)
+    exactly([push('m', 0), deliver('m', 2_000, 'c1'), release('m', 2_100, 'c1', 'unknown'), deliver('m', 2_900, 'c2'), ack('m', 2_910, 'c2')], { duplicate: 1 });
+    // a removed message is owed nothing
+    exactly([push('m', 0), deliver('m', 2_000, 'c1'), release('m', 2_100, 'c1'), remove('m', 2_200)]);
+    // an ok reschedule after the lease ran out moves what is owed to its due time (+ allowance)
+    exactly([push('m', 0), deliver('m', 2_000, 'c1'), reschedule('m', 2_600, 1_000), deliver('m', 4_000, 'c2'), ack('m', 4_010, 'c2')], { duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 2_000, 'c1'), reschedule('m', 2_600, 1_000), deliver('m', 4_200, 'c2'), ack('m', 4_210, 'c2')], { 'slow-recovery': 1, duplicate: 1 });
+  });
+
+  it('deliveries by id or by predicate are never early', () => {
+    exactly([push('m', 0, 1_000), deliverVia('m', 50, 'c1', 'id'), ack('m', 60, 'c1')]);
+    exactly([push('m', 0, 1_000), deliverVia('m', 50, 'c1', 'predicate'), ack('m', 60, 'c1')]);
+    exactly([push('m', 0, 1_000), deliverVia('m', 50, 'c1', 'schedule'), ack('m', 60, 'c1')], { early: 1 });
+  });
+
+  it('removes are final: delivered after an ok remove, with no push or ensure in between, is a resurrection', () => {
+    exactly([push('m', 0), remove('m', 50), deliver('m', 100, 'c1'), ack('m', 110, 'c1')], { resurrection: 1 });
+    exactly([push('m', 0), remove('m', 50, 'unknown'), deliver('m', 100, 'c1'), ack('m', 110, 'c1')]);
+    exactly([push('m', 0), remove('m', 50, 'fail'), deliver('m', 100, 'c1'), ack('m', 110, 'c1')]);
+    exactly([push('m', 0), remove('m', 50), ensure('m', 60, true), deliver('m', 100, 'c1'), ack('m', 110, 'c1')]);
+    // a pop invoked before the remove returned is not one
+    exactly([push('m', 0), remove('m', 50, 'ok', ), deliver('m', 60, 'c1', 500, 40), ack('m', 70, 'c1')]);
+  });
+
+  it('ensure: one that returned ok without creating has no effect; an unknown one may have created', () => {
+    exactly([push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1'), ensure('m', 30, false), deliver('m', 800, 'c2'), ack('m', 810, 'c2')], { resurrection: 1, duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1'), ensure('m', 30, true), deliver('m', 800, 'c2'), ack('m', 810, 'c2')], { duplicate: 1 });
+    exactly([push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1'), ensure('m', 30, undefined, 0, 'unknown'), deliver('m', 800, 'c2'), ack('m', 810, 'c2')], { duplicate: 1 });
+    // an ensure that created owes processing; one that did not owes nothing (and sets no due time)
+    exactly([ensure('m', 0, true)], { 'lost-never-delivered': 1 });
+    exactly([ensure('m', 0, false)]);
+    exactly([push('m', 0), ensure('m', 5, false, 1_000), deliver('m', 50, 'c1'), ack('m', 60, 'c1')]);
+    expect(check([ensure('m', 0, false), ensure('n', 0, true)]).pushed).toBe(1);
+  });
+});
+
+describe('history checker: priority order (SPEC §6.5), judged only with a delivery bound', () => {
+  // b (priority 0) and a (priority 5) on shard s, both due at once.
+  const both = [pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5)];
+  const later = (t: number) => [deliverVia('b', t + 10, 'c1', 'schedule', 's', t), ack('b', t + 20, 'c1')];
+
+  it('a less urgent message popped while a more urgent one was free and due for longer than B is an inversion', () => {
+    exactly([...both, deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ...later(200)], { 'priority-inversion': 1 }, bounded);
+    // without a bound it is not judged
+    exactly([...both, deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ...later(200)], {}, settings);
+    // b free and due for only B before a's pop (0 → 50): not one; for B + 1: one
+    exactly([...both, deliverVia('a', 60, 'c1', 'schedule', 's', 50), ack('a', 70, 'c1'), ...later(200)], {}, bounded);
+    exactly([...both, deliverVia('a', 61, 'c1', 'schedule', 's', 51), ack('a', 70, 'c1'), ...later(200)], { 'priority-inversion': 1 }, bounded);
+  });
+
+  it('b must stay free until a\'s pop returned: taken by a pop that began first, it was not waiting', () => {
+    // b's delivery from a pop invoked before a's pop returned (the same pop, or a concurrent one)
+    exactly([...both, deliverVia('b', 110, 'c2', 'schedule', 's', 100), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ack('b', 120, 'c2')], {}, bounded);
+    exactly([...both, deliverVia('b', 130, 'c2', 'schedule', 's', 105), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ack('b', 140, 'c2')], {}, bounded);
+  });
+
+  it('only what is surely free counts: held, unknown, in-flight, other shards, equal priorities, by id', () => {
+    const aPop = [deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1')];
+    // b held by c2 until 600
+    exactly([...both, deliverVia('b', 5, 'c2', 'schedule', 's', 1), ...aPop, ack('b', 600, 'c2')], {}, bounded);
+    // b's push unknown: it may not exist
+    exactly([pushTo('b', 0, 's', 0, 0, 'unknown'), pushTo('a', 0, 's', 5), ...aPop], {}, bounded);
+    // b's push still in flight when a was popped
+    exactly([pushTo('b', 200, 's', 0, 0, 'ok', 0), pushTo('a', 0, 's', 5), ...aPop, ...later(300)], {}, bounded);
+    // b not yet due (delay 500)
+    exactly([pushTo('b', 0, 's', 0, 500), pushTo('a', 0, 's', 5), ...aPop, ...later(600)], {}, bounded);
+    // b on another shard
+    exactly([pushTo('b', 0, 't', 0), pushTo('a', 0, 's', 5), ...aPop, deliverVia('b', 210, 'c1', 'schedule', 't', 200), ack('b', 220, 'c1')], {}, bounded);
+    // equal priorities: push order is not judged
+    exactly([pushTo('b', 0, 's', 5), pushTo('a', 0, 's', 5), ...aPop, ...later(200)], {}, bounded);
+    // a popped by id: a consumer asked for it
+    exactly([...both, deliverVia('a', 110, 'c1', 'id', 's', 100), ack('a', 120, 'c1'), ...later(200)], {}, bounded);
+    // an ok reschedule of b in flight when a was popped
+    exactly([...both, reschedule('b', 150, 0, 'ok', 90), ...aPop, ...later(200)], {}, bounded);
+  });
+
+  it('a priority belongs to one life of a message: a later ensure with another priority changes nothing before it', () => {
+    // b: priority 4; a: pushed at priority 0, popped before b could be, acked, then ensured again at 9
+    const h = [pushTo('b', 0, 's', 4), pushTo('a', 0, 's', 0), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ...later(200), ensure('a', 300, true, 0, 'ok', { shard: 's', priority: 9 }), deliverVia('a', 410, 'c1', 'schedule', 's', 400), ack('a', 420, 'c1')];
+    exactly(h, { duplicate: 1 }, bounded);
+    // and its shard too: waiting on shard t in its first life is not a wait on shard s
+    const moved = [pushTo('b', 0, 't', 0), pushTo('a', 0, 's', 5), deliverVia('b', 160, 'c2', 'schedule', 't', 150), ack('b', 170, 'c2'), ensure('b', 300, true, 0, 'ok', { shard: 's', priority: 0 }), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), deliverVia('b', 410, 'c1', 'schedule', 's', 400), ack('b', 420, 'c1')];
+    exactly(moved, { duplicate: 1 }, bounded);
+  });
+});
+
+describe('history checker: late (SPEC §6.6)', () => {
+  const m = pushTo('m', 0, 's', 0);
+  const taken = (t: number) => [deliverVia('m', t + 2, 'c1', 'schedule', 's', t), pop('c1', 's', t, t + 2, 1), ack('m', t + 10, 'c1')];
+
+  it('a pop of shard s waiting longer than B while a message of s was free and due, and returning without it, is late', () => {
+    exactly([m, pop('c1', 's', 100, 300, 0), ...taken(400)], { late: 1 }, bounded);
+    // waiting exactly B: not late
+    exactly([m, pop('c1', 's', 100, 150, 0), ...taken(400)], {}, bounded);
+    // not judged without a bound
+    exactly([m, pop('c1', 's', 100, 300, 0), ...taken(400)], {}, settings);
+    // a pop on another shard, or a pop by id, is not waiting for m
+    exactly([m, pop('c1', 't', 100, 300, 0), ...taken(400)], {}, bounded);
+    exactly([m, { ...pop('c1', 's', 100, 300, 0), via: 'id', id: 'x' } as HistoryOp, ...taken(400)], {}, bounded);
+  });
+
+  it('an unknown pop may have taken messages of its shard: they are not free while it ran', () => {
+    exactly([m, pop('c9', 's', 90, 310, 0, 'unknown'), pop('c1', 's', 100, 300, 0), ...taken(400)], {}, bounded);
+    // an unknown pop of another shard takes nothing of s
+    exactly([m, pop('c9', 't', 90, 310, 0, 'unknown'), pop('c1', 's', 100, 300, 0), ...taken(400)], { late: 1 }, bounded);
+  });
+
+  it('free and due needs its due time passed, no hold, no ack or remove, nothing in flight', () => {
+    // due at 500: a pop waiting 100–300 is not late
+    exactly([pushTo('m', 0, 's', 0, 500), pop('c1', 's', 100, 300, 0), ...taken(600)], {}, bounded);
+    // due at 200: it waited 100 ms of it
+    exactly([pushTo('m', 0, 's', 0, 200), pop('c1', 's', 100, 300, 0), ...taken(600)], { late: 1 }, bounded);
+    // held by c2 (lease until 1001) over the wait
+    exactly([m, deliverVia('m', 2, 'c2', 'schedule', 's', 1), pop('c1', 's', 100, 300, 0), ack('m', 400, 'c2')], {}, bounded);
+    // an unknown remove at 50: it may be gone
+    exactly([m, remove('m', 50, 'unknown'), pop('c1', 's', 100, 300, 0)], {}, bounded);
+    // a reschedule in flight over the wait
+    exactly([m, reschedule('m', 320, 0, 'ok', 80), pop('c1', 's', 100, 300, 0), ...taken(400)], {}, bounded);
+    // an unknown push: it may not exist
+    exactly([pushTo('m', 0, 's', 0, 0, 'unknown'), pop('c1', 's', 100, 300, 0)], {}, bounded);
+  });
+
+  it('a message not yet due by the end of the run is not lost', () => {
+    exactly([pushTo('m', 0, 's', 0, 20_000)], {}, bounded);
+    exactly([push('m', 0, 20_000)]);
+    // an ok reschedule beyond the end too
+    exactly([push('m', 0), reschedule('m', 100, 20_000)]);
+    // but due before the end (and the bound) it is owed
+    exactly([pushTo('m', 0, 's', 0, 9_000)], { 'lost-never-delivered': 1 }, bounded);
+  });
+
+  it('lateness figures: delivery minus the later of free-and-due and a waiting pop\'s start', () => {
+    const r = check([m, pop('c1', 's', 100, 300, 0), ...taken(400)], phases, bounded);
+    expect(r.lateness.count).toBe(1);
+    expect(r.lateness.max).toBe(302);
+    expect(check([m, ...taken(0)], phases, bounded).lateness).toMatchObject({ count: 1, max: 0 });
+  });
+});
+
+describe('exposure: which properties a history could have broken (SPEC §6.5)', () => {
+  const exercised = (h: HistoryOp[], s: CheckerSettings = bounded) => {
+    const r = check(h, phases, s);
+    return PROPERTY_NAMES.filter((p) => r.exercised[p]);
+  };
+
+  it('a plain push, delivery and ack exercises at-least-once and no phantoms only', () => {
+    expect(exercised([push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1')])).toEqual(['atLeastOnce', 'noPhantoms']);
+    expect(exercised([push('m', 0, 0, 'fail')])).toEqual([]);
+  });
+
+  it('each property has a history that exercises it without breaking it', () => {
+    // un-ack recovery and no double pop: a lease ran out, re-delivered in time
+    expect(exercised([push('m', 0), deliver('m', 2_000, 'c1'), deliver('m', 2_900, 'c2'), ack('m', 2_910, 'c2')])).toEqual(expect.arrayContaining(['unackRecovery', 'noDoublePop']));
+    // acks are final: removed
+    expect(exercised([push('m', 0), remove('m', 50)])).toContain('acksAreFinal');
+    // on time: a delayed message delivered by the schedule, not by id
+    expect(exercised([push('m', 0, 100), deliver('m', 110, 'c1'), ack('m', 120, 'c1')])).toContain('onTime');
+    expect(exercised([push('m', 0, 100), deliverVia('m', 110, 'c1', 'id'), ack('m', 120, 'c1')])).not.toContain('onTime');
+    expect(exercised([push('m', 0), reschedule('m', 10, 100), deliver('m', 200, 'c1'), ack('m', 210, 'c1')])).toContain('onTime');
+    // priority order: two priorities free and due together, the urgent one taken first
+    const urgentFirst = [pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5), deliverVia('b', 110, 'c1', 'schedule', 's', 100), ack('b', 120, 'c1'), deliverVia('a', 210, 'c1', 'schedule', 's', 200), ack('a', 220, 'c1')];
+    expect(exercised(urgentFirst)).toContain('priorityOrder');
+    expect(check(urgentFirst, phases, bounded).properties.priorityOrder).toBe(true);
+    expect(exercised([pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5), deliverVia('a', 110, 'c1', 'schedule', 's', 100), deliverVia('b', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ack('b', 120, 'c1')])).toEqual(['atLeastOnce', 'noPhantoms']);
+    // delivered promptly: a pop waiting while a message was free and due (within B)
+    expect(exercised([pushTo('m', 0, 's', 0), pop('c1', 's', 100, 130, 0), deliverVia('m', 202, 'c1', 'schedule', 's', 200), ack('m', 210, 'c1')])).toContain('deliveredPromptly');
+    expect(exercised([pushTo('m', 0, 's', 0), deliverVia('m', 202, 'c1', 'schedule', 's', 200), ack('m', 210, 'c1')])).not.toContain('deliveredPromptly');
+  });
+
+  it('priority order is exercised when a pop took a message while another priority was free and due', () => {
+    // a (5) taken while b (0) waited past B, and later b taken while nothing else waited: exercised once, broken
+    const h = [pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), deliverVia('b', 210, 'c1', 'schedule', 's', 200), ack('b', 220, 'c1')];
+    expect(exercised(h)).toContain('priorityOrder');
+    // b (0) taken while a less urgent a (5) waited: exercised, held
+    const fine = [pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5), deliverVia('b', 110, 'c1', 'schedule', 's', 100), ack('b', 120, 'c1'), deliverVia('a', 210, 'c1', 'schedule', 's', 200), ack('a', 220, 'c1')];
+    expect(check(fine, phases, bounded).properties.priorityOrder).toBe(true);
+    // each taken before the other had waited B: never two priorities free and due together for long
+    expect(exercised([pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5), deliverVia('b', 25, 'c2', 'schedule', 's', 20), ack('b', 28, 'c2'), deliverVia('a', 35, 'c1', 'schedule', 's', 30), ack('a', 40, 'c1')])).not.toContain('priorityOrder');
+    // without a bound neither shard property is exercised
+    expect(exercised(h, settings)).not.toContain('priorityOrder');
+  });
+
+  it('violated implies exercised, for every property', () => {
+    const broken: [HistoryOp[], CheckerSettings][] = [
+      [[push('m', 0)], settings],
+      [[push('s', 0), deliver('s', 2_000, 'c1'), deliver('s', 3_500, 'c2'), ack('s', 3_600, 'c2')], settings],
+      [[push('m', 0), deliver('m', 10, 'c1'), deliver('m', 20, 'c2'), ack('m', 30, 'c2')], settings],
+      [[push('m', 0), remove('m', 50), deliver('m', 100, 'c1'), ack('m', 110, 'c1')], settings],
+      [[push('m', 0, 100), deliver('m', 50, 'c1'), ack('m', 60, 'c1')], settings],
+      [[deliver('ghost', 10, 'c1')], settings],
+      [[pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), deliverVia('b', 210, 'c1', 'schedule', 's', 200), ack('b', 220, 'c1')], bounded],
+      [[pushTo('m', 0, 's', 0), pop('c1', 's', 100, 300, 0), deliverVia('m', 402, 'c1', 'schedule', 's', 400), ack('m', 410, 'c1')], bounded],
+    ];
+    const seen = new Set<string>();
+    for (const [h, s] of broken) {
+      const r = check(h, phases, s);
+      for (const p of PROPERTY_NAMES) {
+        if (!r.properties[p]) {
+          seen.add(p);
+          expect(r.exercised[p], `${p}: ${JSON.stringify(h)}`).toBe(true);
+        }
+      }
+    }
+    expect([...seen].sort()).toEqual([...PROPERTY_NAMES].sort());
+  });
+});
+
 /**
  * SPEC §6.2 read literally, pair by pair: slow but obviously right. Histories from the generator
  * below have one push per id and one delivery per process, so "the holder's ack" is unambiguous.
@@ -225,6 +486,207 @@ describe('history checker agrees with a brute-force reading of the definitions',
   });
 });
 
+type Op = HistoryOp;
+type Vis = Extract<Op, { type: 'push' | 'ensure' | 'reschedule' | 'release' }>;
+type Del = Extract<Op, { type: 'deliver' }>;
+
+/**
+ * SPEC §6.5 and §6.6 read literally, written from the text and not from the checker: every
+ * definition is a direct quantifier over operations, and "free and due" is decided point by point
+ * on a 1 ms grid (all generated times are integers; a point t + 0.5 stands for the open interval
+ * (t, t + 1)), so no interval bookkeeping is shared with the checker. Histories from the generator
+ * below have one delivery per process per message, so "the holder's ack / release" is unambiguous,
+ * and each message keeps one shard and one priority. Readings chosen where the text leaves a choice
+ * (each the one that never blames an unknown):
+ * - "free and due" needs an ok operation to have made the message visible, nothing visible in flight
+ *   (any outcome: a failed call may still be running when the pop reads), no taker since (a delivery
+ *   from its pop's invocation, an unknown pop that could reach it, an ack or remove that may have
+ *   applied), no unknown visibility operation since, and the last one's latest due time passed.
+ * - A delivery that no operation invoked before its pop returned could explain is judged against the
+ *   later ones: before each of their due times, it is early.
+ */
+function bruteForceWholeApi(history: Op[], p: { livenessStart: number; end: number }, s: Required<CheckerSettings>): Record<ViolationKind, number> {
+  const out = zeroPerKind();
+  const B = s.deliveryBoundMs;
+  const allowance = s.reaperIntervalMs + s.recoveryBoundMs + B;
+  const applied = (o: Op) => o.outcome !== 'fail';
+  const creates = (o: Op) => (o.type === 'push' || o.type === 'ensure') && applied(o) && !(o.type === 'ensure' && o.outcome === 'ok' && o.created === false);
+  const isVis = (o: Op): o is Vis => o.type === 'push' || o.type === 'ensure' || o.type === 'reschedule' || o.type === 'release';
+  const mayMakeVisible = (o: Op): o is Vis => isVis(o) && (o.type === 'reschedule' || o.type === 'release' ? applied(o) : creates(o));
+  const firstDue = (v: Vis) => (v.type === 'release' ? v.invokedAt : v.invokedAt + v.delayMs);
+  const lastDue = (v: Vis) => (v.type === 'release' ? v.completedAt : v.completedAt + v.delayMs);
+  const pops = history.filter((o): o is Extract<Op, { type: 'pop' }> => o.type === 'pop');
+  const ids = [...new Set(history.flatMap((o) => (o.type === 'pop' ? [] : [o.id])))];
+  const opsOf = (id: string) => history.filter((o) => o.type !== 'pop' && o.id === id) as Exclude<Op, { type: 'pop' }>[];
+  // Where a message lives and how urgent it is: as a push or ensure that may have written it recorded it.
+  // (failing that, as a delivery from it recorded it).
+  const shardOf = (id: string) => (opsOf(id).find(creates) as { shard?: string } | undefined)?.shard ?? (opsOf(id).find((o) => o.type === 'deliver') as { shard?: string } | undefined)?.shard;
+  const priorityOf = (id: string) => (opsOf(id).find(creates) as { priority?: number } | undefined)?.priority ?? 0;
+  // A later ok reschedule, release, ack or remove that surely came after v and before time t.
+  const overtaken = (ev: Op[], v: Op, t: number) => ev.some((y) => y !== v && y.outcome === 'ok' && ['reschedule', 'release', 'ack', 'remove'].includes(y.type) && y.invokedAt > v.completedAt && y.completedAt < t);
+
+  /** Free and due at the point t (never an operation's own time). */
+  const free = (id: string, t: number): boolean => {
+    const ev = opsOf(id);
+    if (ev.some((o) => isVis(o) && o.invokedAt < t && t < o.completedAt)) return false;
+    const oks = ev.filter((o): o is Vis => mayMakeVisible(o) && o.outcome === 'ok' && o.completedAt < t);
+    if (oks.length === 0) return false;
+    const last = oks.reduce((a, b) => (b.completedAt >= a.completedAt ? b : a));
+    if (ev.some((o) => isVis(o) && o.outcome === 'unknown' && o.completedAt > last.completedAt && o.completedAt < t)) return false;
+    const takers: { invokedAt: number; completedAt: number }[] = [
+      ...ev.filter((o) => o.type === 'deliver' || ((o.type === 'ack' || o.type === 'remove') && applied(o))),
+      ...pops.filter((q) => q.outcome === 'unknown' && (q.via === 'id' ? q.id === id : q.shard === undefined || q.shard === shardOf(id))),
+    ];
+    if (takers.some((k) => k.invokedAt < t && k.completedAt >= last.completedAt)) return false;
+    return lastDue(last) < t;
+  };
+
+  for (const id of ids) {
+    const ev = opsOf(id);
+    const dels = ev.filter((o): o is Del => o.type === 'deliver').sort((a, b) => a.completedAt - b.completedAt);
+    const creators = ev.filter(creates);
+    if (dels.length > 1) out.duplicate++;
+    if (!ev.some((o) => o.type === 'push' || o.type === 'ensure')) {
+      out.unexpected += dels.length;
+      continue;
+    }
+    const own = <T extends Op['type']>(type: T, d: Del) => ev.find((o) => o.type === type && o.process === d.process && o.invokedAt >= d.completedAt) as Extract<Op, { type: T }> | undefined;
+    const holdEnd = (d: Del) => {
+      const a = own('ack', d);
+      const r = own('release', d);
+      const ackEnd = a ? a.completedAt : Infinity;
+      const relEnd = r && r.completedAt <= ackEnd ? (applied(r) ? r.invokedAt : r.completedAt) : Infinity;
+      return Math.min(d.leaseUntil, ackEnd, relEnd);
+    };
+    dels.forEach((d, i) => {
+      // early: by the schedule, before the earliest due time any undecided visibility operation allows
+      if ((d.via ?? 'schedule') === 'schedule') {
+        const vis = ev.filter(mayMakeVisible);
+        const before = vis.filter((v) => v.invokedAt < d.completedAt && !overtaken(ev, v, d.invokedAt));
+        const deciding = before.length > 0 ? before : vis;
+        if (deciding.length > 0 && d.completedAt < Math.min(...deciding.map(firstDue))) out.early++;
+      }
+      // double pop: while a delivery to another process is held
+      if (dels.some((h, j) => j < i && h.process !== d.process && d.completedAt < holdEnd(h))) out['double-pop']++;
+      // resurrection: pop invoked after an ok ack or remove returned, no create overlapping in between
+      const finals = ev.filter((y) => (y.type === 'ack' || y.type === 'remove') && y.outcome === 'ok' && y.completedAt < d.invokedAt);
+      if (finals.some((y) => !creators.some((c) => c.completedAt >= y.invokedAt && c.invokedAt < d.completedAt))) out.resurrection++;
+      // slow recovery: the hold ended without an ok/unknown ack by its holder
+      const a = own('ack', d);
+      if (a && applied(a)) return;
+      const r = own('release', d);
+      const rel = r && (!a || r.completedAt <= a.completedAt) ? r : undefined;
+      const ended = rel?.outcome === 'ok' ? rel.completedAt : rel?.outcome === 'unknown' ? Math.max(rel.completedAt, d.leaseUntil) : d.leaseUntil;
+      let deadline = Math.max(ended, p.livenessStart) + allowance;
+      for (const x of ev) if (x.type === 'reschedule' && applied(x) && x.invokedAt > d.completedAt && x.invokedAt <= deadline) deadline = Math.max(deadline, lastDue(x) + allowance);
+      if (deadline > p.end) return;
+      const since = Math.max(-Infinity, ...creators.filter((c) => c.invokedAt <= d.completedAt).map((c) => c.invokedAt));
+      const recovered = dels.some((n, j) => j > i && n.completedAt <= deadline) || ev.some((y) => (y.type === 'ack' || y.type === 'remove') && applied(y) && y.completedAt >= since && y.completedAt <= deadline);
+      if (!recovered) out['slow-recovery']++;
+    });
+    // lost: the latest ok create not followed by an ok/unknown ack or remove, and due (plus B) by the end
+    const okCreates = creators.filter((c) => c.outcome === 'ok');
+    if (okCreates.length > 0) {
+      const last = okCreates.reduce((x, y) => (y.invokedAt > x.invokedAt ? y : x));
+      const discharged = ev.some((y) => (y.type === 'ack' || y.type === 'remove') && applied(y) && y.completedAt >= last.invokedAt);
+      const dueBy = Math.max(lastDue(last as Vis), ...ev.filter(mayMakeVisible).filter((v) => v.invokedAt < p.end && !overtaken(ev, v, p.end)).map(lastDue));
+      if (!discharged && dueBy + B <= p.end) {
+        if (dels.some((d) => d.completedAt >= last.invokedAt)) out['lost-after-delivery']++;
+        else out['lost-never-delivered']++;
+      }
+    }
+  }
+
+  // The grid of free points per message, and its maximal runs (stretches of freedom).
+  const grid = new Map<string, boolean[]>();
+  for (const id of ids) if (shardOf(id) !== undefined) grid.set(id, Array.from({ length: p.end }, (_, t) => free(id, t + 0.5)));
+  const freeThrough = (id: string, from: number, to: number) => {
+    const g = grid.get(id)!;
+    for (let t = Math.floor(from); t < to; t++) if (t < 0 || !g[t]) return false;
+    return true;
+  };
+  for (const a of history) {
+    // priority inversion: a popped by the schedule while a more urgent b of its shard was free and due
+    // for longer than B before a's pop was invoked, and still until a's pop returned
+    if (a.type !== 'deliver' || (a.via ?? 'schedule') !== 'schedule' || !grid.has(a.id)) continue;
+    const inverted = ids.some((b) => b !== a.id && grid.has(b) && shardOf(b) === shardOf(a.id) && priorityOf(b) < priorityOf(a.id) && freeThrough(b, a.invokedAt - B - 1, a.completedAt));
+    if (inverted) out['priority-inversion']++;
+  }
+  // late: per stretch of a message's freedom, some ok pop by the schedule on its shard overlapping it by more than B
+  for (const [id, g] of grid) {
+    const waiting = pops.filter((q) => q.outcome === 'ok' && q.via === 'schedule' && q.shard === shardOf(id));
+    let t = 0;
+    while (t < g.length) {
+      if (!g[t]) {
+        t++;
+        continue;
+      }
+      let u = t;
+      while (u < g.length && g[u]) u++;
+      if (waiting.some((q) => Math.min(q.completedAt, u) - Math.max(q.invokedAt, t) > B)) out.late++;
+      t = u;
+    }
+  }
+  return out;
+}
+
+describe('history checker agrees with a brute-force reading of SPEC §6.5 and §6.6', () => {
+  const outcome = fc.constantFrom<Outcome>('ok', 'ok', 'fail', 'unknown');
+  const at = fc.integer({ min: 0, max: 28 }).map((n) => n * 100);
+  const span = fc.constantFrom(0, 5, 40);
+  const idHistory = (id: string, shards: string[]) =>
+    fc
+      .record({
+        shard: fc.constantFrom(...shards),
+        priority: fc.integer({ min: 0, max: 2 }),
+        delay: fc.constantFrom(0, 150, 700),
+        pushOutcome: outcome,
+        pushAt: fc.constantFrom(0, 0, 300),
+        reschedule: fc.option(fc.record({ at, delay: fc.constantFrom(0, 300), outcome, span })),
+        remove: fc.option(fc.record({ at, outcome })),
+        ensure: fc.option(fc.record({ at, created: fc.constantFrom<boolean | undefined>(true, false, undefined), outcome })),
+        deliveries: fc.array(
+          fc.record({ at, via: fc.constantFrom<DeliveryVia>('schedule', 'schedule', 'id'), end: fc.constantFrom('ack', 'release', 'none'), outcome, after: fc.integer({ min: 1, max: 12 }), span }),
+          { maxLength: 3 },
+        ),
+      })
+      .map((g) => {
+        const h: HistoryOp[] = [pushTo(id, g.pushAt + 2, g.shard, g.priority, g.delay, g.pushOutcome, g.pushAt)];
+        if (g.reschedule) h.push(reschedule(id, g.reschedule.at + 3 + g.reschedule.span, g.reschedule.delay, g.reschedule.outcome, g.reschedule.at + 3));
+        if (g.remove) h.push({ ...remove(id, g.remove.at + 7, g.remove.outcome), invokedAt: g.remove.at + 6 });
+        if (g.ensure) {
+          const o = g.ensure.created === undefined ? (g.ensure.outcome === 'ok' ? 'unknown' : g.ensure.outcome) : g.ensure.outcome;
+          h.push(ensure(id, g.ensure.at + 9, o === 'ok' ? g.ensure.created : undefined, 0, o, { shard: g.shard, priority: g.priority }));
+        }
+        g.deliveries.forEach((d, i) => {
+          const t = d.at + 11 + i;
+          h.push(deliverVia(id, t + d.span, `c${i}`, d.via, g.shard, t));
+          const ends = t + d.span + d.after * 100;
+          if (d.end === 'ack') h.push(ack(id, ends + 1, `c${i}`, d.outcome, ends));
+          if (d.end === 'release') h.push(release(id, ends + 1, `c${i}`, d.outcome, ends));
+        });
+        return h;
+      });
+  const pops = (shards: string[]) =>
+    fc.array(fc.record({ shard: fc.constantFrom(...shards), at, dur: fc.constantFrom(30, 80, 250), outcome: fc.constantFrom<Outcome>('ok', 'ok', 'unknown'), who: fc.integer({ min: 0, max: 2 }) }), { maxLength: 4 }).map((ps) => ps.map((q) => pop(`w${q.who}`, q.shard, q.at + 13, q.at + 13 + q.dur, 0, q.outcome)));
+
+  it('on random small histories: several messages on one or two shards, every operation, ok / fail / unknown', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<string[][]>(['s'], ['s', 't']).chain((shards) =>
+          fc.tuple(fc.uniqueArray(fc.constantFrom('m1', 'm2', 'm3'), { minLength: 1, maxLength: 3 }).chain((ids) => fc.tuple(...ids.map((id) => idHistory(id, shards)))), pops(shards)),
+        ),
+        fc.constantFrom({ livenessStart: 0, end: 3_000 }, { livenessStart: 1_500, end: 4_000 }),
+        ([parts, ps], p) => {
+          const history = [...parts.flat(), ...ps];
+          expect(checkHistory(history, p, bounded).counts, JSON.stringify(history)).toEqual(bruteForceWholeApi(history, p, bounded));
+        },
+      ),
+      { numRuns: Math.round(400 * SCALE) },
+    );
+  }, 60_000 * Math.max(1, SCALE));
+});
+
 describe('history files (dynoq judge)', () => {
   const h = [push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1', 'unknown')];
 
@@ -251,7 +713,7 @@ describe('history files (dynoq judge)', () => {
     };
     expect(bad('{"type":"push"')).toBe('h.jsonl:1: not JSON');
     expect(bad('{"type":"ack","process":"c","id":"m","invokedAt":1,"completedAt":2,"outcome":"maybe"}')).toMatch(/^h\.jsonl:1: outcome: /);
-    expect(bad('\n{"type":"pop","process":"c","id":"m","invokedAt":1,"completedAt":2,"outcome":"ok"}')).toMatch(/^h\.jsonl:2: type: /);
+    expect(bad('\n{"type":"peek","process":"c","id":"m","invokedAt":1,"completedAt":2,"outcome":"ok"}')).toMatch(/^h\.jsonl:2: type: /);
     expect(bad('{"type":"ack","process":"c","id":"m","invokedAt":5,"completedAt":2,"outcome":"ok"}')).toBe('h.jsonl:1: completedAt 2 is before invokedAt 5');
     expect(bad('')).toBe('h.jsonl: no operations');
     expect(bad('{"type":"deliver","process":"c","id":"m","invokedAt":1,"completedAt":2,"outcome":"unknown","leaseUntil":9}')).toMatch(/outcome/);

@@ -77,6 +77,30 @@ const BUGS: Bug[] = [
     what: 'legacy push scores priority as a whole second (priority * 10 instead of / 100)',
     edits: [{ file: 'src/queue/legacy-queue.ts', from: 'm.timeout + m.priority / 100;', to: 'm.timeout + m.priority * 10;' }],
   },
+  {
+    id: 'B10',
+    area: 'pop / priority',
+    what: 'atomic pops ignore priority: the push script ranks by push order only (Lua and twin)',
+    edits: twinAndLua('src/queue/scripts/atomic-push.ts', [
+      ["local rank = priority .. string.rep('0', 13 - #ord) .. ord", "local rank = '0' .. string.rep('0', 13 - #ord) .. ord"],
+      ["const rank = priority + ord.padStart(13, '0');", "const rank = '0' + ord.padStart(13, '0');"],
+    ]),
+  },
+  {
+    id: 'B11',
+    area: 'pop / promotion',
+    what: 'atomic pop promotes only messages due more than 2 s ago (delays, never loses; Lua and twin)',
+    edits: twinAndLua('src/queue/scripts/atomic-pop.ts', [
+      ['now - tonumber(ARGV[6]), tonumber(ARGV[3])', 'now - tonumber(ARGV[6]) - 2000, tonumber(ARGV[3])'],
+      ['now - Number(argv[5]), Number(argv[2])', 'now - Number(argv[5]) - 2000, Number(argv[2])'],
+    ]),
+  },
+  {
+    id: 'B12',
+    area: 'reschedule / script',
+    what: 'atomic setTimeout writes the new due time as now − delay (early; the script has no twin)',
+    edits: [{ file: 'src/queue/scripts/atomic-reschedule.ts', from: "redis.call('zadd', queue, now + tonumber(ARGV[4]), id)", to: "redis.call('zadd', queue, now - tonumber(ARGV[4]), id)" }],
+  },
 ];
 
 const SUITES = [
@@ -84,6 +108,7 @@ const SUITES = [
   'properties/model-based.test.ts',
   'properties/interleavings.test.ts',
   'properties/simulation.test.ts',
+  'properties/workloads.test.ts',
   'test/sim/faults.test.ts',
   'test/scenarios.test.ts',
   'test/conformance/differential.test.ts',
@@ -99,7 +124,8 @@ interface FileResult {
 
 const root = join(import.meta.dirname, '..');
 const rows: string[] = [];
-for (const bug of BUGS) {
+const only = process.argv.slice(2);
+for (const bug of BUGS.filter((b) => only.length === 0 || only.includes(b.id))) {
   const originals = new Map<string, string>();
   try {
     for (const e of bug.edits) {

@@ -3,7 +3,7 @@ import { decidingOps, delays, earliestDue, latestDue, visibilityOps } from './du
 import { freeIntervals, unknownPopsReaching, type FreeInterval } from './free-intervals.js';
 import { holdsOf, type Hold } from './holds.js';
 import { judgeLate, latenessOf, waitingPops } from './late.js';
-import { groupById, mayHaveApplied, mayHaveCreated, placeAt, shardsOf, type MessageOps } from './message-ops.js';
+import { groupById, mayHaveApplied, mayHaveCreated, placeOf, prioritiesAt, shardAt, type MessageOps } from './message-ops.js';
 import { judgePriority } from './priority-order.js';
 import { nonePerProperty, propertiesFrom, VIOLATION_KINDS, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
 
@@ -132,7 +132,12 @@ function judgeDueTimes(m: MessageOps, found: Found, out: Judged): void {
   let lastDecider: unknown = null;
   for (const d of m.deliveries) {
     if ((d.via ?? 'schedule') !== 'schedule') continue;
-    const deciding = decidingOps(m, visible, d.invokedAt, d.completedAt);
+    // No operation invoked before the pop returned could have made the message visible: only the
+    // later ones may explain it, and each is due no earlier than its invocation, so the delivery came
+    // before every due time the history allows (early unless one is due at that very instant). Found by
+    // the brute-force oracle: push m at 0 (+150 ms), a pop invoked at -1 returning m at 0 was let pass.
+    const before = decidingOps(m, visible, d.invokedAt, d.completedAt);
+    const deciding = before.length > 0 ? before : visible;
     if (deciding.length === 0) continue;
     const due = Math.min(...deciding.map(earliestDue));
     if (deciding.some(delays)) out.exercised.onTime = true;
@@ -177,7 +182,18 @@ function judgeRecovery(m: MessageOps, holds: readonly Hold[], phases: RunPhases,
   holds.forEach((h, i) => {
     if (h.ack && mayHaveApplied(h.ack)) return;
     const released = h.release && mayHaveApplied(h.release) ? h.release.completedAt : null;
-    const deadline = Math.max(released ?? h.leaseEnd, phases.livenessStart) + allowance;
+    // An unknown release may not have applied: the lease still runs, so the later of the two bounds
+    // what is owed (never blame an unknown). Found by a unit test: release unknown at 2100, lease to
+    // 2500, re-delivered at 2900 was a slow recovery.
+    const holdEnd = h.release?.outcome === 'unknown' ? Math.max(h.release.completedAt, h.leaseEnd) : (released ?? h.leaseEnd);
+    let deadline = Math.max(holdEnd, phases.livenessStart) + allowance;
+    // A reschedule that may have applied after the delivery (the reaper re-queued the message, then
+    // its holder rescheduled it) makes it due later: not owed before that due time (SPEC §6.5 due
+    // time; never blame an order the history allows). Counterexample: full-profile run seed
+    // full-998036 (31 messages), m17's ok reschedule to +718 ms after its lease ran out.
+    for (const r of m.reschedules) {
+      if (mayHaveApplied(r) && r.invokedAt > h.d.completedAt && r.invokedAt <= deadline) deadline = Math.max(deadline, latestDue(r) + allowance);
+    }
     if (deadline > phases.end) return;
     exercised.unackRecovery = true;
     // Processed (or removed) since the push this delivery came from, by the deadline: nothing owed.
@@ -194,28 +210,33 @@ function judgeRecovery(m: MessageOps, holds: readonly Hold[], phases: RunPhases,
 /** The definitions about a shard as a whole (SPEC §6.5 priority order, §6.6 late), with the lateness figures. */
 function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp[], phases: RunPhases, boundMs: number, out: Judged): number[] {
   const shards = new Map<string, { free: FreeInterval[]; deliveries: DeliverOp[] }>();
-  const shard = (name: string) => {
+  const shardOf = (name: string) => {
     let s = shards.get(name);
     if (!s) shards.set(name, (s = { free: [], deliveries: [] }));
     return s;
   };
-  const priorityAt = new Map<DeliverOp, number>();
   for (const [id, m] of byId) {
     if (m.pushes.length === 0) continue;
-    const lived = shardsOf(m);
-    const reaching = unknownPopsReaching(pops, id, lived.size === 1 ? [...lived][0] : undefined);
-    for (const iv of freeIntervals(id, m, reaching, phases.end)) if (iv.shard !== undefined) shard(iv.shard).free.push(iv);
+    // A shard belongs to one life of the message (shardAt): a free stretch counts on the shard of its
+    // life, and only where every life it may be in agrees on it. Counterexample that needed it: a
+    // full-profile run where an ensure re-created e0 on shard a after its first life on shard b, and
+    // the first life's wait was charged to a pop of shard a.
+    const everyShard = new Set(m.pushes.filter(mayHaveCreated).map((p) => p.shard));
+    const { shard } = placeOf(m);
+    const reaching = unknownPopsReaching(pops, id, everyShard.size > 1 ? undefined : shard);
+    // A waiting message counts with its least urgent possible priority (prioritiesAt).
+    for (const iv of freeIntervals(id, (t) => Math.max(...prioritiesAt(m, t)), m, reaching, phases.end)) {
+      const at = shardAt(m, iv.from);
+      if (at !== undefined) shardOf(at).free.push(iv);
+    }
     for (const d of m.deliveries) {
-      const place = placeAt(m, d.invokedAt);
-      const where = d.shard ?? place.shard;
-      if (where === undefined) continue;
-      priorityAt.set(d, place.priority);
-      shard(where).deliveries.push(d);
+      const at = d.shard ?? shardAt(m, d.completedAt);
+      if (at !== undefined) shardOf(at).deliveries.push(d);
     }
   }
   const lateness: number[] = [];
-  for (const [name, s] of shards) {
-    const waiting = waitingPops(pops, name);
+  for (const [shard, s] of shards) {
+    const waiting = waitingPops(pops, shard);
     const late = judgeLate(waiting, s.free, boundMs);
     if (late.exercised) out.exercised.deliveredPromptly = true;
     for (const f of late.findings) {
@@ -224,10 +245,11 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
         id: f.id,
         t: f.t,
         processes: f.processes,
-        detail: `free and due on shard ${name} while ${f.pops} pop(s) waited past the ${boundMs} ms bound (up to ${f.beyondMs.toFixed(0)} ms beyond it)`,
+        detail: `free and due on shard ${shard} while ${f.pops} pop(s) waited past the ${boundMs} ms bound (up to ${f.beyondMs.toFixed(0)} ms beyond it)`,
       });
     }
-    const priority = judgePriority(s.deliveries, (d) => priorityAt.get(d) ?? 0, s.free, boundMs);
+    // A popped message counts with its most urgent possible priority (prioritiesAt).
+    const priority = judgePriority(s.deliveries, (d) => Math.min(...prioritiesAt(byId.get(d.id)!, d.completedAt)), s.free, boundMs);
     if (priority.exercised) out.exercised.priorityOrder = true;
     for (const f of priority.findings) out.violations.push({ kind: 'priority-inversion', ...f });
     if (waiting.length > 0) lateness.push(...latenessOf(s.deliveries, s.free, waiting));

@@ -1,12 +1,10 @@
 import type { PopOp } from './history.js';
 import { latestDue } from './due-time.js';
-import { mayHaveApplied, mayHaveCreated, placeAt, type MessageOps } from './message-ops.js';
+import { mayHaveApplied, mayHaveCreated, type MessageOps } from './message-ops.js';
 
 /** A time span [from, to) in which a message was surely free and due (SPEC §6.6). */
 export interface FreeInterval {
   readonly id: string;
-  /** The shard and priority the message had then (the push or ensure that created it). */
-  readonly shard: string | undefined;
   readonly priority: number;
   readonly from: number;
   readonly to: number;
@@ -22,18 +20,13 @@ type Step = { readonly t: number; readonly run: () => void; readonly last?: bool
  * the next ok one. A message whose lease ran out is not free again until something visible (a
  * release, a push) says so: the reaper's re-queue is not in the history.
  */
-export function freeIntervals(id: string, m: MessageOps, takenBy: readonly PopOp[], end: number): FreeInterval[] {
+export function freeIntervals(id: string, priorityAt: number | ((t: number) => number), m: MessageOps, takenBy: readonly PopOp[], end: number): FreeInterval[] {
   let queued = false;
   let uncertain = false;
   let inFlight = 0;
   let due = Infinity;
-  let place = placeAt(m, -Infinity);
   const steps: Step[] = [];
   const visibility = [...m.pushes, ...m.reschedules, ...m.releases];
-  // Operations after which the message is gone (taken, acked, removed), whenever they took effect.
-  const takers: { invokedAt: number; completedAt: number }[] = [...m.deliveries, ...m.acks.filter(mayHaveApplied), ...m.removes.filter(mayHaveApplied), ...takenBy];
-  // One that overlaps a visibility operation may have come after it: that operation proves nothing free.
-  const overlapsATaker = (v: { invokedAt: number; completedAt: number }) => takers.some((g) => g.invokedAt <= v.completedAt && g.completedAt >= v.invokedAt);
   for (const v of visibility) {
     steps.push({ t: v.invokedAt, run: () => inFlight++ });
     steps.push({
@@ -43,31 +36,45 @@ export function freeIntervals(id: string, m: MessageOps, takenBy: readonly PopOp
         if (v.outcome === 'unknown') uncertain = true;
         if (v.outcome !== 'ok') return;
         if ((v.type === 'push' || v.type === 'ensure') && !mayHaveCreated(v)) return;
-        if (overlapsATaker(v)) {
-          queued = false;
-          return;
-        }
         queued = true;
         uncertain = false;
         due = latestDue(v);
-        if (v.type === 'push' || v.type === 'ensure') place = { shard: v.shard ?? place.shard, priority: v.priority ?? 0 };
       },
     });
   }
   // Gone from its invocation, and still gone at its return: whatever became visible meanwhile (a push
   // the pop was waiting for) came before the take.
-  const gone = () => (queued = false);
+  // While a taker is in flight it may take the message at any instant, also after something made it
+  // visible again meanwhile: not surely free until it returned. Found by the brute-force oracle: a
+  // release returned at 112 inside an unknown pop [13, 263] of its shard, and the message was counted
+  // free from 112 (late blamed on an ok pop that the unknown one may have beaten to it).
+  let taking = 0;
   const goneDuring = (op: { invokedAt: number; completedAt: number }) => {
-    steps.push({ t: op.invokedAt, run: gone });
-    steps.push({ t: op.completedAt, run: gone, last: true });
+    steps.push({
+      t: op.invokedAt,
+      run: () => {
+        queued = false;
+        taking++;
+      },
+    });
+    steps.push({
+      t: op.completedAt,
+      run: () => {
+        queued = false;
+        taking--;
+      },
+      last: true,
+    });
   };
-  for (const g of takers) goneDuring(g);
+  for (const a of m.acks) if (mayHaveApplied(a)) goneDuring(a);
+  for (const r of m.removes) if (mayHaveApplied(r)) goneDuring(r);
+  for (const d of m.deliveries) goneDuring(d);
+  for (const p of takenBy) goneDuring(p);
   steps.sort((a, b) => a.t - b.t || (a.last ? 1 : 0) - (b.last ? 1 : 0));
   const out: FreeInterval[] = [];
   let openFrom: number | null = null;
-  let openPlace = place;
   const close = (t: number) => {
-    if (openFrom !== null && t > openFrom) out.push({ id, shard: openPlace.shard, priority: openPlace.priority, from: openFrom, to: t });
+    if (openFrom !== null && t > openFrom) out.push({ id, priority: typeof priorityAt === 'number' ? priorityAt : priorityAt(openFrom), from: openFrom, to: t });
     openFrom = null;
   };
   let i = 0;
@@ -75,15 +82,16 @@ export function freeIntervals(id: string, m: MessageOps, takenBy: readonly PopOp
     const t = steps[i]!.t;
     while (i < steps.length && steps[i]!.t === t) steps[i++]!.run();
     const next = i < steps.length ? steps[i]!.t : end;
-    const free = queued && !uncertain && inFlight === 0;
+    const free = queued && !uncertain && inFlight === 0 && taking === 0;
     if (!free) {
       close(t);
       continue;
     }
-    if (openFrom === null && due < next) {
-      openFrom = Math.max(t, due);
-      openPlace = place;
-    }
+    // A reschedule that began and returned at this instant (no time in flight) moved the due time on:
+    // the stretch ends here. Found by the brute-force oracle: push m3 at [0, 2], ok reschedule to +300
+    // at [103, 103]; m3 was counted free and due from 2 straight through 403.
+    if (openFrom !== null && due > t) close(t);
+    if (openFrom === null && due < next) openFrom = Math.max(t, due);
   }
   close(end);
   // A free span that a later step did not end runs to the end of the history.

@@ -63,34 +63,48 @@ export function groupById(history: readonly HistoryOp[]): { readonly byId: Map<s
   return { byId, pops };
 }
 
-/** Where a message lives and how urgent it is: set by the push or ensure that (last) created it. */
-export interface Place {
-  readonly shard: string | undefined;
-  readonly priority: number;
-}
-
-const placeOfOp = (p: PushOp | EnsureOp): Place => ({ shard: p.shard, priority: p.priority ?? 0 });
-
-/**
- * The place of a message at time t: that of the latest push or ensure that may have created it and
- * was invoked before t (a message removed and ensured again may move shard and priority); before any,
- * the first one's. A delivery's shard fills in a push that did not record one.
- */
-export function placeAt(m: MessageOps, t: number): Place {
-  let chosen: PushOp | EnsureOp | undefined;
+/** The shard and priority of a message, as its pushes (or, failing that, its deliveries) recorded them. */
+export function placeOf(m: MessageOps): { readonly shard: string | undefined; readonly priority: number } {
+  let shard: string | undefined;
+  let priority = 0;
   for (const p of m.pushes) {
     if (!mayHaveCreated(p)) continue;
-    if (!chosen || (p.invokedAt < t && (chosen.invokedAt >= t || p.invokedAt > chosen.invokedAt))) chosen = p;
+    if (p.shard !== undefined) shard = p.shard;
+    if (p.priority !== undefined) priority = p.priority;
   }
-  const place = chosen ? placeOfOp(chosen) : { shard: undefined, priority: 0 };
-  if (place.shard !== undefined) return place;
-  return { ...place, shard: m.deliveries.find((d) => d.shard !== undefined)?.shard };
+  if (shard === undefined) shard = m.deliveries.find((d) => d.shard !== undefined)?.shard;
+  return { shard, priority };
 }
 
-/** Every shard the message may have lived on. */
-export function shardsOf(m: MessageOps): Set<string> {
-  const shards = new Set<string>();
-  for (const p of m.pushes) if (mayHaveCreated(p) && p.shard !== undefined) shards.add(p.shard);
-  for (const d of m.deliveries) if (d.shard !== undefined) shards.add(d.shard);
-  return shards;
+/**
+ * The priorities a message may have at time t (SPEC §6.5 priority inversion). A priority belongs to
+ * one life of the message, not to its id: an ensure or push after an ok ack or remove may create it
+ * again with another priority. The candidates are the priorities of the pushes and ensures that may
+ * have created it, invoked before t, whose life did not surely end before t (an ok ack or remove
+ * invoked after the push returned and returned before t). The checker takes the most urgent
+ * candidate for the message popped and the least urgent for the one left waiting, so an order the
+ * history allows never makes an inversion. Found by the brute-force oracle and a full-profile run:
+ * one priority per id blamed the first life of a message for the priority of its second.
+ */
+export function prioritiesAt(m: MessageOps, t: number): number[] {
+  const out = livesAt(m, t).map((p) => p.priority ?? 0);
+  return out.length > 0 ? out : [placeOf(m).priority];
+}
+
+/** The pushes and ensures whose life of the message may be the current one at time t (see prioritiesAt). */
+export function livesAt(m: MessageOps, t: number): (PushOp | EnsureOp)[] {
+  const ends = [...m.acks, ...m.removes].filter((y) => y.outcome === 'ok' && y.completedAt < t);
+  return m.pushes.filter((p) => mayHaveCreated(p) && p.invokedAt <= t && !ends.some((y) => y.invokedAt > p.completedAt));
+}
+
+/**
+ * The shard of the message at time t, when every life it may be in names the same one (a shard, like
+ * a priority, belongs to one life: an ensure may create it again on another shard); undefined when
+ * they disagree, or else the shard placeOf finds.
+ */
+export function shardAt(m: MessageOps, t: number): string | undefined {
+  const shards = new Set(livesAt(m, t).map((p) => p.shard));
+  if (shards.size === 0) return placeOf(m).shard;
+  if (shards.size > 1) return undefined;
+  return [...shards][0] ?? placeOf(m).shard;
 }

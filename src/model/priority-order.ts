@@ -29,7 +29,8 @@ export function judgePriority(deliveries: readonly DeliverOp[], priorityOf: (d: 
     let worst: FreeInterval | undefined;
     for (const b of free) {
       if (b.id === a.id || b.priority === pa) continue;
-      if (b.from > a.invokedAt - boundMs || b.to < a.completedAt) continue;
+      // Free and due for longer than B (strictly, as late counts it): exactly B is within the bound.
+      if (b.from >= a.invokedAt - boundMs || b.to < a.completedAt) continue;
       exercised = true;
       if (b.priority < pa && (!worst || b.priority < worst.priority || (b.priority === worst.priority && b.from < worst.from))) worst = b;
     }

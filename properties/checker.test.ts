@@ -294,6 +294,14 @@ describe('history checker: late (SPEC §6.6)', () => {
   const m = pushTo('m', 0, 's', 0);
   const taken = (t: number) => [deliverVia('m', t + 2, 'c1', 'schedule', 's', t), pop('c1', 's', t, t + 2, 1), ack('m', t + 10, 'c1')];
 
+  it("one consumer's back-to-back empty pops are one wait: short polls add up to late", () => {
+    // Each poll waits 40 ms, under B = 50; one after the other they wait 120 ms while m is free and due.
+    exactly([m, pop('c1', 's', 100, 140, 0), pop('c1', 's', 140, 180, 0), pop('c1', 's', 180, 220, 0), ...taken(400)], { late: 1 }, bounded);
+    // A pause of 5 ms between polls (or another consumer's polls) breaks the wait: no poll waited past B.
+    exactly([m, pop('c1', 's', 100, 140, 0), pop('c1', 's', 145, 185, 0), pop('c1', 's', 190, 230, 0), ...taken(400)], {}, bounded);
+    exactly([m, pop('c1', 's', 100, 140, 0), pop('c2', 's', 140, 180, 0), pop('c1', 's', 180, 220, 0), ...taken(400)], {}, bounded);
+  });
+
   it('a pop of shard s waiting longer than B while a message of s was free and due, and returning without it, is late', () => {
     exactly([m, pop('c1', 's', 100, 300, 0), ...taken(400)], { late: 1 }, bounded);
     // waiting exactly B: not late
@@ -614,7 +622,17 @@ function bruteForceWholeApi(history: Op[], p: { livenessStart: number; end: numb
   }
   // late: per stretch of a message's freedom, some ok pop by the schedule on its shard overlapping it by more than B
   for (const [id, g] of grid) {
-    const waiting = pops.filter((q) => q.outcome === 'ok' && q.via === 'schedule' && q.shard === shardOf(id));
+    const single = pops.filter((q) => q.outcome === 'ok' && q.via === 'schedule' && q.shard === shardOf(id));
+    // One consumer's pops that follow an empty one at once (within 1 ms) continue the same wait.
+    const waiting = single.map((q) => {
+      let start = q.invokedAt;
+      for (;;) {
+        const before = single.find((o) => o !== q && o.process === q.process && o.delivered === 0 && o.completedAt <= start && start - o.completedAt <= 1);
+        if (!before) break;
+        start = before.invokedAt;
+      }
+      return { ...q, invokedAt: start };
+    });
     let t = 0;
     while (t < g.length) {
       if (!g[t]) {

@@ -17,9 +17,38 @@ export interface LateJudgement {
   readonly exercised: boolean;
 }
 
-/** Pops by the schedule on one shard that returned normally: the ones late is judged on. */
+/** How far apart two pops of one consumer may be and still count as one wait: it asked again at once. */
+export const BACK_TO_BACK_MS = 1;
+
+/**
+ * The waits judged on one shard: its pops by the schedule that returned normally, where a consumer's
+ * back-to-back pops — each but the last returning nothing, the next invoked within BACK_TO_BACK_MS —
+ * are one wait. A consumer that long-polls in short calls is asking all along: judged per call, a
+ * poll shorter than B could never be late however long a due message waited.
+ */
 export function waitingPops(pops: readonly PopOp[], shard: string): PopOp[] {
-  return pops.filter((p) => p.via === 'schedule' && p.shard === shard && p.outcome === 'ok');
+  const mine = pops.filter((p) => p.via === 'schedule' && p.shard === shard && p.outcome === 'ok');
+  const byProcess = new Map<string, PopOp[]>();
+  for (const p of mine) {
+    const list = byProcess.get(p.process);
+    if (list) list.push(p);
+    else byProcess.set(p.process, [p]);
+  }
+  const waits: PopOp[] = [];
+  for (const list of byProcess.values()) {
+    list.sort((a, b) => a.invokedAt - b.invokedAt);
+    let current: PopOp | null = null;
+    for (const p of list) {
+      if (current && current.delivered === 0 && p.invokedAt >= current.completedAt && p.invokedAt - current.completedAt <= BACK_TO_BACK_MS) {
+        current = { ...p, invokedAt: current.invokedAt };
+      } else {
+        if (current) waits.push(current);
+        current = p;
+      }
+    }
+    if (current) waits.push(current);
+  }
+  return waits;
 }
 
 /**

@@ -8,7 +8,7 @@ export interface Series {
   readonly deliveriesPerSecond: number[];
   /** Mean delivery latency (ms) of the deliveries in each bin: delivery − due time of the push that preceded it; null where none. */
   readonly latencyMs: (number | null)[];
-  /** Deliveries held at the end of each bin (popped, not yet acked / released, lease not run out). */
+  /** Deliveries held at some moment of each bin (popped, not yet acked / released, lease not run out). */
   readonly holdsInFlight: number[];
 }
 
@@ -23,9 +23,12 @@ export function seriesOf(history: readonly HistoryOp[], from: number, to: number
   const due = new Map<string, number>();
   // A hold ends at its holder's first ack or release returned after it, or at its lease end.
   const open = new Map<string, { process: string; at: number; leaseUntil: number }[]>();
+  // A hold [start, end) counts in every bin it overlaps.
   const close = (start: number, end: number) => {
-    change[bin(start)]! += 1;
-    if (end < to) change[bin(end) + 1]! -= 1;
+    const first = bin(start);
+    change[first]! += 1;
+    const last = end <= start ? first : Math.min(bins - 1, Math.max(first, Math.ceil((end - from) / binMs) - 1));
+    change[last + 1]! -= 1;
   };
   const ops = [...history].sort((a, b) => a.completedAt - b.completedAt);
   for (const o of ops) {

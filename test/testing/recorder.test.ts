@@ -2,11 +2,11 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { judgeHistory } from '../../src/model/judge.js';
 import type { HistoryOp } from '../../src/model/history.js';
-import { recordHistory } from '../../src/public/testing.js';
+import { outcomeOfThrow, recordHistory } from '../../src/public/testing.js';
 import type { BaseQueue } from '../../src/queue/base-queue.js';
 import { createQueue } from '../../src/queue/create-queue.js';
 import type { DynoQueue, QueueMode } from '../../src/queue/dyno-queue.js';
-import { InvalidArgumentError } from '../../src/queue/errors.js';
+import { DurabilityError, InvalidArgumentError, InvalidMessageError, PatternTooComplexError, QueueClosedError } from '../../src/queue/errors.js';
 import { createMultiQueue } from '../../src/queue/multi-queue.js';
 import type { QueueOptionsInput } from '../../src/queue/options.js';
 import type { Store } from '../../src/store/store.js';
@@ -191,6 +191,26 @@ describe.each(backendNames())('recordHistory on %s', (backendName) => {
     expect(judgeHistory(asFail.join('\n')).report.properties.atLeastOnce).toBe(false);
   });
 
+  it('consume() is recorded as its pops; leaving it early records the release of the rest of the batch', async () => {
+    const { queue, time } = make('atomic');
+    const lines: string[] = [];
+    const q = recordHistory(queue, (l) => lines.push(l), { process: 'c', clock: () => time.now() });
+    await q.push([msg('a'), msg('b'), msg('c')]);
+    for await (const m of q.consume({ batch: 3, wait: 0 })) {
+      await q.ack(m.id, m.token);
+      break;
+    }
+    const history = ops(lines);
+    expect(history.filter((o) => o.type === 'pop')).toMatchObject([{ via: 'schedule', delivered: 3, outcome: 'ok' }]);
+    expect(history.filter((o) => o.type === 'release').map((o) => [o.id, o.outcome])).toEqual([
+      ['b', 'ok'],
+      ['c', 'ok'],
+    ]);
+    expect((await queue.shardSizes()).a).toEqual({ size: 2, uacked: 0 });
+    const { report } = judgeHistory(lines.join('\n'), { end: time.now() });
+    expect(report.acked).toBe(1);
+  });
+
   it('records the shard the strategy picked, and writes lines to a stream', async () => {
     const time = new FakeTime();
     const queue = createQueue({
@@ -246,6 +266,21 @@ describe.each(backendNames())('recordHistory on %s', (backendName) => {
       expect(d).toMatchObject({ shard: 'b', leaseUntil: pop.invokedAt + 2_000 });
       expect(history.find((o) => o.type === 'push' && o.id === d.id)).toMatchObject({ shard: 'b' });
     }
+  });
+});
+
+describe('outcomeOfThrow: refusals before sending are fail, anything that may have applied is unknown', () => {
+  it.each([
+    [new InvalidMessageError('id', 'must not be empty'), 'fail'],
+    [new InvalidArgumentError('count', 'must be an integer'), 'fail'],
+    [new QueueClosedError('q'), 'fail'],
+    [new PatternTooComplexError('.-.-b', 'm', 10, 100), 'fail'],
+    [new DurabilityError('push', ['m'], 1, 0), 'unknown'],
+    [new Error('Connection is closed.'), 'unknown'],
+    [Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), 'unknown'],
+    ['a string', 'unknown'],
+  ] as const)('%s → %s', (err, outcome) => {
+    expect(outcomeOfThrow(err)).toBe(outcome);
   });
 });
 

@@ -197,8 +197,8 @@ program
 
 program
   .command('report')
-  .description('Judge a trace file (from dynoq sim --trace) again and draw it as a self-contained HTML timeline; exit 1 when its history violates a property')
-  .argument('<trace>', 'a trace file written by dynoq sim --trace')
+  .description('Judge a trace file (from dynoq sim --trace) or a history (the dynoq judge format) again and draw it as a self-contained HTML timeline with a time axis and plots; exit 1 when it violates a property')
+  .argument('<trace>', 'a trace file written by dynoq sim --trace, or a history file (JSON lines, as dynoq judge reads)')
   .requiredOption('--html <file>', 'where the HTML goes (its folder is created)')
   .action((trace: string, opts) => run(false, async () => (await import('./commands/report.js')).reportCommand(trace, opts))());
 

@@ -17,3 +17,6 @@ export { RedisUnavailableError } from '../store/redis-unavailable.js';
 
 export { judge } from '../testing/judge.js';
 export type { JudgeOptions } from '../testing/judge.js';
+
+export { recordHistory, outcomeOfThrow } from '../testing/recorder.js';
+export type { HistorySink, RecordHistoryOptions, RecordedQueue, RunLineSettings } from '../testing/recorder.js';

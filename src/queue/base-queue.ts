@@ -15,6 +15,7 @@ import { DYNOMITE_SETTLE_MS, type QueueOptions } from './options.js';
 import type { ShardingStrategy } from './sharding.js';
 import { shardingStrategy } from './sharding.js';
 import type { TimerHandle } from './time.js';
+import { RECORDING_HOOKS, observedSharding, type RecordingHooks } from './recording-hooks.js';
 
 export const MAX_POP_COUNT = 10_000;
 const POP_OPTIONS: readonly (keyof PopOptions)[] = ['wait', 'signal'];
@@ -35,6 +36,8 @@ export abstract class BaseQueue implements DynoQueue {
   protected readonly allShards: readonly string[];
   protected readonly localShard: string;
   protected readonly sharding: ShardingStrategy;
+  /** For recordHistory (dynoq/testing): lease length, reaper period, and the shard picked per push. */
+  readonly [RECORDING_HOOKS]: RecordingHooks;
   /** Every script call, keys and args built in one place. */
   protected readonly scripts: QueueScripts;
   private closed = false;
@@ -49,7 +52,13 @@ export abstract class BaseQueue implements DynoQueue {
     this.nonQuorum = options.nonQuorum ?? options.quorum;
     this.allShards = options.shards.allShards;
     this.localShard = options.shards.currentShard;
-    this.sharding = shardingStrategy(options.sharding);
+    this[RECORDING_HOOKS] = {
+      unackTimeoutMs: options.unackTimeout,
+      reaperIntervalMs: options.unackInterval,
+      localShard: this.localShard,
+      shardPicked: new Set(),
+    };
+    this.sharding = observedSharding(shardingStrategy(options.sharding), this[RECORDING_HOOKS].shardPicked);
     this.scripts = new QueueScripts(
       this.keys,
       this.allShards,

@@ -9,6 +9,7 @@ import type { PoppedBatch } from './popped-batch.js';
 import type { QueueOptionsInput } from './options.js';
 import type { ShardingStrategy } from './sharding.js';
 import { shardingStrategy } from './sharding.js';
+import { RECORDING_HOOKS, observedSharding, recordingHooksOf, type RecordingHooks, type ShardListener } from './recording-hooks.js';
 
 /** One shard of a multi-master queue: its name and the store (Redis server or Cluster) it lives on. */
 export interface MultiQueueShard {
@@ -44,6 +45,8 @@ export class MultiQueue implements DynoQueue {
   private readonly local: BaseQueue;
   private readonly shardNames: string[];
   private readonly sharding: ShardingStrategy;
+  /** For recordHistory (dynoq/testing): lease length, reaper period, and the shard picked per push. */
+  readonly [RECORDING_HOOKS]: RecordingHooks;
   private readonly limits: { maxPayloadBytes: number };
 
   constructor(options: MultiQueueOptions) {
@@ -52,7 +55,8 @@ export class MultiQueue implements DynoQueue {
     this.shardNames = shards.map((s) => s.name);
     if (new Set(this.shardNames).size !== this.shardNames.length) throw new InvalidArgumentError('option shards', 'shard names must be unique');
     if (!this.shardNames.includes(currentShard)) throw new InvalidArgumentError('option currentShard', 'must be one of the shards');
-    this.sharding = shardingStrategy(sharding ?? 'round-robin');
+    const shardPicked = new Set<ShardListener>();
+    this.sharding = observedSharding(shardingStrategy(sharding ?? 'round-robin'), shardPicked);
     this.limits = { maxPayloadBytes: rest.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES };
     for (const shard of shards) {
       const queue = createQueue({
@@ -69,6 +73,8 @@ export class MultiQueue implements DynoQueue {
     this.local = this.byShard.get(currentShard)!;
     this.name = rest.name;
     this.mode = this.local.mode;
+    const local = recordingHooksOf(this.local)!;
+    this[RECORDING_HOOKS] = { unackTimeoutMs: local.unackTimeoutMs, reaperIntervalMs: local.reaperIntervalMs, localShard: currentShard, shardPicked };
   }
 
   /** The local shard's queue first, then the others. */

@@ -5,10 +5,14 @@ import { faultBands } from '../sim/faults/index.js';
 import { nodeName } from '../sim/topology/node-name.js';
 import type { Fault, SimConfig } from '../sim/config.js';
 import { relativeTimes } from './relative-times.js';
+import { seriesOf } from './series.js';
 
 export interface ReportInput {
   readonly title: string;
-  readonly config: SimConfig;
+  /** The simulated run's configuration; absent for a judged history (no store lanes, no simulated faults). */
+  readonly config?: SimConfig;
+  /** The line under the title (default: the configuration's). */
+  readonly summary?: string;
   readonly history: readonly HistoryOp[];
   readonly faults: readonly { readonly t: number; readonly fault: Fault }[];
   readonly report: CheckReport;
@@ -27,8 +31,8 @@ function lanes(input: ReportInput): string[] {
   for (const { fault } of input.faults) {
     if ('actor' in fault && !actors.has(fault.actor)) consumers.push(fault.actor);
   }
-  const t = input.config.topology;
-  const nodes = t.zones.map((z) => nodeName(t.kind, t.zones, z));
+  const t = input.config?.topology;
+  const nodes = t ? t.zones.map((z) => nodeName(t.kind, t.zones, z)) : [];
   return [...producers, ...consumers, ...nodes];
 }
 
@@ -41,6 +45,26 @@ function jsonIsland(value: unknown): string {
 }
 
 /**
+ * Message lives drawn at most: beyond this the page draws every message in a violation and an even
+ * sample of the others (the plots and the verdicts still count every operation), so that a
+ * 100,000-message run gives a page a browser opens in seconds.
+ */
+export const MAX_DRAWN_MESSAGES = 10_000;
+
+/** The ids drawn: all of them up to the limit, else those in a violation plus every k-th other. */
+function drawnIds(history: readonly HistoryOp[], violating: ReadonlySet<string>, limit: number): { ids: Set<string> | null; total: number } {
+  const all = new Set<string>();
+  for (const o of history) if (o.type !== 'pop') all.add(o.id);
+  if (all.size <= limit) return { ids: null, total: all.size };
+  const others = [...all].filter((id) => !violating.has(id));
+  const room = Math.max(0, limit - violating.size);
+  const step = others.length / Math.max(1, room);
+  const ids = new Set([...all].filter((id) => violating.has(id)));
+  for (let i = 0; i < room && Math.floor(i * step) < others.length; i++) ids.add(others[Math.floor(i * step)]!);
+  return { ids, total: all.size };
+}
+
+/**
  * One self-contained HTML file (no network): a space-time diagram on virtual time — a lane per
  * producer, consumer and store node; each message's life drawn from push to its deliveries, each
  * delivery held until ack or lease end; faults as bands; every checker violation listed beside the
@@ -48,25 +72,30 @@ function jsonIsland(value: unknown): string {
  * Drawn on a canvas so that 10,000-message runs stay usable.
  */
 export function renderHtmlReport(input: ReportInput): string {
+  const violations = input.report.violations.filter((v) => VIOLATION_KINDS[v.kind].breaks !== null);
+  const drawn = drawnIds(input.history, new Set(violations.map((v) => v.id)), MAX_DRAWN_MESSAGES);
   const data = {
     title: input.title,
     start: input.start,
     livenessStart: input.livenessStart,
     end: input.end,
     lanes: lanes(input),
-    bands: faultBands(input.faults, input.config, input.livenessStart, input.end),
+    bands: input.config ? faultBands(input.faults, input.config, input.livenessStart, input.end) : [],
     // The page draws ops by who and when they returned; an ack of any outcome ends a hold (SPEC §6.2).
     // Pops are drawn through the deliveries they returned: every pop call would only crowd the page.
-    history: input.history.filter((e) => e.type !== 'pop').map((e) => ({ ...e, actor: e.process, t: e.completedAt, ok: e.outcome === 'ok' })),
-    violations: input.report.violations
-      .filter((v) => VIOLATION_KINDS[v.kind].breaks !== null)
-      .map((v) => ({ ...v, actors: v.processes, detail: relativeTimes(v.detail, input.start) })),
+    // Only the fields the page reads: a large run's page is mostly this array.
+    history: input.history
+      .filter((e) => e.type !== 'pop' && (drawn.ids === null || drawn.ids.has(e.id)))
+      .map((e) => ({ type: e.type, id: e.type === 'pop' ? '' : e.id, actor: e.process, t: e.completedAt, ok: e.outcome === 'ok', ...(e.type === 'deliver' ? { leaseUntil: e.leaseUntil } : {}) })),
+    drawn: { shown: drawn.ids?.size ?? drawn.total, total: drawn.total },
+    series: seriesOf(input.history, input.start, input.end),
+    violations: violations.map((v) => ({ ...v, actors: v.processes, detail: relativeTimes(v.detail, input.start) })),
     duplicates: input.report.counts.duplicate,
   };
   const r = input.report;
   const verdict = (name: string, held: boolean) => `<span class="verdict ${held ? 'held' : 'broken'}">${name}: ${held ? 'held' : 'VIOLATED'}</span>`;
   const c = input.config;
-  const summary = `seed ${escapeHtml(c.seed)} · ${c.topology.kind} [${c.topology.zones.join(', ')}] · quorum ${c.topology.quorumConsistency} · mode ${c.queue.mode}${c.queue.serverTime ? ' + server time' : ''} · lease ${c.queue.unackTimeoutMs} ms · ${input.faults.length} fault event(s)`;
+  const summary = input.summary !== undefined || !c ? escapeHtml(input.summary ?? '') : `seed ${escapeHtml(c.seed)} · ${c.topology.kind} [${c.topology.zones.join(', ')}] · quorum ${c.topology.quorumConsistency} · mode ${c.queue.mode}${c.queue.serverTime ? ' + server time' : ''} · lease ${c.queue.unackTimeoutMs} ms · ${input.faults.length} fault event(s)`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -83,6 +112,15 @@ export function renderHtmlReport(input: ReportInput): string {
   #controls { padding: 6px 16px; display: flex; gap: 8px; align-items: center; border-bottom: 1px solid #eef0f3; }
   #controls input { width: 200px; padding: 3px 6px; }
   #timeline { position: relative; flex: 1; overflow-y: auto; overflow-x: hidden; }
+  #axis { position: relative; height: 30px; margin-left: 120px; border-bottom: 1px solid #dde1e7; font-size: 11px; color: #495057; }
+  #axis .tick { position: absolute; top: 2px; transform: translateX(-50%); white-space: nowrap; }
+  #axis .tick::after { content: ''; position: absolute; left: 50%; top: 14px; height: 6px; border-left: 1px solid #868e96; }
+  #axis-caption { position: absolute; right: 6px; bottom: 1px; font-size: 10px; color: #6b7280; }
+  #plots { border-top: 1px solid #dde1e7; background: #fff; }
+  .plot { display: flex; height: 64px; border-bottom: 1px solid #f0f2f5; }
+  .plot-label { width: 120px; flex: none; font-size: 11px; padding: 4px 8px; box-sizing: border-box; }
+  .plot-label .ymax { display: block; color: #6b7280; }
+  .plot canvas { flex: 1; min-width: 0; height: 64px; cursor: default; }
   #labels { position: absolute; left: 0; top: 0; width: 120px; }
   .lane-label { height: 28px; line-height: 28px; padding-left: 8px; font-size: 12px; white-space: nowrap; overflow: hidden; border-bottom: 1px solid #f0f2f5; }
   #plot { position: absolute; left: 120px; right: 0; top: 0; }
@@ -116,11 +154,18 @@ export function renderHtmlReport(input: ReportInput): string {
       <span class="muted">focused: <b id="focused-id">none</b></span>
       <span id="legend" class="muted"><span><i class="sw" style="background:#2f9e44"></i>held until ack</span><span><i class="sw" style="background:#f08c00"></i>lease ran out</span><span><i class="sw" style="background:#e03131"></i>in a violation</span><span><i class="sw" style="background:#495057"></i>push</span></span>
     </div>
+    <div id="axis" aria-label="time axis"><span id="axis-caption">time since the start of the run</span></div>
     <div id="timeline"><div id="labels"></div><div id="plot"><canvas id="canvas"></canvas></div></div>
+    <div id="plots">
+      <div class="plot" data-series="deliveriesPerSecond"><div class="plot-label">deliveries / s<span class="ymax"></span></div><canvas></canvas></div>
+      <div class="plot" data-series="latencyMs"><div class="plot-label">delivery latency (ms, mean)<span class="ymax"></span></div><canvas></canvas></div>
+      <div class="plot" data-series="holdsInFlight"><div class="plot-label">holds in flight<span class="ymax"></span></div><canvas></canvas></div>
+    </div>
   </div>
   <aside>
     <h2>Violations (${data.violations.length})</h2>
     <div id="violations"></div>
+    ${data.drawn.shown < data.drawn.total ? `<p class="muted" id="sampled" style="margin:8px 12px">Drawing ${data.drawn.shown} of ${data.drawn.total} messages: every message in a violation and an even sample of the rest. Verdicts and plots count all of them.</p>` : ''}
     <p class="muted" style="margin:8px 12px">Duplicates (allowed by at-least-once): ${data.duplicates}. Times are ms from the start of the run, on the true clock; the liveness phase starts at ${(input.livenessStart - input.start).toFixed(0)} ms.</p>
   </aside>
 </main>
@@ -216,6 +261,56 @@ export function renderHtmlReport(input: ReportInput): string {
       }
     }
     drawBands(w);
+    drawAxis(w);
+    drawPlots();
+  }
+
+  // A labelled time axis: round steps (1, 2, 5 × 10^k ms) over the shown span, as ms or s from the start.
+  function niceStep(span, n) {
+    const raw = span / n, p = Math.pow(10, Math.floor(Math.log10(raw)));
+    return [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw) || raw;
+  }
+  function label(ms, step) {
+    return step >= 1000 ? (ms / 1000).toFixed(step % 1000 === 0 ? 0 : 1) + ' s' : Math.round(ms) + ' ms';
+  }
+  function drawAxis(w) {
+    const axis = document.getElementById('axis');
+    for (const el of axis.querySelectorAll('.tick')) el.remove();
+    const step = niceStep(t1 - t0, Math.max(2, Math.floor(w / 90)));
+    for (let v = Math.ceil((t0 - D.start) / step) * step; D.start + v <= t1; v += step) {
+      const el = document.createElement('span');
+      el.className = 'tick'; el.style.left = x(D.start + v, w) + 'px'; el.textContent = label(v, step);
+      axis.appendChild(el);
+    }
+  }
+
+  // Small plots over time, from bins over the whole run (computed from every operation), drawn for the shown span.
+  function drawPlots() {
+    const S = D.series;
+    for (const row of document.querySelectorAll('.plot')) {
+      const values = S[row.dataset.series];
+      const c = row.querySelector('canvas');
+      const w = c.clientWidth, h = c.clientHeight, dpr = window.devicePixelRatio || 1;
+      c.width = w * dpr; c.height = h * dpr;
+      const g = c.getContext('2d'); g.setTransform(dpr, 0, 0, dpr, 0, 0); g.clearRect(0, 0, w, h);
+      for (const b of D.bands) {
+        g.fillStyle = 'rgba(209,52,56,.15)';
+        g.fillRect(x(b.from, w), 0, Math.max(2, x(b.to, w) - x(b.from, w)), h);
+      }
+      const shown = [];
+      for (let i = 0; i < values.length; i++) {
+        const a = S.from + i * S.binMs, b = a + S.binMs;
+        if (b >= t0 && a <= t1 && values[i] !== null) shown.push([a, b, values[i]]);
+      }
+      const max = shown.reduce((m, v) => Math.max(m, v[2]), 0);
+      row.querySelector('.ymax').textContent = 'max ' + (max >= 100 ? Math.round(max) : max.toFixed(1));
+      row.dataset.max = String(max); row.dataset.points = String(shown.length);
+      g.fillStyle = '#4c6ef5';
+      for (const [a, b, v] of shown) {
+        const bh = max > 0 ? (v / max) * (h - 6) : 0;
+        g.fillRect(x(a, w), h - bh, Math.max(1, x(b, w) - x(a, w)), bh);
+      }
+    }
   }
 
   function focusOn(id) {

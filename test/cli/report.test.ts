@@ -57,4 +57,22 @@ describe('dynoq report', () => {
     expect(r.stdout).toMatch(/report written to violated\.html .*violations\)/);
     expect(r.code).toBe(1);
   });
+
+  it('a judged history (the dynoq judge format): drawn with its verdict’s exit code; a bad line exits 2 naming it', async () => {
+    const push = { type: 'push', process: 'p', id: 'm', invokedAt: 0, completedAt: 1, outcome: 'ok', delayMs: 0 };
+    const deliver = { type: 'deliver', process: 'w', id: 'm', invokedAt: 2, completedAt: 3, outcome: 'ok', leaseUntil: 1_000 };
+    const ack = { type: 'ack', process: 'w', id: 'm', invokedAt: 4, completedAt: 5, outcome: 'ok' };
+    const write = (name: string, ops: unknown[]) => writeFileSync(join(cwd, name), ops.map((o) => JSON.stringify(o)).join('\n'));
+    write('h-held.jsonl', [{ type: 'run', version: 2 }, push, deliver, ack]);
+    const ok = await dynoq(['report', 'h-held.jsonl', '--html', 'h-held.html'], cwd);
+    expect(ok.stdout).toMatch(/report written to h-held\.html \(3 history operations, 0 violations\)/);
+    expect(ok.code).toBe(0);
+    expect(readFileSync(join(cwd, 'h-held.html'), 'utf8')).toContain('judged history · 3 operations · 2 processes');
+    write('h-lost.jsonl', [push, deliver]); // no run line: told apart by its first operation
+    expect((await dynoq(['report', 'h-lost.jsonl', '--html', 'h-lost.html'], cwd)).code).toBe(1);
+    write('h-bad.jsonl', [{ type: 'run', version: 2 }, push, { ...ack, outcome: 'maybe' }]);
+    const bad = await dynoq(['report', 'h-bad.jsonl', '--html', 'h-bad.html'], cwd);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^dynoq: h-bad\.jsonl:3: outcome/);
+  });
 });

@@ -125,7 +125,7 @@ console.log(JSON.stringify({ dynoq: Object.keys(dynoq), sim: Object.keys(sim), m
     expect(seen.dynoq).toEqual(expect.arrayContaining(['createQueue', 'connect', 'IoredisStore', 'UnsafeClientError', 'DurabilityError', 'InvalidMessageError', 'systemClock']));
     expect(seen.sim).toEqual(expect.arrayContaining(['runSimulation', 'loadScenario', 'parseScenario', 'replayScenario', 'parseSimConfig']));
     expect(seen.model).toEqual(expect.arrayContaining(['checkHistory', 'AtomicModel', 'LegacyModel']));
-    expect(seen.testing).toEqual(expect.arrayContaining(['checkAgainstModel', 'compareWithRedis', 'simulate', 'HarnessFailure', 'MissingPeerDependencyError']));
+    expect(seen.testing).toEqual(expect.arrayContaining(['checkAgainstModel', 'compareWithRedis', 'simulate', 'HarnessFailure', 'MissingPeerDependencyError', 'recordHistory', 'judge']));
     expect(seen.deep).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 
@@ -157,7 +157,7 @@ console.log(JSON.stringify({ dynoq: Object.keys(dynoq), sim: Object.keys(sim), m
       `import { connect, createQueue, IoredisStore, UnsafeClientError, type BaseQueue, type PoppedMessage } from 'dynoq';
 import { loadScenario, parseSimConfig, runSimulation, scenarioSchema, shrink, simConfigSchema, type Scenario, type SimResult, type UnhashedSimResult } from 'dynoq/sim';
 import { checkHistory, type CheckReport, type HistoryOp } from 'dynoq/model';
-import { checkAgainstModel, simulate, HarnessFailure, type SimulateOptions } from 'dynoq/testing';
+import { checkAgainstModel, simulate, HarnessFailure, recordHistory, type HistorySink, type RecordedQueue, type SimulateOptions } from 'dynoq/testing';
 
 const client = connect('redis://127.0.0.1:6379', { commandTimeout: 2_000 });
 const queue: BaseQueue = createQueue({ name: 'orders', quorum: new IoredisStore(client), unackTimeout: 30_000 });
@@ -168,6 +168,11 @@ export async function work(): Promise<void> {
   await queue.close();
   await client.quit();
 }
+// A recorder over the same queue, as a second client; its sink a function or a stream.
+export function recorded(sink: HistorySink): RecordedQueue {
+  return recordHistory(queue, sink, { process: 'w1', run: { recoveryBoundMs: 1_000 } }).as('w2');
+}
+export const toLines = (lines: string[]): RecordedQueue => recorded((line) => void lines.push(line));
 export const isUnsafe = (e: unknown): boolean => e instanceof UnsafeClientError || e instanceof HarnessFailure;
 export async function sims(): Promise<SimResult> {
   const options: SimulateOptions = { config: { topology: { kind: 'primary-replica' }, workload: { messages: 20 } }, queue: { mode: 'atomic', serverTime: true, unackTimeout: 2_000, unackInterval: 250 }, seeds: 2 };

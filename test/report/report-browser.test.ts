@@ -1,23 +1,14 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHtmlReport } from '../../src/report/html-report.js';
 import { parseSimConfig } from '../../src/sim/config.js';
 import { runSimulation, SIM_EPOCH, type SimResult } from '../../src/sim/run.js';
 import { loadScenario, scenarioConfig } from '../../src/sim/scenario.js';
+import { browserAvailable, CHROMIUM, launchChromium } from '../support/browser.js';
 
-/** Debian's chromium, or the one DYNOQ_CHROMIUM names. */
-const CHROMIUM = process.env.DYNOQ_CHROMIUM || '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-if (!available && process.env.REQUIRE_BROWSER === '1') throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is not installed`);
-// A skipped suite is easy to miss in a long run: say why and how to get it (CI sets REQUIRE_BROWSER=1).
-if (!available) {
-  process.stderr.write(
-    `NOTICE: the browser tests of the HTML report did not run: no Chromium at ${CHROMIUM} (apt-get install chromium, or set DYNOQ_CHROMIUM=/path/to/chromium; REQUIRE_BROWSER=1 makes its absence a failure)\n`,
-  );
-}
 
 function html(result: SimResult, title: string): string {
   return renderHtmlReport({
@@ -33,16 +24,12 @@ function html(result: SimResult, title: string): string {
   });
 }
 
-describe.runIf(available)(`HTML report in a real browser (${CHROMIUM} via playwright-core)`, () => {
+describe.runIf(browserAvailable)(`HTML report in a real browser (${CHROMIUM} via playwright-core)`, () => {
   let browser: Browser;
   let dir: string;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'dynoq-report-'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -64,7 +64,7 @@ export function figuresOf(values: readonly number[]): Figures {
   return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.length === 0 ? 0 : sorted[sorted.length - 1]! };
 }
 
-interface Judged {
+export interface Judged {
   readonly violations: Violation[];
   readonly latencies: number[];
   readonly exercised: Record<PropertyName, boolean>;
@@ -73,7 +73,7 @@ interface Judged {
 type Found = (kind: ViolationKind, t: number, processes: string[], detail: string) => void;
 
 /** Every per-message definition of SPEC §6.2 and §6.5 over the operations of one message. */
-function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: CheckerSettings, out: Judged): void {
+export function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: CheckerSettings, out: Judged): void {
   const found: Found = (kind, t, processes, detail) => out.violations.push({ kind, id, t, processes, detail });
   const holds = holdsOf(m);
   if (m.deliveries.length > 0) out.exercised.noPhantoms = true;
@@ -191,19 +191,37 @@ function judgeRecovery(m: MessageOps, holds: readonly Hold[], phases: RunPhases,
   });
 }
 
+/** What one message contributes to its shard's judgement (priority order, late): its free and due intervals and deliveries. */
+export interface ShardPart {
+  readonly shard: string;
+  readonly id: string;
+  readonly priority: number;
+  readonly free: FreeInterval[];
+  readonly deliveries: DeliverOp[];
+}
+
+/** A message's part of its shard's judgement, or undefined when it has no push or no known shard. */
+export function shardPartOf(id: string, m: MessageOps, pops: readonly PopOp[], phases: RunPhases): ShardPart | undefined {
+  if (m.pushes.length === 0) return undefined;
+  const { shard, priority } = placeOf(m);
+  if (shard === undefined) return undefined;
+  const free = freeIntervals(id, priority, m, unknownPopsReaching(pops, id, shard), phases.end);
+  return { shard, id, priority, free, deliveries: m.deliveries.filter((d) => (d.shard ?? shard) === shard) };
+}
+
+/** The messages of each shard, in the order their parts are added (the history's order of first appearance). */
+export type ShardSets = Map<string, { free: FreeInterval[]; deliveries: DeliverOp[]; priority: Map<string, number> }>;
+
+export function addShardPart(shards: ShardSets, part: ShardPart): void {
+  let s = shards.get(part.shard);
+  if (!s) shards.set(part.shard, (s = { free: [], deliveries: [], priority: new Map() }));
+  s.priority.set(part.id, part.priority);
+  for (const f of part.free) s.free.push(f);
+  for (const d of part.deliveries) s.deliveries.push(d);
+}
+
 /** The definitions about a shard as a whole (SPEC §6.5 priority order, §6.6 late), with the lateness figures. */
-function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp[], phases: RunPhases, boundMs: number, out: Judged): number[] {
-  const shards = new Map<string, { free: FreeInterval[]; deliveries: DeliverOp[]; priority: Map<string, number> }>();
-  for (const [id, m] of byId) {
-    if (m.pushes.length === 0) continue;
-    const { shard, priority } = placeOf(m);
-    if (shard === undefined) continue;
-    let s = shards.get(shard);
-    if (!s) shards.set(shard, (s = { free: [], deliveries: [], priority: new Map() }));
-    s.priority.set(id, priority);
-    s.free.push(...freeIntervals(id, priority, m, unknownPopsReaching(pops, id, shard), phases.end));
-    for (const d of m.deliveries) if ((d.shard ?? shard) === shard) s.deliveries.push(d);
-  }
+export function judgeShardSets(shards: ShardSets, pops: readonly PopOp[], boundMs: number, out: Judged): number[] {
   const lateness: number[] = [];
   for (const [shard, s] of shards) {
     const waiting = waitingPops(pops, shard);
@@ -221,10 +239,45 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
     const priority = judgePriority(s.deliveries, (id) => s.priority.get(id) ?? 0, s.free, boundMs);
     if (priority.exercised) out.exercised.priorityOrder = true;
     for (const f of priority.findings) out.violations.push({ kind: 'priority-inversion', ...f });
-    if (waiting.length > 0) lateness.push(...latenessOf(s.deliveries, s.free, waiting));
+    if (waiting.length > 0) for (const x of latenessOf(s.deliveries, s.free, waiting)) lateness.push(x);
   }
   return lateness;
 }
+
+function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp[], phases: RunPhases, boundMs: number, out: Judged): number[] {
+  const shards: ShardSets = new Map();
+  for (const [id, m] of byId) {
+    const part = shardPartOf(id, m, pops, phases);
+    if (part) addShardPart(shards, part);
+  }
+  return judgeShardSets(shards, pops, boundMs, out);
+}
+
+/** Counts of messages and operations that the report states (not findings). */
+export interface Tallies {
+  pushed: number;
+  delivered: number;
+  acked: number;
+  deliveries: number;
+  unknownOps: number;
+}
+
+export const noTallies = (): Tallies => ({ pushed: 0, delivered: 0, acked: 0, deliveries: 0, unknownOps: 0 });
+
+/** One operation's part of the tallies. */
+export function tallyOp(op: HistoryOp, t: Tallies): void {
+  if (op.type === 'deliver') t.deliveries++;
+  if (op.outcome === 'unknown') t.unknownOps++;
+}
+
+/** One message's part of the tallies. */
+export function tallyMessage(m: MessageOps, t: Tallies): void {
+  if (m.pushes.some((p) => p.outcome === 'ok' && mayHaveCreated(p))) t.pushed++;
+  if (m.deliveries.length > 0) t.delivered++;
+  if (m.acks.some((a) => a.outcome === 'ok')) t.acked++;
+}
+
+export const noFindings = (): Judged => ({ violations: [], latencies: [], exercised: nonePerProperty() });
 
 /**
  * Decides SPEC §6 over one history: operations are grouped by message and each group judged on its
@@ -232,23 +285,20 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
  */
 export function checkHistory(history: readonly HistoryOp[], phases: RunPhases, settings: CheckerSettings): CheckReport {
   const { byId, pops } = groupById(history);
-  const out: Judged = { violations: [], latencies: [], exercised: nonePerProperty() };
-  let pushed = 0;
-  let delivered = 0;
-  let acked = 0;
-  let deliveries = 0;
-  let unknownOps = 0;
-  for (const op of history) {
-    if (op.type === 'deliver') deliveries++;
-    if (op.outcome === 'unknown') unknownOps++;
-  }
+  const out = noFindings();
+  const tallies = noTallies();
+  for (const op of history) tallyOp(op, tallies);
   for (const [id, m] of byId) {
-    if (m.pushes.some((p) => p.outcome === 'ok' && mayHaveCreated(p))) pushed++;
-    if (m.deliveries.length > 0) delivered++;
-    if (m.acks.some((a) => a.outcome === 'ok')) acked++;
+    tallyMessage(m, tallies);
     judgeMessage(id, m, phases, settings, out);
   }
   const lateness = settings.deliveryBoundMs === undefined ? [] : judgeShards(byId, pops, phases, settings.deliveryBoundMs, out);
+  return reportOf(tallies, out, lateness);
+}
+
+/** The report from the tallies and findings (violations in time order, then by id). */
+export function reportOf(tallies: Tallies, out: Judged, lateness: readonly number[]): CheckReport {
+  const { pushed, delivered, deliveries, acked, unknownOps } = tallies;
   const violations = out.violations.sort((a, b) => a.t - b.t || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const counts = zeroPerKind();
   const messagesAffected = zeroPerKind();

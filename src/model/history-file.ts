@@ -26,11 +26,11 @@ const placed = {
 };
 const via = z.enum(DELIVERY_VIAS).describe('how it was popped: by the schedule, by id, or by a predicate');
 const opSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('push'), ...common, delayMs: delayMs.default(0), ...placed }).loose().describe('a push'),
-  z.object({ type: z.literal('ensure'), ...common, delayMs: delayMs.default(0), ...placed, created: z.boolean().optional().describe('whether it wrote the message (known when ok)') }).loose().describe('a push that writes only when the message does not exist'),
+  z.object({ type: z.literal('push').describe('the line: push'), ...common, delayMs: delayMs.default(0), ...placed }).loose().describe('a push'),
+  z.object({ type: z.literal('ensure').describe('the line: ensure'), ...common, delayMs: delayMs.default(0), ...placed, created: z.boolean().optional().describe('whether it wrote the message (known when ok)') }).loose().describe('a push that writes only when the message does not exist'),
   z
     .object({
-      type: z.literal('deliver'),
+      type: z.literal('deliver').describe('the line: deliver'),
       ...common,
       ...returned,
       outcome: z.literal('ok').default('ok').describe('always ok: a pop returned this message'),
@@ -40,14 +40,14 @@ const opSchema = z.discriminatedUnion('type', [
     })
     .loose()
     .describe('a pop returned this message'),
-  z.object({ type: z.literal('ack'), ...common }).loose().describe('an ack'),
-  z.object({ type: z.literal('extend'), ...common, leaseUntil: time.describe('the new lease deadline') }).loose().describe('setUnackTimeout on a held message'),
-  z.object({ type: z.literal('reschedule'), ...common, delayMs: delayMs.describe('the new delay, from the call') }).loose().describe('setTimeout on a queued message'),
-  z.object({ type: z.literal('release'), ...common }).loose().describe('the holder hands its lease back'),
-  z.object({ type: z.literal('remove'), ...common }).loose().describe('a remove'),
+  z.object({ type: z.literal('ack').describe('the line: ack'), ...common }).loose().describe('an ack'),
+  z.object({ type: z.literal('extend').describe('the line: extend'), ...common, leaseUntil: time.describe('the new lease deadline') }).loose().describe('setUnackTimeout on a held message'),
+  z.object({ type: z.literal('reschedule').describe('the line: reschedule'), ...common, delayMs: delayMs.describe('the new delay, from the call') }).loose().describe('setTimeout on a queued message'),
+  z.object({ type: z.literal('release').describe('the line: release'), ...common }).loose().describe('the holder hands its lease back'),
+  z.object({ type: z.literal('remove').describe('the line: remove'), ...common }).loose().describe('a remove'),
   z
     .object({
-      type: z.literal('pop'),
+      type: z.literal('pop').describe('the line: pop'),
       process: common.process,
       invokedAt: common.invokedAt,
       completedAt: common.completedAt,
@@ -62,7 +62,7 @@ const opSchema = z.discriminatedUnion('type', [
 ]);
 const runSchema = z
   .object({
-    type: z.literal('run'),
+    type: z.literal('run').describe('the line: run'),
     version: z.number().int().min(1).optional().describe(`the format's version (this dynoq reads 1 to ${HISTORY_FORMAT_VERSION}; a newer one is refused)`),
     livenessStart: time.optional().describe('when the liveness phase began: from then on every un-acked delivery must be recovered in time'),
     end: time.optional().describe('when the history ends (default: the last completion)'),
@@ -74,7 +74,7 @@ const runSchema = z
   .describe('the run: version, phases and settings (at most one line)');
 const faultSchema = z
   .object({
-    type: z.literal('fault'),
+    type: z.literal('fault').describe('the line: fault'),
     phase: z.enum(['start', 'end']).describe('a fault began or ended (an end closes the earliest open start of the same kind and target)'),
     kind: z.string().min(1).describe('what kind of fault (e.g. partition, kill, clock-skew)'),
     target: z.string().min(1).optional().describe('what it struck (a node, a process, a link)'),

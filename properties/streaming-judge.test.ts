@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkHistory } from '../src/model/checker.js';
-import { HistoryFileError, parseHistoryFile } from '../src/model/history-file.js';
+import { HistoryFileError, parseHistoryFile, plainOp, schemaOp } from '../src/model/history-file.js';
 import { judgeHistory } from '../src/model/judge.js';
 import { judgeStream, type LineSource } from '../src/model/stream-judge.js';
 
@@ -115,7 +115,7 @@ describe('the streaming judge gives checkHistory\'s verdicts', () => {
   }, 300_000);
 
   it('reports the same first bad line as the whole-file reader when a line is broken', async () => {
-    const corrupt = fc.constantFrom('{"type":"push"', '{"type":"ack","process":"c","id":"m1","invokedAt":1,"completedAt":2,"outcome":"maybe"}', '{"type":"run","version":99}', '{"type":"fault","phase":"end","kind":"never-started","at":1}', '{"type":"ack","id":"m1","id":"m2","process":"c","invokedAt":1,"completedAt":2,"outcome":"ok"}', '{"type":"run"}');
+    const corrupt = fc.constantFrom('{"type":"push"', '{"type":"ack","process":"c","id":"m1","invokedAt":1,"completedAt":2,"outcome":"maybe"}', '{"type":"run","version":99}', '{"type":"fault","phase":"end","kind":"never-started","at":1}', '{"type":"ack","id":"m1","id":"m2","process":"c","invokedAt":1,"completedAt":2,"outcome":"ok"}', '{"type":"run"}', '{"type": "push", "process": "p", "id": "m1", "invokedAt": 0, "completedAt": 1, "outcome": "ok"}', '{"id":"m2","type":"ack","id":"m1","process":"c","invokedAt":1,"completedAt":2,"outcome":"ok"}', '{"type":"ack","process":"c","id":"m1","invokedAt":1,"completedAt":null,"outcome":"unknown"}');
     await fc.assert(
       fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 20 }), fc.array(fc.tuple(fc.nat(), corrupt), { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 5 }), async (gens, bad, size) => {
         const lines = gens.map((g) => toLine(g as Gen));
@@ -126,6 +126,26 @@ describe('the streaming judge gives checkHistory\'s verdicts', () => {
       { numRuns: Math.round(300 * SCALE) },
     );
   }, 300_000);
+
+  it('the plain reader of a line (no zod) accepts nothing the schema refuses and returns what the schema returns', () => {
+    const wrong = fc.constantFrom<unknown>(undefined, null, -1, 0, 1.5, 100, 2 ** 60, '', 'x', 'ok', 'unknown', 'schedule', true, [], {});
+    const field = fc.constantFrom('type', 'process', 'id', 'invokedAt', 'completedAt', 'outcome', 'delayMs', 'priority', 'shard', 'created', 'leaseUntil', 'via', 'delivered');
+    fc.assert(
+      fc.property(line, fc.array(fc.tuple(field, wrong), { maxLength: 2 }), (g, changes) => {
+        const text = toLine(g as Gen);
+        if (text === '' || (g as Gen).type === 'fault') return;
+        const json = JSON.parse(text) as Record<string, unknown>;
+        for (const [k, v] of changes) {
+          if (v === undefined) delete json[k];
+          else json[k] = v;
+        }
+        const expected = schemaOp(structuredClone(json));
+        const plain = plainOp(structuredClone(json));
+        if (plain !== undefined) expect(plain, JSON.stringify(json)).toEqual(expected);
+      }),
+      { numRuns: Math.round(3_000 * SCALE) },
+    );
+  });
 
   it('judges a message as soon as its last line is read: memory holds the messages open at once', async () => {
     const lines: string[] = [];

@@ -146,11 +146,67 @@ export function extraFields(line: { readonly type: string }): Record<string, unk
 
 type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 
+const OUTCOME_SET: ReadonlySet<unknown> = new Set(['ok', 'fail', 'unknown']);
+const VIA_SET: ReadonlySet<unknown> = new Set(DELIVERY_VIAS);
+const isTime = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+const isName = (x: unknown): boolean => typeof x === 'string' && x.length > 0;
+const isDelay = (x: unknown): boolean => isTime(x) && x >= 0;
+const optional = (x: unknown, test: (x: unknown) => boolean): boolean => x === undefined || test(x);
+
+/**
+ * The common case without zod (a history has millions of lines): a completed operation whose every
+ * field is plainly valid, with zod's defaults filled in, or undefined — then the schema decides (and
+ * names what is wrong). Accepts nothing the schema refuses and returns what it returns (a property
+ * test compares them).
+ */
+export function plainOp(json: unknown): HistoryOp | undefined {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return undefined;
+  const o = json as Record<string, unknown>;
+  if (!isName(o.process) || !isTime(o.invokedAt) || !isTime(o.completedAt) || o.completedAt < o.invokedAt) return undefined;
+  const type = o.type;
+  if (type === 'deliver') {
+    if (o.outcome === undefined) o.outcome = 'ok';
+    else if (o.outcome !== 'ok') return undefined;
+  } else if (!OUTCOME_SET.has(o.outcome)) return undefined;
+  if (type === 'pop') {
+    if (!optional(o.via, (x) => VIA_SET.has(x)) || !optional(o.shard, isName) || !optional(o.id, isName)) return undefined;
+    if (!optional(o.delivered, (x) => Number.isSafeInteger(x) && (x as number) >= 0)) return undefined;
+    if (o.via === undefined) o.via = 'schedule';
+    if (o.delivered === undefined) o.delivered = 0;
+    return o as unknown as HistoryOp;
+  }
+  if (!isName(o.id)) return undefined;
+  switch (type) {
+    case 'push':
+    case 'ensure':
+      if (!optional(o.delayMs, isDelay) || !optional(o.shard, isName)) return undefined;
+      if (!optional(o.priority, (x) => Number.isSafeInteger(x) && (x as number) >= 0 && (x as number) <= 99)) return undefined;
+      if (type === 'ensure' && !optional(o.created, (x) => typeof x === 'boolean')) return undefined;
+      if (o.delayMs === undefined) o.delayMs = 0;
+      return o as unknown as HistoryOp;
+    case 'deliver':
+      if (!isTime(o.leaseUntil) || !optional(o.via, (x) => VIA_SET.has(x)) || !optional(o.shard, isName)) return undefined;
+      return o as unknown as HistoryOp;
+    case 'extend':
+      return isTime(o.leaseUntil) ? (o as unknown as HistoryOp) : undefined;
+    case 'reschedule':
+      return isDelay(o.delayMs) ? (o as unknown as HistoryOp) : undefined;
+    case 'ack':
+    case 'release':
+    case 'remove':
+      return o as unknown as HistoryOp;
+    default:
+      return undefined;
+  }
+}
+
 /**
  * One operation; `inFlight` when it had not returned when the history ended (its completedAt is
  * then a placeholder, the invocation, until the end is known: see {@link completeAtEnd}).
  */
 function parseOp(json: unknown, whole: string): Parsed<{ op: HistoryOp; inFlight: boolean }> {
+  const fast = plainOp(json);
+  if (fast) return { ok: true, value: { op: fast, inFlight: false } };
   const parsed = opSchema.safeParse(json);
   if (!parsed.success) return { ok: false, reason: firstIssue(parsed.error.issues, whole) };
   const op = parsed.data as { -readonly [K in keyof HistoryOp]: HistoryOp[K] } & { completedAt: number | null | undefined };
@@ -173,6 +229,12 @@ export function parseHistoryOp(json: unknown, whole = '(line)'): HistoryOp | str
   if (!r.ok) return r.reason;
   if (r.value.inFlight) return 'completedAt: missing';
   return r.value.op;
+}
+
+/** The schema alone on one operation (what plainOp must agree with): the parsed operation or undefined. */
+export function schemaOp(json: unknown): unknown {
+  const parsed = opSchema.safeParse(json);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** An operation in flight at the end completes, with its unknown outcome, at the end (or its invocation, if later). */

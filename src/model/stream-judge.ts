@@ -75,46 +75,52 @@ function hashId(id: string): number {
 }
 
 /**
- * A flat line (no nested object or array, no escape) read without JSON.parse: its type, id and
- * times. Undefined when the line is not that simple: the caller parses it properly.
+ * A line as JSON.stringify writes it (`"key":value`, no spaces, no escapes, nothing nested) read
+ * without JSON.parse: its type, id and times. Undefined when the line is not that simple or a key
+ * appears twice (JSON.parse would take the last one): the caller then parses it properly.
  */
-const FLAT = /^\{[^{}[\]\\]*\}$/;
-const TYPE = /"type"\s*:\s*"([^"]*)"/;
-const ID = /"id"\s*:\s*"([^"]*)"/;
-const INVOKED = /"invokedAt"\s*:\s*(-?[\d.eE+-]+)/;
-const COMPLETED = /"completedAt"\s*:\s*(-?[\d.eE+-]+)/;
-
 interface Scanned {
   readonly type: string;
   readonly id: string | undefined;
   readonly invokedAt: number;
   /** The invocation when the operation was in flight at the end (no completedAt). */
   readonly completedAt: number;
+  /** Whether it may be an unknown pop (or one in flight): those are parsed properly, late needs them. */
   readonly unknown: boolean;
 }
 
-/** The match, unless the key appears again later on the line (JSON.parse would take the last one). */
-function once(re: RegExp, line: string, key: string): RegExpExecArray | null | undefined {
-  const m = re.exec(line);
-  if (m && line.indexOf(key, m.index + 1) !== -1) return undefined;
-  return m;
+/** The string value of `"key":"…"`, null when the key is absent, undefined when unreadable or repeated. */
+function stringAt(line: string, key: string): string | null | undefined {
+  const k = line.indexOf(key);
+  if (k === -1) return null;
+  const from = k + key.length;
+  const to = line.indexOf('"', from);
+  if (to === -1 || line.indexOf(key.slice(0, -2), to) !== -1) return undefined;
+  return line.slice(from, to);
+}
+
+/** The number of `"key":123`, null when the key is absent, undefined when not a plain number or repeated. */
+function numberAt(line: string, key: string): number | null | undefined {
+  const k = line.indexOf(key);
+  if (k === -1) return null;
+  const from = k + key.length;
+  let to = line.indexOf(',', from);
+  if (to === -1) to = line.length - 1;
+  const text = line.slice(from, to);
+  const n = Number(text);
+  if (text === '' || !Number.isFinite(n) || line.indexOf(key.slice(0, -1), to) !== -1) return undefined;
+  return n;
 }
 
 function scanFlat(line: string): Scanned | undefined {
-  if (!FLAT.test(line)) return undefined;
-  const t = once(TYPE, line, '"type"');
-  const type = t?.[1];
-  if (type === undefined || type === 'run' || type === 'fault') return undefined;
-  const inv = once(INVOKED, line, '"invokedAt"');
-  const com = once(COMPLETED, line, '"completedAt"');
-  const idMatch = once(ID, line, '"id"');
-  if (!inv || com === undefined || idMatch === undefined) return undefined;
-  const invokedAt = Number(inv[1]);
-  const completedAt = com ? Number(com[1]) : invokedAt;
-  if (!Number.isFinite(invokedAt) || !Number.isFinite(completedAt)) return undefined;
-  // A pop that may be unknown (or in flight) is parsed properly: late needs it.
-  const unknown = !com || line.includes('"unknown"');
-  return { type, id: idMatch?.[1], invokedAt, completedAt, unknown };
+  if (line.charCodeAt(line.length - 1) !== 125 || line.indexOf('\\') !== -1 || line.indexOf('{', 1) !== -1 || line.indexOf('[') !== -1) return undefined;
+  const type = stringAt(line, '"type":"');
+  if (typeof type !== 'string' || type === 'run' || type === 'fault') return undefined;
+  const id = stringAt(line, '"id":"');
+  const invokedAt = numberAt(line, '"invokedAt":');
+  const completedAt = numberAt(line, '"completedAt":');
+  if (id === undefined || typeof invokedAt !== 'number' || completedAt === undefined) return undefined;
+  return { type, id: id ?? undefined, invokedAt, completedAt: completedAt ?? invokedAt, unknown: completedAt === null || line.includes('"unknown"') };
 }
 
 /** A delivery with only what the shard judgement reads (a line's own fields dropped). */

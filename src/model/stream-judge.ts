@@ -75,52 +75,31 @@ function hashId(id: string): number {
 }
 
 /**
- * A line as JSON.stringify writes it (`"key":value`, no spaces, no escapes, nothing nested) read
- * without JSON.parse: its type, id and times. Undefined when the line is not that simple or a key
- * appears twice (JSON.parse would take the last one): the caller then parses it properly.
+ * What the first pass needs of a line, read with JSON.parse alone (no validation: the second pass
+ * validates every line): its type, id and times. Undefined when the line is not a plain, completed
+ * operation — a run or fault line, an unknown pop (late needs those), anything odd: the caller then
+ * parses it properly (and a bad line is reported there).
  */
 interface Scanned {
   readonly type: string;
   readonly id: string | undefined;
   readonly invokedAt: number;
-  /** The invocation when the operation was in flight at the end (no completedAt). */
   readonly completedAt: number;
-  /** Whether it may be an unknown pop (or one in flight): those are parsed properly, late needs them. */
-  readonly unknown: boolean;
 }
 
-/** The string value of `"key":"…"`, null when the key is absent, undefined when unreadable or repeated. */
-function stringAt(line: string, key: string): string | null | undefined {
-  const k = line.indexOf(key);
-  if (k === -1) return null;
-  const from = k + key.length;
-  const to = line.indexOf('"', from);
-  if (to === -1 || line.indexOf(key.slice(0, -2), to) !== -1) return undefined;
-  return line.slice(from, to);
-}
-
-/** The number of `"key":123`, null when the key is absent, undefined when not a plain number or repeated. */
-function numberAt(line: string, key: string): number | null | undefined {
-  const k = line.indexOf(key);
-  if (k === -1) return null;
-  const from = k + key.length;
-  let to = line.indexOf(',', from);
-  if (to === -1) to = line.length - 1;
-  const text = line.slice(from, to);
-  const n = Number(text);
-  if (text === '' || !Number.isFinite(n) || line.indexOf(key.slice(0, -1), to) !== -1) return undefined;
-  return n;
-}
-
-function scanFlat(line: string): Scanned | undefined {
-  if (line.charCodeAt(line.length - 1) !== 125 || line.indexOf('\\') !== -1 || line.indexOf('{', 1) !== -1 || line.indexOf('[') !== -1) return undefined;
-  const type = stringAt(line, '"type":"');
+function scanLine(line: string): Scanned | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof json !== 'object' || json === null) return undefined;
+  const { type, id, invokedAt, completedAt, outcome } = json as Record<string, unknown>;
   if (typeof type !== 'string' || type === 'run' || type === 'fault') return undefined;
-  const id = stringAt(line, '"id":"');
-  const invokedAt = numberAt(line, '"invokedAt":');
-  const completedAt = numberAt(line, '"completedAt":');
-  if (id === undefined || typeof invokedAt !== 'number' || completedAt === undefined) return undefined;
-  return { type, id: id ?? undefined, invokedAt, completedAt: completedAt ?? invokedAt, unknown: completedAt === null || line.includes('"unknown"') };
+  if (typeof invokedAt !== 'number' || typeof completedAt !== 'number') return undefined;
+  if (type === 'pop' ? outcome !== 'ok' && outcome !== 'fail' : typeof id !== 'string') return undefined;
+  return { type, id: typeof id === 'string' ? id : undefined, invokedAt, completedAt };
 }
 
 /** A delivery with only what the shard judgement reads (a line's own fields dropped). */
@@ -141,7 +120,7 @@ async function collectExtras(source: LineSource, file: string, needed: ReadonlyS
       n++;
       const line = raw.trim();
       if (line === '') continue;
-      const s = scanFlat(line);
+      const s = scanLine(line);
       if (s && (s.type === 'pop' || s.id === undefined || !needed.has(s.id))) continue;
       const parsed = parseHistoryLine(line, file, n);
       if (parsed.kind !== 'op' || parsed.op.type === 'pop' || !needed.has(parsed.op.id)) continue;
@@ -198,12 +177,12 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
         n++;
         const line = raw.trim();
         if (line === '') continue;
-        const s = scanFlat(line);
+        const s = scanLine(line);
         let type: string;
         let id: string | undefined;
         let invokedAt: number;
         let completedAt: number;
-        if (s && !(s.type === 'pop' && s.unknown)) {
+        if (s) {
           ({ type, id, invokedAt, completedAt } = s);
         } else {
           const parsed = parseHistoryLine(line, file, n);

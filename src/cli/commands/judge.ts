@@ -75,7 +75,7 @@ export async function judgeCommand(file: string, flags: JudgeFlags): Promise<num
     flags.maxUndetermined !== undefined ? { maxUndetermined: flags.maxUndetermined } : {},
   );
   const report = h.report;
-  if (flags.json) emitJson({ file, phases: h.phases, settings: h.settings, faults: h.faults ?? [], verdict: report.verdict, report });
+  if (flags.json) emitJson({ file, phases: h.phases, settings: h.settings, faults: h.faults ?? [], verdict: report.verdict, peak: h.peak, report });
   else console.log(formatJudgement(report, file, h.settings.deliveryBoundMs));
   return report.verdict === 'valid' ? EXIT.ok : report.verdict === 'invalid' ? EXIT.violated : EXIT.unknown;
 }

@@ -11,6 +11,12 @@ export const EXIT = {
   usage: 2,
   /** dynoq itself failed (a bug): the stack trace is printed. */
   internal: 3,
+  /**
+   * `dynoq judge` only: no property was violated, but too much of the history rests on unknown
+   * operations to call it valid (Jepsen's "unknown"). Its own code, not 0 behind a flag: a CI job
+   * must not pass silently on a history that proves nothing, and can accept it explicitly (`|| [ $? -eq 4 ]`).
+   */
+  unknown: 4,
 } as const;
 
 const FILE_ERRORS = new Set(['ENOENT', 'EACCES', 'EISDIR', 'ENOTDIR', 'EROFS', 'EEXIST', 'EPERM']);

@@ -76,7 +76,7 @@ const program = new Command()
   .showHelpAfterError('(see dynoq --help)')
   .addHelpText(
     'after',
-    '\nExit codes: 0 every property held / replay matched · 1 a property violated or a replay differed · 2 bad input or usage · 3 internal error.\nWith --json, stdout carries exactly one JSON document; progress and notes go to stderr.',
+    '\nExit codes: 0 every property held / replay matched · 1 a property violated or a replay differed · 2 bad input or usage · 3 internal error · 4 (judge) unknown: nothing violated, too much unknown to tell.\nWith --json, stdout carries exactly one JSON document; progress and notes go to stderr.',
   );
 
 program
@@ -181,15 +181,22 @@ const nonNegative = (name: string) => (value: string): number => {
   return n;
 };
 
+const fraction = (name: string) => (value: string): number => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`${name} must be a number from 0 to 1 (got ${JSON.stringify(value)})`);
+  return n;
+};
+
 program
   .command('judge')
-  .description('Judge a recorded history (JSON lines, one operation per line; see the README); exit 0 all properties held, 1 one violated, 2 bad input')
+  .description('Judge a recorded history (JSON lines, one operation per line; see the README), read as a stream; exit 0 valid, 1 invalid (a property violated), 2 bad input, 4 unknown (too much rests on unknown operations)')
   .argument('<history>', 'a history file (dynoq sim --history writes one)')
   .option('--liveness-start <ms>', 'from when every un-acked delivery must be recovered in time (default: the run line, else the first operation)', nonNegative('--liveness-start'))
   .option('--end <ms>', 'when the history ends (default: the run line, else the last completion)', nonNegative('--end'))
   .option('--reaper-interval <ms>', 'the reaper period (default: the run line, else 1000)', nonNegative('--reaper-interval'))
   .option('--recovery-bound <ms>', 'allowed recovery time after lease end + reaper period (default: the run line, else 5000)', nonNegative('--recovery-bound'))
   .option('--delivery-bound <ms>', 'the delivery bound B: how long a waiting pop may go without a free and due message of its shard; judges priority order and delivered promptly (default: the run line, else not judged)', nonNegative('--delivery-bound'))
+  .option('--max-undetermined <fraction>', 'the largest share of messages whose processing rests on unknown operations only for which a history with no violation is still valid, else unknown (default 0.01)', fraction('--max-undetermined'))
   .option('--json', 'print the report as one JSON document')
   .action((file: string, opts) =>
     run(opts.json, async () => (await import('./commands/judge.js')).judgeCommand(file, opts))(),
@@ -204,7 +211,8 @@ program
 
 program
   .command('schema')
-  .description('Print the JSON Schema of scenario files (for editors)')
+  .description('Print the JSON Schema of scenario files (for editors), or with --history of a history line (docs/history.schema.json)')
+  .option('--history', 'the schema of one line of a history file (dynoq judge) instead')
   .option('--out <file>', 'write it to a file instead')
   .action((opts) => run(false, async () => (await import('./commands/schema.js')).schemaCommand(opts))());
 

@@ -64,7 +64,7 @@ export function figuresOf(values: readonly number[]): Figures {
   return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.length === 0 ? 0 : sorted[sorted.length - 1]! };
 }
 
-interface Judged {
+export interface Judged {
   readonly violations: Violation[];
   readonly latencies: number[];
   readonly exercised: Record<PropertyName, boolean>;
@@ -73,7 +73,7 @@ interface Judged {
 type Found = (kind: ViolationKind, t: number, processes: string[], detail: string) => void;
 
 /** Every per-message definition of SPEC §6.2 and §6.5 over the operations of one message. */
-function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: CheckerSettings, out: Judged): void {
+export function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: CheckerSettings, out: Judged): void {
   const found: Found = (kind, t, processes, detail) => out.violations.push({ kind, id, t, processes, detail });
   const holds = holdsOf(m);
   if (m.deliveries.length > 0) out.exercised.noPhantoms = true;
@@ -207,33 +207,67 @@ function judgeRecovery(m: MessageOps, holds: readonly Hold[], phases: RunPhases,
   });
 }
 
-/** The definitions about a shard as a whole (SPEC §6.5 priority order, §6.6 late), with the lateness figures. */
-function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp[], phases: RunPhases, boundMs: number, out: Judged): number[] {
-  const shards = new Map<string, { free: FreeInterval[]; deliveries: DeliverOp[] }>();
-  const shardOf = (name: string) => {
+/**
+ * What one message contributes to the shards' judgements (priority order, late): its free and due
+ * stretches and its deliveries, each on the shard of the life of the message it belongs to.
+ */
+export interface ShardPart {
+  readonly id: string;
+  /** Free and due stretches, each with the shard of its life. */
+  readonly free: readonly { readonly shard: string; readonly iv: FreeInterval }[];
+  readonly deliveries: readonly DeliverOp[];
+  /** Per delivery (same index): its shard, and the most urgent priority the message may have had when popped. */
+  readonly placed: readonly { readonly shard: string; readonly priority: number }[];
+}
+
+/** A message's part of the shards' judgements, or undefined when it has no push. */
+export function shardPartOf(id: string, m: MessageOps, pops: readonly PopOp[], phases: RunPhases): ShardPart | undefined {
+  if (m.pushes.length === 0) return undefined;
+  // A shard belongs to one life of the message (shardAt): a free stretch counts on the shard of its
+  // life, and only where every life it may be in agrees on it. Counterexample that needed it: a
+  // full-profile run where an ensure re-created e0 on shard a after its first life on shard b, and
+  // the first life's wait was charged to a pop of shard a.
+  const everyShard = new Set(m.pushes.filter(mayHaveCreated).map((p) => p.shard));
+  const { shard } = placeOf(m);
+  const reaching = unknownPopsReaching(pops, id, everyShard.size > 1 ? undefined : shard);
+  const free: { shard: string; iv: FreeInterval }[] = [];
+  // A waiting message counts with its least urgent possible priority (prioritiesAt).
+  for (const iv of freeIntervals(id, (t) => Math.max(...prioritiesAt(m, t)), m, reaching, phases.end)) {
+    const at = shardAt(m, iv.from);
+    if (at !== undefined) free.push({ shard: at, iv });
+  }
+  const deliveries: DeliverOp[] = [];
+  const placed: { shard: string; priority: number }[] = [];
+  for (const d of m.deliveries) {
+    const at = d.shard ?? shardAt(m, d.completedAt);
+    if (at === undefined) continue;
+    deliveries.push(d);
+    // A popped message counts with its most urgent possible priority (prioritiesAt).
+    placed.push({ shard: at, priority: Math.min(...prioritiesAt(m, d.completedAt)) });
+  }
+  return { id, free, deliveries, placed };
+}
+
+/** The stretches and deliveries of each shard, in the order their parts are added (the history's order of first appearance). */
+export type ShardSets = Map<string, { free: FreeInterval[]; deliveries: DeliverOp[]; priorityOf: Map<DeliverOp, number> }>;
+
+export function addShardPart(shards: ShardSets, part: ShardPart): void {
+  const of = (name: string) => {
     let s = shards.get(name);
-    if (!s) shards.set(name, (s = { free: [], deliveries: [] }));
+    if (!s) shards.set(name, (s = { free: [], deliveries: [], priorityOf: new Map() }));
     return s;
   };
-  for (const [id, m] of byId) {
-    if (m.pushes.length === 0) continue;
-    // A shard belongs to one life of the message (shardAt): a free stretch counts on the shard of its
-    // life, and only where every life it may be in agrees on it. Counterexample that needed it: a
-    // full-profile run where an ensure re-created e0 on shard a after its first life on shard b, and
-    // the first life's wait was charged to a pop of shard a.
-    const everyShard = new Set(m.pushes.filter(mayHaveCreated).map((p) => p.shard));
-    const { shard } = placeOf(m);
-    const reaching = unknownPopsReaching(pops, id, everyShard.size > 1 ? undefined : shard);
-    // A waiting message counts with its least urgent possible priority (prioritiesAt).
-    for (const iv of freeIntervals(id, (t) => Math.max(...prioritiesAt(m, t)), m, reaching, phases.end)) {
-      const at = shardAt(m, iv.from);
-      if (at !== undefined) shardOf(at).free.push(iv);
-    }
-    for (const d of m.deliveries) {
-      const at = d.shard ?? shardAt(m, d.completedAt);
-      if (at !== undefined) shardOf(at).deliveries.push(d);
-    }
-  }
+  for (const f of part.free) of(f.shard).free.push(f.iv);
+  part.deliveries.forEach((d, i) => {
+    const { shard, priority } = part.placed[i]!;
+    const s = of(shard);
+    s.deliveries.push(d);
+    s.priorityOf.set(d, priority);
+  });
+}
+
+/** The definitions about a shard as a whole (SPEC §6.5 priority order, §6.6 late), with the lateness figures. */
+export function judgeShardSets(shards: ShardSets, pops: readonly PopOp[], boundMs: number, out: Judged): number[] {
   const lateness: number[] = [];
   for (const [shard, s] of shards) {
     const waiting = waitingPops(pops, shard);
@@ -248,14 +282,48 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
         detail: `free and due on shard ${shard} while ${f.pops} pop(s) waited past the ${boundMs} ms bound (up to ${f.beyondMs.toFixed(0)} ms beyond it)`,
       });
     }
-    // A popped message counts with its most urgent possible priority (prioritiesAt).
-    const priority = judgePriority(s.deliveries, (d) => Math.min(...prioritiesAt(byId.get(d.id)!, d.completedAt)), s.free, boundMs);
+    const priority = judgePriority(s.deliveries, (d) => s.priorityOf.get(d) ?? 0, s.free, boundMs);
     if (priority.exercised) out.exercised.priorityOrder = true;
     for (const f of priority.findings) out.violations.push({ kind: 'priority-inversion', ...f });
-    if (waiting.length > 0) lateness.push(...latenessOf(s.deliveries, s.free, waiting));
+    if (waiting.length > 0) for (const x of latenessOf(s.deliveries, s.free, waiting)) lateness.push(x);
   }
   return lateness;
 }
+
+function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp[], phases: RunPhases, boundMs: number, out: Judged): number[] {
+  const shards: ShardSets = new Map();
+  for (const [id, m] of byId) {
+    const part = shardPartOf(id, m, pops, phases);
+    if (part) addShardPart(shards, part);
+  }
+  return judgeShardSets(shards, pops, boundMs, out);
+}
+
+/** Counts of messages and operations that the report states (not findings). */
+export interface Tallies {
+  pushed: number;
+  delivered: number;
+  acked: number;
+  deliveries: number;
+  unknownOps: number;
+}
+
+export const noTallies = (): Tallies => ({ pushed: 0, delivered: 0, acked: 0, deliveries: 0, unknownOps: 0 });
+
+/** One operation's part of the tallies. */
+export function tallyOp(op: HistoryOp, t: Tallies): void {
+  if (op.type === 'deliver') t.deliveries++;
+  if (op.outcome === 'unknown') t.unknownOps++;
+}
+
+/** One message's part of the tallies. */
+export function tallyMessage(m: MessageOps, t: Tallies): void {
+  if (m.pushes.some((p) => p.outcome === 'ok' && mayHaveCreated(p))) t.pushed++;
+  if (m.deliveries.length > 0) t.delivered++;
+  if (m.acks.some((a) => a.outcome === 'ok')) t.acked++;
+}
+
+export const noFindings = (): Judged => ({ violations: [], latencies: [], exercised: nonePerProperty() });
 
 /**
  * Decides SPEC §6 over one history: operations are grouped by message and each group judged on its
@@ -263,23 +331,20 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
  */
 export function checkHistory(history: readonly HistoryOp[], phases: RunPhases, settings: CheckerSettings): CheckReport {
   const { byId, pops } = groupById(history);
-  const out: Judged = { violations: [], latencies: [], exercised: nonePerProperty() };
-  let pushed = 0;
-  let delivered = 0;
-  let acked = 0;
-  let deliveries = 0;
-  let unknownOps = 0;
-  for (const op of history) {
-    if (op.type === 'deliver') deliveries++;
-    if (op.outcome === 'unknown') unknownOps++;
-  }
+  const out = noFindings();
+  const tallies = noTallies();
+  for (const op of history) tallyOp(op, tallies);
   for (const [id, m] of byId) {
-    if (m.pushes.some((p) => p.outcome === 'ok' && mayHaveCreated(p))) pushed++;
-    if (m.deliveries.length > 0) delivered++;
-    if (m.acks.some((a) => a.outcome === 'ok')) acked++;
+    tallyMessage(m, tallies);
     judgeMessage(id, m, phases, settings, out);
   }
   const lateness = settings.deliveryBoundMs === undefined ? [] : judgeShards(byId, pops, phases, settings.deliveryBoundMs, out);
+  return reportOf(tallies, out, lateness);
+}
+
+/** The report from the tallies and findings (violations in time order, then by id). */
+export function reportOf(tallies: Tallies, out: Judged, lateness: readonly number[]): CheckReport {
+  const { pushed, delivered, deliveries, acked, unknownOps } = tallies;
   const violations = out.violations.sort((a, b) => a.t - b.t || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const counts = zeroPerKind();
   const messagesAffected = zeroPerKind();

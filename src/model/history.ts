@@ -127,8 +127,12 @@ export const OP_TYPES = [
   'pop',
 ] as const satisfies readonly OpType[];
 
-/** The history format's version (the `run` line's `version`); 1 knew push, deliver, ack, extend, remove. */
-export const HISTORY_FORMAT_VERSION = 2;
+/**
+ * The history format's version (the `run` line's `version`): 1 knew push, deliver, ack, extend, remove;
+ * 2 added ensure, reschedule, release, pop, priority, shard and via; 3 added fault lines, operations in
+ * flight at the end (no completedAt) and keeps fields it does not know. A newer version is refused.
+ */
+export const HISTORY_FORMAT_VERSION = 3;
 
 export interface RunPhases {
   /** When the liveness phase began (faults healed) and when the run ended. */

@@ -2,9 +2,13 @@
 export { checkHistory } from '../model/checker.js';
 export type { CheckReport, Violation } from '../model/checker.js';
 export { judgeHistory } from '../model/judge.js';
-export type { Judgement } from '../model/judge.js';
-export { parseHistoryFile, formatHistoryFile, HistoryFileError, DEFAULT_JUDGE_SETTINGS } from '../model/history-file.js';
-export type { HistoryFile } from '../model/history-file.js';
+export type { Judgement, JudgeReport, JudgeOptions } from '../model/judge.js';
+export { judgeStream } from '../model/stream-judge.js';
+export type { LineSource, StreamJudgement } from '../model/stream-judge.js';
+export { DEFAULT_MAX_UNDETERMINED } from '../model/endings.js';
+export type { Endings, Verdict, ExplainedViolation, OpExtra } from '../model/endings.js';
+export { parseHistoryFile, formatHistoryFile, historyJsonSchema, HistoryFileError, DEFAULT_JUDGE_SETTINGS } from '../model/history-file.js';
+export type { HistoryFile, FaultSpan } from '../model/history-file.js';
 export { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS, VIOLATION_KIND_NAMES, FAILURE_KINDS, kindsBreaking } from '../model/properties.js';
 export type { PropertyName, ViolationKind } from '../model/properties.js';
 export { OUTCOMES } from '../model/history.js';

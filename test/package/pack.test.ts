@@ -101,7 +101,7 @@ describe('the package as a user installs it', () => {
     expect(missing).toEqual([]);
     expect(links).toBeGreaterThan(20);
     // Named in prose, in `dynoq sim --help` and in the default story's last line.
-    for (const file of ['docs/GUARANTEES.md', 'docs/BENCHMARKS.md', 'docs/PLANTED-BUGS.md', 'docs/report-zone-failover.png', 'docs/scenario.schema.json', 'examples/github-actions-explore.yml', 'examples/dynoq-testing.test.mjs', 'examples/queue.mjs']) {
+    for (const file of ['docs/GUARANTEES.md', 'docs/BENCHMARKS.md', 'docs/PLANTED-BUGS.md', 'docs/report-zone-failover.png', 'docs/scenario.schema.json', 'docs/history.schema.json', 'examples/github-actions-explore.yml', 'examples/dynoq-testing.test.mjs', 'examples/queue.mjs']) {
       expect(existsSync(join(installed, file)), file).toBe(true);
     }
     expect(readdirSync(join(installed, 'scenarios', 'mechanisms')).length).toBe(readdirSync(join(root, 'scenarios', 'mechanisms')).length);
@@ -124,7 +124,7 @@ console.log(JSON.stringify({ dynoq: Object.keys(dynoq), sim: Object.keys(sim), m
     const seen = JSON.parse(r.stdout) as Record<string, string[] | string>;
     expect(seen.dynoq).toEqual(expect.arrayContaining(['createQueue', 'connect', 'IoredisStore', 'UnsafeClientError', 'DurabilityError', 'InvalidMessageError', 'systemClock']));
     expect(seen.sim).toEqual(expect.arrayContaining(['runSimulation', 'loadScenario', 'parseScenario', 'replayScenario', 'parseSimConfig']));
-    expect(seen.model).toEqual(expect.arrayContaining(['checkHistory', 'AtomicModel', 'LegacyModel']));
+    expect(seen.model).toEqual(expect.arrayContaining(['checkHistory', 'AtomicModel', 'LegacyModel', 'judgeHistory', 'judgeStream', 'historyJsonSchema', 'DEFAULT_MAX_UNDETERMINED']));
     expect(seen.testing).toEqual(expect.arrayContaining(['checkAgainstModel', 'compareWithRedis', 'simulate', 'HarnessFailure', 'MissingPeerDependencyError', 'recordHistory', 'judge']));
     expect(seen.deep).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
@@ -156,7 +156,7 @@ console.log(JSON.stringify({ dynoq: Object.keys(dynoq), sim: Object.keys(sim), m
       join(app, 'use.ts'),
       `import { connect, createQueue, IoredisStore, UnsafeClientError, type BaseQueue, type PoppedMessage } from 'dynoq';
 import { loadScenario, parseSimConfig, runSimulation, scenarioSchema, shrink, simConfigSchema, type Scenario, type SimResult, type UnhashedSimResult } from 'dynoq/sim';
-import { checkHistory, type CheckReport, type HistoryOp } from 'dynoq/model';
+import { checkHistory, judgeStream, type CheckReport, type HistoryOp, type LineSource, type StreamJudgement, type Verdict } from 'dynoq/model';
 import { checkAgainstModel, simulate, HarnessFailure, recordHistory, type HistorySink, type RecordedQueue, type SimulateOptions } from 'dynoq/testing';
 
 const client = connect('redis://127.0.0.1:6379', { commandTimeout: 2_000 });
@@ -197,6 +197,14 @@ export async function smallest(): Promise<string> {
 // The schemas' types come bundled (zod is inlined, not a dependency): parse and safeParse are typed.
 export const parsed: Scenario = scenarioSchema.parse({ name: 'n' });
 export const workloadMessages: number | undefined = simConfigSchema.safeParse({}).data?.workload.messages;
+// A history judged as a stream of line batches: the verdict is valid, invalid or unknown.
+export async function streamed(lines: readonly string[]): Promise<Verdict> {
+  const source: LineSource = async function* () {
+    yield lines;
+  };
+  const j: StreamJudgement = await judgeStream(source, 'h.jsonl', {}, { maxUndetermined: 0.05 });
+  return j.report.verdict;
+}
 export function judge(history: readonly HistoryOp[]): CheckReport {
   return checkHistory(history, { livenessStart: 0, end: 1 }, { reaperIntervalMs: 100, recoveryBoundMs: 1_000 });
 }
@@ -222,6 +230,26 @@ export function judge(history: readonly HistoryOp[]): CheckReport {
     expect(simRun.stderr).toContain('seed story');
     const usage = sh('npx', ['--no-install', 'dynoq', 'sim', '--no-such-flag'], app);
     expect(usage.status).toBe(2);
+  });
+
+  it('npx dynoq judge reads a history as a stream: exit 0 valid, 1 invalid, 4 unknown, 2 bad input; the schema of a line', () => {
+    const line = (o: object) => JSON.stringify({ process: 'c1', id: 'm1', ...o });
+    const push = line({ type: 'push', process: 'p', invokedAt: 0, completedAt: 1, outcome: 'ok', job: 'mine' });
+    const deliver = line({ type: 'deliver', invokedAt: 2, completedAt: 3, leaseUntil: 1_000 });
+    const cases: [string, string[], number][] = [
+      ['valid.jsonl', [push, deliver, line({ type: 'ack', invokedAt: 4, completedAt: 5, outcome: 'ok' })], 0],
+      ['invalid.jsonl', ['{"type":"fault","phase":"start","kind":"kill","at":0}', push], 1],
+      ['unknown.jsonl', [push, deliver, line({ type: 'ack', invokedAt: 4, outcome: 'unknown' })], 4],
+      ['bad.jsonl', ['{"type":"run","version":99}', push], 2],
+    ];
+    for (const [name, lines, code] of cases) {
+      writeFileSync(join(app, name), `${lines.join('\n')}\n`);
+      const r = sh('npx', ['--no-install', 'dynoq', 'judge', name, '--end', '100000'], app);
+      expect(r.status, `${name}: ${r.stdout}${r.stderr}`).toBe(code);
+    }
+    expect(sh('npx', ['--no-install', 'dynoq', 'judge', 'invalid.jsonl', '--end', '100000'], app).stdout).toContain('why ← fault kill');
+    const schema = sh('npx', ['--no-install', 'dynoq', 'schema', '--history'], app);
+    expect(schema.stdout).toBe(readFileSync(join(app, 'node_modules', 'dynoq', 'docs', 'history.schema.json'), 'utf8'));
   });
 
   it('the bin starts in well under half a second (compiled, commands loaded on demand)', () => {

@@ -1,10 +1,13 @@
-import { readFileSync } from 'node:fs';
-import type { CheckReport } from '../../model/checker.js';
-import { historyStart, judgeHistory } from '../../model/judge.js';
+import { statSync } from 'node:fs';
+import type { FaultSpan } from '../../model/history-file.js';
+import type { JudgeReport } from '../../model/judge.js';
+import { VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../../model/properties.js';
+import { judgeStream } from '../../model/stream-judge.js';
 import { relativeTimes } from '../../report/relative-times.js';
-import { PROPERTY_NAMES, VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../../model/properties.js';
 import { latenessLine, verdictLine } from '../verdicts.js';
 import { CliError } from '../cli-error.js';
+import { EXIT } from '../exit-codes.js';
+import { fileLines } from '../line-reader.js';
 import { emitJson } from '../output.js';
 
 export interface JudgeFlags {
@@ -13,42 +16,69 @@ export interface JudgeFlags {
   reaperInterval?: number;
   recoveryBound?: number;
   deliveryBound?: number;
+  maxUndetermined?: number;
   json?: boolean;
 }
 
+const VERDICT_TEXT = {
+  valid: 'VALID: every property held',
+  invalid: 'INVALID: a property was violated',
+  unknown: 'UNKNOWN: no property was violated, but too many messages have an outcome that rests on unknown operations to tell',
+} as const;
+
+function faultText(f: FaultSpan, at: (t: number) => string): string {
+  const detail = f.detail === undefined ? '' : `: ${typeof f.detail === 'string' ? f.detail : JSON.stringify(f.detail)}`;
+  return `${f.kind}${f.target !== undefined ? ` on ${f.target}` : ''} (${at(f.from)}–${Number.isFinite(f.to) ? at(f.to) : 'end'})${detail}`;
+}
+
 /** `start`: where the times count from (the history's first invocation); `boundMs`: the delivery bound judged with. */
-export function formatJudgement(r: CheckReport, file: string, start = 0, boundMs?: number): string {
+export function formatJudgement(r: JudgeReport, file: string, start = 0, boundMs?: number): string {
+  const at = (t: number) => `t+${Math.round(t - start)} ms`;
+  const e = r.endings;
   const lines = [
     `== ${file}`,
     `messages: ${r.pushed} pushed (ok) · ${r.delivered} delivered (${r.deliveries} deliveries) · ${r.acked} acked (ok) · ${r.unknownOps} operation(s) with unknown outcome`,
+    `endings: ${e.inFlight} call(s) in flight at the end (unknown) · ${e.recovered} recovered (an unknown push later delivered) · ${e.undetermined} of ${e.messages} message(s) undetermined (processing rests on unknown operations only)`,
     latenessLine(r, boundMs),
     verdictLine(r),
   ];
   for (const kind of VIOLATION_KIND_NAMES) {
     if (r.messagesAffected[kind] === 0) continue;
     lines.push(`  ${VIOLATION_KINDS[kind].label}: ${r.messagesAffected[kind]} message(s)`);
-    for (const v of r.violations.filter((x) => x.kind === kind).slice(0, 5)) lines.push(`    - ${v.id} at t+${Math.round(v.t - start)} ms [${v.processes.join(', ')}]: ${relativeTimes(v.detail, start)}`);
+    for (const v of r.violations.filter((x) => x.kind === kind).slice(0, 5)) {
+      lines.push(`    - ${v.id} at ${at(v.t)} [${v.processes.join(', ')}]: ${relativeTimes(v.detail, start)}`);
+      for (const f of v.faults ?? []) lines.push(`        why ← fault ${faultText(f, at)}`);
+      for (const x of (v.extras ?? []).slice(0, 3)) lines.push(`        ${x.type} by ${x.process} at ${at(x.invokedAt)}: ${JSON.stringify(x.extra)}`);
+    }
   }
+  lines.push(`verdict: ${VERDICT_TEXT[r.verdict]}`);
   return lines.join('\n');
 }
 
-/** `dynoq judge FILE`: the checker on a recorded history. Exit 0 all held, 1 a property violated. */
-export function judgeCommand(file: string, flags: JudgeFlags): number {
-  let text: string;
+/**
+ * `dynoq judge FILE`: the checker on a recorded history, read as a stream. Exit 0 valid, 1 invalid
+ * (a property violated), 4 unknown (nothing violated, too much unknown to tell); 2 bad input.
+ */
+export async function judgeCommand(file: string, flags: JudgeFlags): Promise<number> {
   try {
-    text = readFileSync(file, 'utf8');
+    if (!statSync(file).isFile()) throw new Error('not a file');
   } catch (err) {
     throw new CliError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const h = judgeHistory(text, {
-    ...(flags.livenessStart !== undefined ? { livenessStart: flags.livenessStart } : {}),
-    ...(flags.end !== undefined ? { end: flags.end } : {}),
-    ...(flags.reaperInterval !== undefined ? { reaperIntervalMs: flags.reaperInterval } : {}),
-    ...(flags.recoveryBound !== undefined ? { recoveryBoundMs: flags.recoveryBound } : {}),
-    ...(flags.deliveryBound !== undefined ? { deliveryBoundMs: flags.deliveryBound } : {}),
-  }, file);
+  const h = await judgeStream(
+    fileLines(file),
+    file,
+    {
+      ...(flags.livenessStart !== undefined ? { livenessStart: flags.livenessStart } : {}),
+      ...(flags.end !== undefined ? { end: flags.end } : {}),
+      ...(flags.reaperInterval !== undefined ? { reaperIntervalMs: flags.reaperInterval } : {}),
+      ...(flags.recoveryBound !== undefined ? { recoveryBoundMs: flags.recoveryBound } : {}),
+      ...(flags.deliveryBound !== undefined ? { deliveryBoundMs: flags.deliveryBound } : {}),
+    },
+    flags.maxUndetermined !== undefined ? { maxUndetermined: flags.maxUndetermined } : {},
+  );
   const report = h.report;
-  if (flags.json) emitJson({ file, phases: h.phases, settings: h.settings, report });
-  else console.log(formatJudgement(report, file, historyStart(h.history), h.settings.deliveryBoundMs));
-  return PROPERTY_NAMES.every((p) => report.properties[p]) ? 0 : 1;
+  if (flags.json) emitJson({ file, phases: h.phases, settings: h.settings, faults: h.faults ?? [], verdict: report.verdict, peak: h.peak, report });
+  else console.log(formatJudgement(report, file, h.start, h.settings.deliveryBoundMs));
+  return report.verdict === 'valid' ? EXIT.ok : report.verdict === 'invalid' ? EXIT.violated : EXIT.unknown;
 }

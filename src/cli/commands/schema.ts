@@ -1,8 +1,10 @@
 import { writeOutput } from '../output.js';
 import { scenarioJsonSchema } from '../../sim/scenario.js';
+import { historyJsonSchema } from '../../model/history-file.js';
 
-export function schemaCommand(flags: { out?: string }): number {
-  const text = `${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`;
+/** `dynoq schema`: the JSON Schema of scenario files, or with --history of one line of a history file. */
+export function schemaCommand(flags: { out?: string; history?: boolean }): number {
+  const text = `${JSON.stringify(flags.history ? historyJsonSchema() : scenarioJsonSchema(), null, 2)}\n`;
   if (flags.out) writeOutput(flags.out, text);
   else process.stdout.write(text);
   return 0;

@@ -1,0 +1,168 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { checkHistory } from '../src/model/checker.js';
+import { HistoryFileError, parseHistoryFile, plainOp, schemaOp } from '../src/model/history-file.js';
+import { judgeHistory } from '../src/model/judge.js';
+import { judgeStream, type LineSource } from '../src/model/stream-judge.js';
+
+/**
+ * The streaming judge (two passes over the file, one message in memory at a time) against the
+ * whole-history judge (checkHistory): the same report — counts, findings in the same order with the
+ * same details, exposure, latency, lateness, endings, verdict — on random histories of every
+ * operation type, outcome, shard and priority, with faults, extra fields, operations in flight at the
+ * end, blank lines, any line order and any batch size; and the same error on a broken line.
+ */
+const SCALE = Number(process.env.DYNOQ_PROPERTY_SCALE ?? 1);
+
+const outcome = fc.constantFrom('ok', 'ok', 'ok', 'fail', 'unknown');
+const id = fc.constantFrom('m1', 'm2', 'm3', 'm4', 'm5');
+const proc = fc.constantFrom('c1', 'c2', 'c3');
+const shard = fc.option(fc.constantFrom('a', 'b'), { nil: undefined });
+const span = fc.tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 40 }));
+/** Extra fields a recorder adds (sometimes), and a call in flight at the end (sometimes). */
+const extras = fc.option(fc.record({ attempt: fc.integer({ min: 1, max: 3 }), job: fc.constantFrom('send', 'bill', { nested: [1, 'x'] }) }, { requiredKeys: [] }), { nil: undefined });
+
+const line = fc.oneof(
+  fc.record({ type: fc.constantFrom('push', 'ensure'), id, process: fc.constant('p'), at: span, outcome, delayMs: fc.constantFrom(0, 0, 50, 150), priority: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }), shard, created: fc.option(fc.boolean(), { nil: undefined }), extras, inFlight: fc.boolean() }),
+  fc.record({ type: fc.constant('deliver'), id, process: proc, at: span, lease: fc.constantFrom(100, 500), via: fc.option(fc.constantFrom('schedule', 'id', 'predicate'), { nil: undefined }), shard, extras }),
+  fc.record({ type: fc.constantFrom('ack', 'release', 'remove'), id, process: proc, at: span, outcome, extras, inFlight: fc.boolean() }),
+  fc.record({ type: fc.constant('extend'), id, process: proc, at: span, outcome, until: fc.integer({ min: 0, max: 1_000 }) }),
+  fc.record({ type: fc.constant('reschedule'), id, process: proc, at: span, outcome, delayMs: fc.constantFrom(0, 100) }),
+  fc.record({ type: fc.constant('pop'), process: proc, at: span, outcome, via: fc.constantFrom('schedule', 'schedule', 'id', 'predicate'), shard, target: id, delivered: fc.integer({ min: 0, max: 2 }), inFlight: fc.boolean() }),
+  fc.record({ type: fc.constant('fault'), phase: fc.constantFrom('start', 'end'), kind: fc.constantFrom('kill', 'partition'), target: fc.option(fc.constantFrom('n1', 'n2'), { nil: undefined }), at: fc.integer({ min: 0, max: 300 }) }),
+  fc.constant({ type: 'blank' }),
+);
+
+type Gen = Record<string, unknown> & { type: string };
+/** One generated record as a line of the history format. */
+function toLine(g: Gen): string {
+  if (g.type === 'blank') return '';
+  if (g.type === 'fault') return JSON.stringify({ type: 'fault', phase: g.phase, kind: g.kind, ...(g.target !== undefined ? { target: g.target } : {}), at: g.at, detail: 'generated' });
+  const [t, d] = g.at as [number, number];
+  // An operation in flight at the end has no completedAt and an unknown outcome.
+  const inFlight = g.inFlight === true && g.type !== 'deliver' && (g.outcome === 'unknown' || g.type === 'pop');
+  const base: Record<string, unknown> = { type: g.type, process: g.process, invokedAt: t, ...(inFlight ? {} : { completedAt: t + d }), outcome: inFlight ? 'unknown' : (g.outcome ?? 'ok') };
+  if (g.type !== 'pop') base.id = g.id;
+  switch (g.type) {
+    case 'push':
+    case 'ensure':
+      Object.assign(base, { delayMs: g.delayMs }, g.priority !== undefined ? { priority: g.priority } : {}, g.shard !== undefined ? { shard: g.shard } : {}, g.type === 'ensure' && g.created !== undefined ? { created: g.created } : {});
+      break;
+    case 'deliver':
+      Object.assign(base, { leaseUntil: t + (g.lease as number) }, g.via !== undefined ? { via: g.via } : {}, g.shard !== undefined ? { shard: g.shard } : {});
+      break;
+    case 'extend':
+      base.leaseUntil = g.until;
+      break;
+    case 'reschedule':
+      base.delayMs = g.delayMs;
+      break;
+    case 'pop':
+      Object.assign(base, { via: g.via, delivered: g.delivered }, g.shard !== undefined ? { shard: g.shard } : {}, g.via === 'id' ? { id: g.target } : {});
+      break;
+  }
+  return JSON.stringify({ ...base, ...((g.extras as object | undefined) ?? {}) });
+}
+
+const runLine = fc.option(
+  fc.record({ livenessStart: fc.constantFrom(0, 100), end: fc.constantFrom(400, 1_000, 3_000), reaperIntervalMs: fc.constant(50), recoveryBoundMs: fc.constant(100), deliveryBoundMs: fc.option(fc.constantFrom(0, 20, 60), { nil: undefined }) }, { requiredKeys: ['reaperIntervalMs', 'recoveryBoundMs'] }),
+  { nil: undefined },
+);
+
+/** A line source over an array, in batches of `size` lines. */
+const source = (lines: readonly string[], size: number): LineSource =>
+  async function* () {
+    for (let i = 0; i < lines.length; i += size) yield lines.slice(i, i + size);
+  };
+
+async function both(lines: string[], size: number) {
+  const text = lines.join('\n');
+  let whole: unknown;
+  let streamed: unknown;
+  try {
+    const j = judgeHistory(text, {}, 'h.jsonl');
+    const { history, ...rest } = j;
+    // The judge's report is checkHistory's, explained: the checker's own verdicts, unchanged.
+    const { verdict: _v, endings: _e, ...checked } = j.report;
+    const plain = checkHistory(history, j.phases, j.settings);
+    expect({ ...checked, violations: checked.violations.map(({ faults: _f, extras: _x, ...v }) => v) }).toEqual(plain);
+    whole = rest;
+  } catch (err) {
+    if (!(err instanceof HistoryFileError)) throw err;
+    whole = err.message;
+  }
+  try {
+    const { peak: _peak, ...rest } = await judgeStream(source(lines, size), 'h.jsonl');
+    streamed = rest;
+  } catch (err) {
+    if (!(err instanceof HistoryFileError)) throw err;
+    streamed = err.message;
+  }
+  return { whole, streamed };
+}
+
+describe('the streaming judge gives checkHistory\'s verdicts', () => {
+  it('on random histories of every operation, with faults, extras, calls in flight, any order and batch size', async () => {
+    await fc.assert(
+      fc.asyncProperty(runLine, fc.array(line, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 7 }), fc.nat(), async (run, gens, size, runAt) => {
+        const lines = gens.map((g) => toLine(g as Gen));
+        if (run) lines.splice(runAt % (lines.length + 1), 0, JSON.stringify({ type: 'run', version: 3, ...run }));
+        const { whole, streamed } = await both(lines, size);
+        expect(streamed, lines.join('\n')).toEqual(whole);
+      }),
+      { numRuns: Math.round(600 * SCALE) },
+    );
+  }, 300_000);
+
+  it('reports the same first bad line as the whole-file reader when a line is broken', async () => {
+    const corrupt = fc.constantFrom('{"type":"push"', '{"type":"ack","process":"c","id":"m1","invokedAt":1,"completedAt":2,"outcome":"maybe"}', '{"type":"run","version":99}', '{"type":"fault","phase":"end","kind":"never-started","at":1}', '{"type":"ack","id":"m1","id":"m2","process":"c","invokedAt":1,"completedAt":2,"outcome":"ok"}', '{"type":"run"}', '{"type": "push", "process": "p", "id": "m1", "invokedAt": 0, "completedAt": 1, "outcome": "ok"}', '{"id":"m2","type":"ack","id":"m1","process":"c","invokedAt":1,"completedAt":2,"outcome":"ok"}', '{"type":"ack","process":"c","id":"m1","invokedAt":1,"completedAt":null,"outcome":"unknown"}');
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 20 }), fc.array(fc.tuple(fc.nat(), corrupt), { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 5 }), async (gens, bad, size) => {
+        const lines = gens.map((g) => toLine(g as Gen));
+        for (const [at, text] of bad) lines.splice(at % (lines.length + 1), 0, text);
+        const { whole, streamed } = await both(lines, size);
+        expect(streamed, lines.join('\n')).toEqual(whole);
+      }),
+      { numRuns: Math.round(300 * SCALE) },
+    );
+  }, 300_000);
+
+  it('the plain reader of a line (no zod) accepts nothing the schema refuses and returns what the schema returns', () => {
+    const wrong = fc.constantFrom<unknown>(undefined, null, -1, 0, 1.5, 100, 2 ** 60, '', 'x', 'ok', 'unknown', 'schedule', true, [], {});
+    const field = fc.constantFrom('type', 'process', 'id', 'invokedAt', 'completedAt', 'outcome', 'delayMs', 'priority', 'shard', 'created', 'leaseUntil', 'via', 'delivered');
+    fc.assert(
+      fc.property(line, fc.array(fc.tuple(field, wrong), { maxLength: 2 }), (g, changes) => {
+        const text = toLine(g as Gen);
+        if (text === '' || (g as Gen).type === 'fault') return;
+        const json = JSON.parse(text) as Record<string, unknown>;
+        for (const [k, v] of changes) {
+          if (v === undefined) delete json[k];
+          else json[k] = v;
+        }
+        const expected = schemaOp(structuredClone(json));
+        const plain = plainOp(structuredClone(json));
+        if (plain !== undefined) expect(plain, JSON.stringify(json)).toEqual(expected);
+      }),
+      { numRuns: Math.round(3_000 * SCALE) },
+    );
+  });
+
+  it('judges a message as soon as its last line is read: memory holds the messages open at once', async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 500; i++) {
+      const id = `m${i}`;
+      lines.push(JSON.stringify({ type: 'push', process: 'p', id, invokedAt: i * 10, completedAt: i * 10 + 1, outcome: 'ok' }));
+      lines.push(JSON.stringify({ type: 'deliver', process: 'c', id, invokedAt: i * 10 + 2, completedAt: i * 10 + 3, leaseUntil: i * 10 + 1_000 }));
+      lines.push(JSON.stringify({ type: 'ack', process: 'c', id, invokedAt: i * 10 + 4, completedAt: i * 10 + 5, outcome: 'ok' }));
+    }
+    const j = await judgeStream(source(lines, 64));
+    expect(j.peak.messagesOpen).toBe(1);
+    expect(j.report.verdict).toBe('valid');
+    expect(j.report.acked).toBe(500);
+    // interleaved: two messages open at once
+    const pair = [lines[0]!, lines[3]!, lines[1]!, lines[4]!, lines[2]!, lines[5]!];
+    expect((await judgeStream(source(pair, 2))).peak.messagesOpen).toBe(2);
+    // the same file parsed whole says the same
+    expect(parseHistoryFile(lines.join('\n')).history.length).toBe(1_500);
+  });
+});

@@ -1,0 +1,103 @@
+import type { CheckReport, Violation } from './checker.js';
+import { extraFields, faultsAt, type FaultSpan } from './history-file.js';
+import type { HistoryOp } from './history.js';
+import { mayHaveApplied, mayHaveCreated, type MessageOps } from './message-ops.js';
+import { PROPERTY_NAMES } from './properties.js';
+
+/**
+ * How a judged history ended, beyond its findings (issue 27, "honest endings"): what the unknown
+ * operations left open. The definitions, per message (an id with a push or ensure that may have
+ * applied):
+ * - **recovered** — it has a push or ensure whose outcome is unknown, none that returned ok, and it
+ *   was delivered after that push was invoked: the unknown push took effect (Jepsen's "recovered").
+ *   A count, never a violation.
+ * - **undetermined** — whether it was processed rests on unknown operations only: either every push
+ *   that may have created it is unknown and nothing ever delivered, acked or removed it (it may never
+ *   have existed), or its latest ok push is followed by no ok ack or ok remove but by an unknown one
+ *   (at-least-once holds for it only because an unknown ack or remove may have applied). Operations in
+ *   flight when the history ended are unknown.
+ */
+export interface Endings {
+  /** Messages judged: ids with a push or ensure that may have applied. */
+  messages: number;
+  recovered: number;
+  undetermined: number;
+  /** Operations in flight when the history ended (no completedAt). */
+  inFlight: number;
+}
+
+export const noEndings = (): Endings => ({ messages: 0, recovered: 0, undetermined: 0, inFlight: 0 });
+
+/** One message's part of the endings. */
+export function tallyEndings(m: MessageOps, e: Endings): void {
+  const creators = m.pushes.filter(mayHaveCreated);
+  if (creators.length === 0) return;
+  e.messages++;
+  const ok = creators.filter((p) => p.outcome === 'ok');
+  const unknown = creators.filter((p) => p.outcome === 'unknown');
+  if (ok.length === 0) {
+    const firstUnknown = unknown.reduce((a, b) => (b.invokedAt < a.invokedAt ? b : a));
+    if (m.deliveries.some((d) => d.completedAt >= firstUnknown.invokedAt)) {
+      e.recovered++;
+      return;
+    }
+    if (m.deliveries.length === 0 && !m.acks.some(mayHaveApplied) && !m.removes.some(mayHaveApplied)) e.undetermined++;
+    return;
+  }
+  const last = ok.reduce((a, b) => (b.invokedAt > a.invokedAt ? b : a));
+  const finals = [...m.acks, ...m.removes].filter((x) => x.completedAt >= last.invokedAt);
+  if (!finals.some((x) => x.outcome === 'ok') && finals.some((x) => x.outcome === 'unknown')) e.undetermined++;
+}
+
+/** valid: every property held and enough was known; invalid: a property was violated; unknown: too much in flight to tell. */
+export type Verdict = 'valid' | 'invalid' | 'unknown';
+
+/**
+ * The default largest share of undetermined messages for which a history with no violation is still
+ * valid: above it the verdict is unknown.
+ */
+export const DEFAULT_MAX_UNDETERMINED = 0.01;
+
+/**
+ * The verdict: invalid when some property was violated; otherwise unknown when more than
+ * `maxUndetermined` of the messages are undetermined (see {@link Endings}); otherwise valid.
+ */
+export function verdictOf(report: Pick<CheckReport, 'properties'>, endings: Endings, maxUndetermined = DEFAULT_MAX_UNDETERMINED): Verdict {
+  if (!PROPERTY_NAMES.every((p) => report.properties[p])) return 'invalid';
+  return endings.undetermined > maxUndetermined * endings.messages ? 'unknown' : 'valid';
+}
+
+/** An operation's fields that the format does not know (a recorder's own), with what identifies the operation. */
+export interface OpExtra {
+  readonly type: string;
+  readonly process: string;
+  readonly invokedAt: number;
+  readonly extra: Readonly<Record<string, unknown>>;
+}
+
+/** At most this many operations' extra fields are kept per message. */
+export const MAX_EXTRAS_PER_MESSAGE = 20;
+
+export function extrasOf(ops: Iterable<HistoryOp>): OpExtra[] {
+  const out: OpExtra[] = [];
+  for (const op of ops) {
+    const extra = extraFields(op);
+    if (extra) out.push({ type: op.type, process: op.process, invokedAt: op.invokedAt, extra });
+    if (out.length === MAX_EXTRAS_PER_MESSAGE) break;
+  }
+  return out;
+}
+
+/** A finding with the faults in effect at its time and the recorder's own fields of its message's operations. */
+export interface ExplainedViolation extends Violation {
+  readonly faults?: readonly FaultSpan[];
+  readonly extras?: readonly OpExtra[];
+}
+
+export function explain(violations: readonly Violation[], faults: readonly FaultSpan[], extrasById: ReadonlyMap<string, readonly OpExtra[]>): ExplainedViolation[] {
+  return violations.map((v) => {
+    const inEffect = faultsAt(faults, v.t);
+    const extras = extrasById.get(v.id);
+    return { ...v, ...(inEffect.length > 0 ? { faults: inEffect } : {}), ...(extras && extras.length > 0 ? { extras } : {}) };
+  });
+}

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisRequired, redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { blockName, docBlocks, shellCommands, type DocBlock } from './doc-blocks.js';
 
 /**
  * What a user gets from `npm install dynoq`: the project is packed (`npm pack`, which builds it),
@@ -43,12 +44,29 @@ export function readmeBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
 }
 
+/**
+ * Every runnable block of the README and of docs/*.md (see doc-blocks.ts), in order. The exempt ones
+ * are listed here by page and first line, so that a new exemption is a deliberate change to this test.
+ */
+const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const allBlocks: DocBlock[] = pages.flatMap((page) => docBlocks(page, readFileSync(join(root, page), 'utf8')));
+const EXEMPT = [
+  'README.md: npm install dynoq', // the registry install: this test installs the packed tarball instead
+  'README.md: npm ci && npm start', // repository commands: CI runs them through .ci/run
+  'docs/BENCHMARKS.md: npm run bench:sim', // benchmarks: a clone of the repository, minutes each
+  'docs/DEVELOPMENT.md: npm ci && npm start', // repository commands, as in the README
+];
+const exemptName = (b: DocBlock) => `${b.file}: ${b.code.split('\n')[0]!.split(/\s{2,}|\s#/)[0]!.trim()}`;
+const runBlocks = allBlocks.filter((b) => !b.skip);
+/** The file each ts / js / mjs block is written to in the test project. */
+const blockFile = (b: DocBlock, i: number) => `doc-${i + 1}-${b.file.replace(/\W+/g, '-').toLowerCase()}.${b.lang === 'ts' ? 'ts' : 'mjs'}`;
+const tsFiles = runBlocks.map((b, i) => (b.lang === 'ts' ? blockFile(b, i) : null)).filter((f): f is string => f !== null);
+
 describe('the package as a user installs it', () => {
   let work: string;
   let app: string;
   let tarball: string;
   const readme = readmeBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
-  const readmeFiles = readme.map((_, i) => `readme-${i + 1}.ts`);
 
   let manifestBeforePack: string;
 
@@ -62,7 +80,9 @@ describe('the package as a user installs it', () => {
     mkdirSync(app);
     // fast-check is the optional peer that dynoq/testing's generated checks need; @types/node for tsc.
     npmInstall(app, [tarball, `fast-check@${versionOf('fast-check')}`, `@types/node@${versionOf('@types/node')}`]);
-    readme.forEach((code, i) => writeFileSync(join(app, readmeFiles[i]!), code));
+    runBlocks.forEach((b, i) => {
+      if (b.lang !== 'sh') writeFileSync(join(app, blockFile(b, i)), b.code);
+    });
   }, 300_000);
   afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
@@ -129,12 +149,21 @@ console.log(JSON.stringify({ dynoq: Object.keys(dynoq), sim: Object.keys(sim), m
     expect(seen.deep).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
   });
 
-  it('the README has ts blocks to check (the queue example and the dynoq/testing one)', () => {
+  it('the README has ts blocks to check (the queue example and the dynoq/testing ones)', () => {
     expect(readme.length).toBeGreaterThanOrEqual(2);
     expect(readme[0]).toContain("from 'dynoq'");
   });
 
-  it('type-checks a TypeScript file using all four entry points, and the README blocks, under strict + exactOptionalPropertyTypes', () => {
+  it('the README and docs/*.md have blocks to run, and exempt only the listed ones, each with a reason', () => {
+    expect(allBlocks.filter((b) => b.skip).map(exemptName)).toEqual(EXEMPT);
+    console.log(`docs blocks: ${runBlocks.length} run, ${allBlocks.length - runBlocks.length} exempt (${allBlocks.filter((b) => b.skip).map((b) => `${blockName(b)}: ${b.skip}`).join('; ')})`);
+    for (const page of ['README.md', 'docs/API.md', 'docs/CLI.md', 'docs/TESTING.md', 'docs/SCENARIOS.md']) {
+      expect(runBlocks.some((b) => b.file === page), page).toBe(true);
+    }
+    expect(runBlocks.some((b) => b.lang === 'sh')).toBe(true);
+  });
+
+  it('type-checks a TypeScript file using all four entry points, and the ts blocks of the README and docs/*.md, under strict + exactOptionalPropertyTypes', () => {
     writeFileSync(
       join(app, 'tsconfig.json'),
       JSON.stringify({
@@ -149,7 +178,7 @@ console.log(JSON.stringify({ dynoq: Object.keys(dynoq), sim: Object.keys(sim), m
           noEmit: true,
           types: ['node'],
         },
-        files: ['use.ts', ...readmeFiles],
+        files: ['use.ts', ...tsFiles],
       }),
     );
     writeFileSync(
@@ -261,7 +290,7 @@ export function judge(history: readonly HistoryOp[]): CheckReport {
     });
     const median = [...times].sort((a, b) => a - b)[2]!;
     console.log(`dynoq --version: median ${median.toFixed(0)} ms of ${times.map((t) => t.toFixed(0)).join(', ')}`);
-    // Generous under a loaded CI machine; measured ~0.1 s on an idle one (README).
+    // Generous under a loaded CI machine; measured ~0.1 s on an idle one (CHANGELOG.md).
     expect(median).toBeLessThan(1_000);
   });
 
@@ -283,7 +312,7 @@ try { await checkAgainstModel({ redis: 'redis://127.0.0.1:1', runs: 1 }); } catc
     expect(JSON.parse(peer.stdout)).toEqual({ code: 'MISSING_PEER_DEPENDENCY', typed: true, message: 'checkAgainstModel needs fast-check: npm install --save-dev fast-check' });
     const f = footprint(alone);
     console.log(`installed alone: ${f.kb} KB in node_modules, ${f.packages} packages`);
-    // Before this package existed as such: 35,664 KB and 33 packages (README, "Install"); the target
+    // Before this package existed as such: 35,664 KB and 33 packages (CHANGELOG.md, "Install"); the target
     // is a third. dist/ is bundled (zod inlined, tree-shaken: it was 8.4 MB installed).
     const lua = Number(execFileSync('du', ['-sk', join(alone, 'node_modules', 'lua-redis-wasm')], { encoding: 'utf8' }).split('\t')[0]);
     console.log(`of which lua-redis-wasm: ${lua} KB`);
@@ -306,18 +335,31 @@ try { await checkAgainstModel({ redis: 'redis://127.0.0.1:1', runs: 1 }); } catc
       expect(JSON.parse(r.stdout)).toEqual({ id: 'order-42', payload: '{"total":12}', acked: true, size: 0 });
     }, 30_000);
 
-    it("every ts block of the README runs against the installed package and exits on its own", () => {
-      for (const file of readmeFiles) {
-        const js = ts.transpileModule(readFileSync(join(app, file), 'utf8'), {
-          compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-        }).outputText;
-        const mjs = file.replace(/\.ts$/, '.mjs');
-        writeFileSync(join(app, mjs), js);
-        const r = sh('node', [mjs], app, { REDIS_URL: server.url });
-        expect({ file, signal: r.signal, status: r.status, stderr: r.stderr }).toEqual({ file, signal: null, status: 0, stderr: '' });
-      }
-      expect(readme[0] && sh('node', ['readme-1.mjs'], app, { REDIS_URL: server.url }).stdout).toContain('handling order-42');
-    }, 120_000);
+    it('every code block of the README and of docs/*.md runs against the installed package and exits on its own', () => {
+      const failures: unknown[] = [];
+      runBlocks.forEach((b, i) => {
+        if (b.lang === 'sh') {
+          for (const { command, exit } of shellCommands(b.code)) {
+            const r = sh('bash', ['-c', command], app, { REDIS_URL: server.url });
+            if (r.status !== exit || r.signal !== null) failures.push({ block: blockName(b), command, expected: exit, status: r.status, signal: r.signal, output: (r.stdout + r.stderr).slice(-2_000) });
+          }
+          return;
+        }
+        const file = blockFile(b, i);
+        let run = file;
+        if (b.lang === 'ts') {
+          const js = ts.transpileModule(readFileSync(join(app, file), 'utf8'), {
+            compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+          }).outputText;
+          run = file.replace(/\.ts$/, '.mjs');
+          writeFileSync(join(app, run), js);
+        }
+        const r = sh('node', [run], app, { REDIS_URL: server.url });
+        if (r.status !== 0 || r.signal !== null || r.stderr !== '') failures.push({ block: blockName(b), status: r.status, signal: r.signal, stderr: r.stderr.slice(-2_000) });
+        if (b.file === 'README.md' && b === runBlocks.find((x) => x.file === 'README.md' && x.lang === 'ts')) expect(r.stdout).toContain('handling order-42');
+      });
+      expect(failures).toEqual([]);
+    }, 900_000);
 
     it('examples/github-actions-gate.yml: its gate is green on the correct set-up and red on a planted regression', () => {
       const workflow = readFileSync(join(root, 'examples', 'github-actions-gate.yml'), 'utf8');

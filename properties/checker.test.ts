@@ -509,7 +509,7 @@ type Del = Extract<Op, { type: 'deliver' }>;
  * - "free and due" needs an ok operation to have made the message visible, nothing visible in flight
  *   (any outcome: a failed call may still be running when the pop reads), no taker since (a delivery
  *   from its pop's invocation, an unknown pop that could reach it, an ack or remove that may have
- *   applied), no unknown visibility operation since, and the last one's latest due time passed.
+ *   applied; one overlapping the last visibility operation counts, as it may have come after it), no unknown visibility operation since, and the last one's latest due time passed.
  * - A delivery that no operation invoked before its pop returned could explain is judged against the
  *   later ones: before each of their due times, it is early.
  */
@@ -545,7 +545,8 @@ function bruteForceWholeApi(history: Op[], p: { livenessStart: number; end: numb
       ...ev.filter((o) => o.type === 'deliver' || ((o.type === 'ack' || o.type === 'remove') && applied(o))),
       ...pops.filter((q) => q.outcome === 'unknown' && (q.via === 'id' ? q.id === id : q.shard === undefined || q.shard === shardOf(id))),
     ];
-    if (takers.some((k) => k.invokedAt < t && k.completedAt >= last.completedAt)) return false;
+    // A taker since, or one overlapping the last visibility operation (it may have come after it).
+    if (takers.some((k) => k.invokedAt < t && k.completedAt >= last.invokedAt)) return false;
     return lastDue(last) < t;
   };
 

@@ -27,6 +27,11 @@ export function freeIntervals(id: string, priorityAt: number | ((t: number) => n
   let due = Infinity;
   const steps: Step[] = [];
   const visibility = [...m.pushes, ...m.reschedules, ...m.releases];
+  // Operations after which the message is gone (taken, acked, removed), whenever they took effect. One
+  // that overlaps a visibility operation may have come after it, so that operation proves nothing free:
+  // a pop waiting [203, 256] returned m5 pushed at [252, 256]; counted free from 256 on, m5 was blamed late.
+  const takers: { invokedAt: number; completedAt: number }[] = [...m.deliveries, ...m.acks.filter(mayHaveApplied), ...m.removes.filter(mayHaveApplied), ...takenBy];
+  const overlapsATaker = (v: { invokedAt: number; completedAt: number }) => takers.some((g) => g.invokedAt <= v.completedAt && g.completedAt >= v.invokedAt);
   for (const v of visibility) {
     steps.push({ t: v.invokedAt, run: () => inFlight++ });
     steps.push({
@@ -36,6 +41,10 @@ export function freeIntervals(id: string, priorityAt: number | ((t: number) => n
         if (v.outcome === 'unknown') uncertain = true;
         if (v.outcome !== 'ok') return;
         if ((v.type === 'push' || v.type === 'ensure') && !mayHaveCreated(v)) return;
+        if (overlapsATaker(v)) {
+          queued = false;
+          return;
+        }
         queued = true;
         uncertain = false;
         due = latestDue(v);

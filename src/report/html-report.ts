@@ -1,7 +1,7 @@
 import type { CheckReport } from '../model/checker.js';
 import type { HistoryOp } from '../model/history.js';
 import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS } from '../model/properties.js';
-import { faultBands } from '../sim/faults/index.js';
+import { faultBands, type Band } from '../sim/faults/index.js';
 import { nodeName } from '../sim/topology/node-name.js';
 import type { Fault, SimConfig } from '../sim/config.js';
 import { relativeTimes } from './relative-times.js';
@@ -15,6 +15,8 @@ export interface ReportInput {
   readonly summary?: string;
   readonly history: readonly HistoryOp[];
   readonly faults: readonly { readonly t: number; readonly fault: Fault }[];
+  /** Fault bands drawn as they are (a judged history's fault lines); absent: drawn from `faults`. */
+  readonly bands?: readonly Band[];
   readonly report: CheckReport;
   readonly start: number;
   readonly livenessStart: number;
@@ -80,7 +82,7 @@ export function renderHtmlReport(input: ReportInput): string {
     livenessStart: input.livenessStart,
     end: input.end,
     lanes: lanes(input),
-    bands: input.config ? faultBands(input.faults, input.config, input.livenessStart, input.end) : [],
+    bands: input.bands ?? (input.config ? faultBands(input.faults, input.config, input.livenessStart, input.end) : []),
     // The page draws ops by who and when they returned; an ack of any outcome ends a hold (SPEC §6.2).
     // Pops are drawn through the deliveries they returned: every pop call would only crowd the page.
     // Only the fields the page reads: a large run's page is mostly this array.

@@ -75,4 +75,25 @@ describe('dynoq report', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^dynoq: h-bad\.jsonl:3: outcome/);
   });
+
+  it('a judged history with fault lines: each fault is a band, on its target\'s lane when that is a process', async () => {
+    const push = { type: 'push', process: 'p', id: 'm', invokedAt: 0, completedAt: 1, outcome: 'ok', delayMs: 0 };
+    const deliver = { type: 'deliver', process: 'w', id: 'm', invokedAt: 2, completedAt: 3, outcome: 'ok', leaseUntil: 1_000 };
+    const ack = { type: 'ack', process: 'w', id: 'm', invokedAt: 4, completedAt: 5, outcome: 'ok' };
+    const lines = [
+      { type: 'run', version: 3, end: 100 },
+      { type: 'fault', phase: 'start', kind: 'kill', target: 'w', at: 1 },
+      { type: 'fault', phase: 'end', kind: 'kill', target: 'w', at: 2 },
+      { type: 'fault', phase: 'start', kind: 'partition', target: 'redis-2', at: 3 },
+      push,
+      deliver,
+      ack,
+    ];
+    writeFileSync(join(cwd, 'h-faults.jsonl'), lines.map((o) => JSON.stringify(o)).join('\n'));
+    expect((await dynoq(['report', 'h-faults.jsonl', '--html', 'h-faults.html'], cwd)).code).toBe(0);
+    const page = readFileSync(join(cwd, 'h-faults.html'), 'utf8');
+    expect(page).toContain('"kind":"kill","lane":"w","from":1,"to":2,"label":"kill w"');
+    // redis-2 is no process of the history: across the whole picture, to the end (no end line)
+    expect(page).toContain('"kind":"partition","lane":null,"from":3,"to":100,"label":"partition redis-2"');
+  });
 });

@@ -23,7 +23,7 @@ function isHistory(text: string): boolean {
 
 /** A judged history drawn on the same timeline: lanes per process, axis and plots; no store lanes. */
 function reportHistory(file: string, text: string, html: string): number {
-  const { history, phases, settings, report } = judgeHistory(text, {}, file);
+  const { history, phases, settings, report, faults } = judgeHistory(text, {}, file);
   let start = Infinity;
   for (const o of history) if (o.invokedAt < start) start = o.invokedAt;
   const processes = new Set(history.map((o) => o.process)).size;
@@ -34,6 +34,14 @@ function reportHistory(file: string, text: string, html: string): number {
       summary: `judged history · ${history.length} operations · ${processes} processes · reaper ${settings.reaperIntervalMs} ms · recovery bound ${settings.recoveryBoundMs} ms${settings.deliveryBoundMs !== undefined ? ` · delivery bound ${settings.deliveryBoundMs} ms` : ''}`,
       history,
       faults: [],
+      // The history's fault lines, on their target's lane when it is one of its processes.
+      bands: (faults ?? []).map((f) => ({
+        kind: f.kind,
+        lane: f.target !== undefined && history.some((o) => o.process === f.target) ? f.target : null,
+        from: f.from,
+        to: Number.isFinite(f.to) ? f.to : phases.end,
+        label: `${f.kind}${f.target !== undefined ? ` ${f.target}` : ''}`,
+      })),
       report,
       start: Math.min(start, phases.livenessStart),
       livenessStart: phases.livenessStart,

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { judgeHistory } from '../../src/model/judge.js';
-import type { HistoryOp } from '../../src/model/history.js';
+import { HISTORY_FORMAT_VERSION, type HistoryOp } from '../../src/model/history.js';
 import { outcomeOfThrow, recordHistory } from '../../src/public/testing.js';
 import type { BaseQueue } from '../../src/queue/base-queue.js';
 import { createQueue } from '../../src/queue/create-queue.js';
@@ -102,7 +102,7 @@ describe.each(backendNames())('recordHistory on %s', (backendName) => {
       expect(await c1.ack('never-pushed')).toBe(false);
 
       const history = ops(lines);
-      expect(JSON.parse(lines[0]!)).toEqual({ type: 'run', version: 2 });
+      expect(JSON.parse(lines[0]!)).toEqual({ type: 'run', version: HISTORY_FORMAT_VERSION });
       const types = new Set(history.map((o) => o.type));
       expect([...types].sort()).toEqual(['ack', 'deliver', 'ensure', 'extend', 'pop', 'push', 'release', 'remove', 'reschedule']);
       // push lines carry delay, priority and the shard the queue picked
@@ -231,7 +231,7 @@ describe.each(backendNames())('recordHistory on %s', (backendName) => {
     const text = chunks.join('');
     expect(text.endsWith('\n')).toBe(true);
     const lines = text.trim().split('\n');
-    expect(JSON.parse(lines[0]!)).toEqual({ type: 'run', version: 2, recoveryBoundMs: 2_000 });
+    expect(JSON.parse(lines[0]!)).toEqual({ type: 'run', version: HISTORY_FORMAT_VERSION, recoveryBoundMs: 2_000 });
     // Dyno's round robin increments before reading: b, a, b
     expect(ops(lines).map((o) => (o.type === 'push' ? o.shard : null))).toEqual(['b', 'a', 'b']);
     q.stopRecording();

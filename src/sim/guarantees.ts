@@ -61,7 +61,7 @@ export async function summarizeRun(input: { configuration: string; seed: string 
     mechanisms: [...mechanisms.values()],
     exercised: { ...r.report.exercised },
     lateness: r.report.lateness,
-    boundMs: deliveryBound(r.config).totalMs,
+    boundMs: deliveryBound(r.config),
   };
 }
 

@@ -48,8 +48,6 @@ interface Call {
   readonly parts: readonly CallPart[];
   readonly probe: CallProbe;
   readonly effects: CallEffects;
-  /** Whether a pop part is in flight (a fault striking now finds it). */
-  readonly pops: boolean;
 }
 
 /**
@@ -82,7 +80,7 @@ export class HistoryRecorder {
   begin(process: string, what: CallPart | readonly CallPart[], probe: CallProbe): Call {
     probe.mayHaveApplied = false;
     const parts: readonly CallPart[] = Array.isArray(what) ? what : [what as CallPart];
-    const call: Call = { process, invokedAt: this.kernel.now, parts, probe, effects: new CallEffects(), pops: parts.some((p) => p.type === 'pop') };
+    const call: Call = { process, invokedAt: this.kernel.now, parts, probe, effects: new CallEffects() };
     probe.effects = call.effects;
     let set = this.inFlight.get(process);
     if (!set) this.inFlight.set(process, (set = new Set()));
@@ -205,11 +203,6 @@ export class HistoryRecorder {
 
   inFlightCount(process: string): number {
     return this.inFlight.get(process)?.size ?? 0;
-  }
-
-  /** Whether the client has a pop in flight. */
-  popping(process: string): boolean {
-    return [...(this.inFlight.get(process) ?? [])].some((c) => c.pops);
   }
 }
 

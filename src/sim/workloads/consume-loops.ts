@@ -81,6 +81,30 @@ function discharge(ctx: WorkloadContext, items: readonly AckItem[], outcome: str
   });
 }
 
+/**
+ * A call that acks `items` and pops the next batch in one (ackAndPop, ackManyAndPop), recorded as its
+ * parts; messages whose ack may have applied are discharged. The next batch ([] after a failure, past a
+ * pause of `wait`), null when the client crashed.
+ */
+async function ackThenPop<T extends { readonly messages: PoppedMessage[] }>(
+  ctx: WorkloadContext,
+  actor: SimActor,
+  items: readonly AckItem[],
+  call: () => Promise<T>,
+  ackedOf: (reply: T) => readonly boolean[],
+): Promise<Holding[] | null> {
+  const invokedAt = ctx.kernel.now;
+  let next: Holding[] = [];
+  const done = await recordedCall(ctx, actor, [{ type: 'ack', ids: items.map((i) => i.id) }, popPart(actor)], call, (r) => {
+    next = holdings(ctx, invokedAt, r.messages);
+    return { outcome: 'ok', result: { outcomes: ackOutcomes(items, ackedOf(r)), delivered: delivered(next) } };
+  });
+  if (!done) return null;
+  discharge(ctx, items, done.outcome, done.value ? ackedOf(done.value) : undefined);
+  if (done.outcome !== 'ok') await sleep(actor, ctx.config.workload.pollWaitMs);
+  return next;
+}
+
 /** ackAndPop: the last message of a batch is acked by the call that pops the next batch. */
 async function ackAndPopLoop(ctx: WorkloadContext, actor: SimActor, rng: Rng): Promise<void> {
   const w = ctx.config.workload;
@@ -100,21 +124,8 @@ async function ackAndPopLoop(ctx: WorkloadContext, actor: SimActor, rng: Rng): P
       if (!(await ackOne(ctx, actor, h))) return;
       continue;
     }
-    const invokedAt = ctx.kernel.now;
-    let next: Holding[] = [];
-    const done = await recordedCall(
-      ctx,
-      actor,
-      [{ type: 'ack', ids: [h.message.id] }, popPart(actor)],
-      () => actor.queue.ackAndPop(h.message.id, h.message.token, w.consumerBatch),
-      (r) => {
-        next = holdings(ctx, invokedAt, r.messages);
-        return { outcome: 'ok', result: { outcomes: new Map([[h.message.id, r.acked ? 'ok' : 'fail']]), delivered: delivered(next) } };
-      },
-    );
-    if (!done) return;
-    if (done.outcome === 'unknown' || (done.outcome === 'ok' && done.value?.acked)) ctx.outstanding.delete(h.message.id);
-    if (done.outcome !== 'ok') await sleep(actor, w.pollWaitMs);
+    const next = await ackThenPop(ctx, actor, [ackItem(h)], () => actor.queue.ackAndPop(h.message.id, h.message.token, w.consumerBatch), (r) => [r.acked]);
+    if (!next) return;
     pending = next;
   }
 }
@@ -134,21 +145,8 @@ async function ackManyAndPopLoop(ctx: WorkloadContext, actor: SimActor, rng: Rng
       batch = await recordedPop(ctx, actor, false);
       continue;
     }
-    const invokedAt = ctx.kernel.now;
-    let next: Holding[] = [];
-    const done = await recordedCall(
-      ctx,
-      actor,
-      [{ type: 'ack', ids: items.map((i) => i.id) }, popPart(actor)],
-      () => actor.queue.ackManyAndPop(items, w.consumerBatch),
-      (r) => {
-        next = holdings(ctx, invokedAt, r.messages);
-        return { outcome: 'ok', result: { outcomes: ackOutcomes(items, r.acked), delivered: delivered(next) } };
-      },
-    );
-    if (!done) return;
-    discharge(ctx, items, done.outcome, done.value?.acked);
-    if (done.outcome !== 'ok') await sleep(actor, w.pollWaitMs);
+    const next = await ackThenPop(ctx, actor, items, () => actor.queue.ackManyAndPop(items, w.consumerBatch), (r) => r.acked);
+    if (!next) return;
     batch = next.length > 0 ? next : await recordedPop(ctx, actor, false);
   }
 }

@@ -59,7 +59,11 @@ describe.runIf(available)('Dynomite as measured, on the real build', () => {
     expect(ran).toEqual(Array.from({ length: ran.length }, (_, i) => field(i)));
   }, 60_000);
 
-  it('one request’s copies leave together: a coordinator killed while writing, its two survivors hold the same writes', async () => {
+  it('a coordinator killed while writing: each survivor holds an in-order prefix of its writes, never a gap', async () => {
+    // On an idle machine the two survivors hold the same writes (16/16 in DYNOMITE.md, 6/6 here);
+    // on a loaded one a peer that reads slower leaves a backlog in the coordinator that dies with it,
+    // so the prefixes may differ (seen once in CI: hundreds of writes apart). Asserted is what held
+    // in every run: whole prefixes in the connection's order, never a gap.
     const c = await start();
     const one = await c.client(0, 'DC_ONE');
     const writes = Array.from({ length: 2_000 }, (_, i) => one.hset('h', `f${i}`, 'v').catch(() => undefined));
@@ -67,8 +71,11 @@ describe.runIf(available)('Dynomite as measured, on the real build', () => {
     await c.killNode(0);
     await Promise.all(writes);
     await new Promise((r) => setTimeout(r, 1_000));
-    const [b, c2] = [await c.backend(1).hgetall('h'), await c.backend(2).hgetall('h')];
-    expect(Object.keys(b).length).toBeGreaterThan(0);
-    expect(Object.keys(b).sort()).toEqual(Object.keys(c2).sort());
+    const prefix = (keys: string[]) => Array.from({ length: keys.length }, (_, i) => `f${i}`);
+    const byIndex = (a: string, b: string) => Number(a.slice(1)) - Number(b.slice(1));
+    for (const i of [1, 2]) {
+      const keys = (await c.backend(i).hkeys('h')).sort(byIndex);
+      expect(keys).toEqual(prefix(keys));
+    }
   }, 60_000);
 });

@@ -77,6 +77,10 @@ export class SimActor {
     this.reaper = runsReaper ? queueFor(pair(), q.reaperIntervalMs, q.sharding) : null;
   }
 
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.timers.setTimeout(resolve, ms));
+  }
+
   get runsReaper(): boolean {
     return this.reaper !== null;
   }

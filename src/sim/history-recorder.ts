@@ -1,8 +1,8 @@
 import type { DeliveryVia, HistoryOp, MessageOp, Outcome } from '../model/history.js';
 import { DynoqError } from '../queue/errors.js';
 import { CallEffects } from './call-effects.js';
-import type { CallProbe } from './sim-store.js';
-import type { Kernel } from './kernel.js';
+import type { CallProbe } from './call-probe.js';
+import type { RunTime } from './run-time.js';
 import type { Observations } from './observations.js';
 import type { Trace } from './trace.js';
 
@@ -66,7 +66,7 @@ export class HistoryRecorder {
   private readonly holdings = new Map<string, Map<string, number>>();
 
   constructor(
-    private readonly kernel: Kernel,
+    private readonly kernel: RunTime,
     private readonly trace: Trace,
     private readonly observations?: Observations,
   ) {}

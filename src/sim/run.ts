@@ -6,7 +6,7 @@ import { applyFault, Exposure, familyOf, healAllFaults, type FaultFamily, type F
 import { configProblems } from './config-problems.js';
 import { HistoryRecorder, outcomeOfError } from './history-recorder.js';
 import { checkerSettings } from './checker-settings.js';
-import { CONSUMER_LOOP_DRIVERS, operatorLoop, producerLoop, resolveProfile, type WorkloadContext } from './workloads/index.js';
+import { resolveProfile, startWorkload, type WorkloadContext } from './workloads/index.js';
 import { SIM_EPOCH, SimWorld } from './world.js';
 import { SimConfigError } from './sim-config-error.js';
 
@@ -117,24 +117,10 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   };
   trace.record({ t: kernel.now, actor: 'sim', op: 'start', args: { seed: config.seed, config: { ...config, keepTrace: false } } });
   const safetyEnd = kernel.now + config.phases.safetyMs;
-  let producing = w.producers;
   let finished = false;
-  const ctx: WorkloadContext = { config, profile, kernel, trace, recorder, safetyEnd, outstanding, pushedIds: [], finished: () => finished };
+  const ctx: WorkloadContext = { config, profile, time: kernel, trace, recorder, safetyEnd, outstanding, pushedIds: [], finished: () => finished };
 
-  for (let i = 0; i < w.producers; i++) {
-    const name = `producer-${i}`;
-    void producerLoop(ctx, spawn(name, zones[i % zones.length]!, false), i, rng.stream(name)).finally(() => producing--);
-  }
-  const consumerNames: string[] = [];
-  const startConsumer = (name: string, i: number) => {
-    const loop = profile.consumerLoops[i % profile.consumerLoops.length]!;
-    void CONSUMER_LOOP_DRIVERS[loop](ctx, spawn(name, zones[i % zones.length]!, true), rng.stream(name));
-  };
-  for (let i = 0; i < w.consumers; i++) {
-    consumerNames.push(`consumer-${i}`);
-    startConsumer(`consumer-${i}`, i);
-  }
-  if (profile.operator) void operatorLoop(ctx, spawn('operator', zones[0]!, false), rng.stream('operator'));
+  const workload = startWorkload(ctx, spawn, rng);
 
   const faultWorld: FaultWorld = {
     kernel,
@@ -158,16 +144,10 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   // Liveness: every fault family heals what it still has in effect; crashed consumers are replaced.
   const livenessStart = kernel.now;
   healAllFaults(faultWorld);
-  for (const [i, name] of consumerNames.entries()) {
-    if (actors.get(name)?.crashed) {
-      const replacement = `${name}-restarted`;
-      consumerNames[i] = replacement;
-      startConsumer(replacement, i);
-    }
-  }
+  workload.replaceCrashedConsumers();
   trace.record({ t: kernel.now, actor: 'sim', op: 'liveness', args: { livenessStart } });
   const end = livenessStart + config.phases.livenessMs;
-  await kernel.runUntil(end, () => producing <= 0 && outstanding.size === 0);
+  await kernel.runUntil(end, () => workload.producing() <= 0 && outstanding.size === 0);
   finished = true;
   recorder.seal();
   const endedAt = kernel.now;

@@ -1,8 +1,9 @@
 import type { ScriptDef, ScriptReply } from '../redis/script.js';
 import type { RangeLimit, ScoreBound, ScoredMember, Store, ZAddOptions } from '../store/store.js';
 import { formatBound, formatScoreArg } from '../store/store.js';
-import type { CallEffects } from './call-effects.js';
+import type { CallProbe } from './call-probe.js';
 import type { Connection } from './connection.js';
+export { CallProbe } from './call-probe.js';
 import type { Kernel } from './kernel.js';
 import type { Observations } from './observations.js';
 import { isWrite, type NodeReply, type StoreOp } from './sim-node.js';
@@ -26,19 +27,6 @@ export class SimReplyError extends Error {
   }
 }
 
-/**
- * What one client call did to the store, for its outcome (SPEC §6.1): whether any write it sent
- * may have been applied. A write refused before it reached a store (the node was down, a replica
- * refused it as read-only) was not; one that was answered, errored after running, or timed out may
- * have been — including every error a live Dynomite node answers (its redis dead or stalled, its
- * peers timed out, no quorum): by then it had sent the write to its peers (DYNOMITE.md "Writes
- * reported as failed are often applied").
- */
-export class CallProbe {
-  mayHaveApplied = false;
-  /** What replicas do with the writes of the recorded call in flight (none between calls: a pop's writes are not an ack's). */
-  effects: CallEffects | null = null;
-}
 
 const REFUSED_BEFORE_APPLY = /^(ECONNREFUSED|READONLY)/;
 

@@ -1,6 +1,6 @@
 import type { AckItem } from '../../queue/dyno-queue.js';
 import type { PoppedMessage } from '../../queue/message.js';
-import type { SimActor } from '../actor.js';
+import type { WorkloadActor } from './context.js';
 import type { CallPart } from '../history-recorder.js';
 import type { Rng } from '../rng.js';
 import { recordedCall, sleep, type WorkloadContext } from './context.js';
@@ -8,7 +8,7 @@ import { ackItem, ackOne, ackOutcomes, workOn, type Holding } from './hold.js';
 import type { ConsumerLoop } from './profile.js';
 
 /** The history's view of a scheduled pop on this consumer's shard. */
-const popPart = (actor: SimActor): CallPart => ({ type: 'pop', via: 'schedule', shard: actor.zone });
+const popPart = (actor: WorkloadActor): CallPart => ({ type: 'pop', via: 'schedule', shard: actor.zone });
 
 /** Deliveries of a pop that returned: each leased until its invocation + the lease, on the true clock. */
 function holdings(ctx: WorkloadContext, invokedAt: number, messages: readonly PoppedMessage[]): Holding[] {
@@ -21,9 +21,9 @@ const delivered = (hs: readonly Holding[]) => hs.map((h) => ({ id: h.message.id,
  * A recorded pop (pop or bulkPop, long-polling `wait`): the messages it returned, [] when it failed
  * (after a pause of `wait`, so that a dead store is not hammered), null when the client crashed.
  */
-async function recordedPop(ctx: WorkloadContext, actor: SimActor, bulk: boolean): Promise<Holding[] | null> {
+async function recordedPop(ctx: WorkloadContext, actor: WorkloadActor, bulk: boolean): Promise<Holding[] | null> {
   const w = ctx.config.workload;
-  const invokedAt = ctx.kernel.now;
+  const invokedAt = ctx.time.now;
   let got: Holding[] = [];
   const done = await recordedCall(
     ctx,
@@ -41,7 +41,7 @@ async function recordedPop(ctx: WorkloadContext, actor: SimActor, bulk: boolean)
 }
 
 /** pop + work + ack, one call each: the loop every profile started with. */
-async function popAck(ctx: WorkloadContext, actor: SimActor, rng: Rng): Promise<void> {
+async function popAck(ctx: WorkloadContext, actor: WorkloadActor, rng: Rng): Promise<void> {
   while (!actor.crashed && !ctx.finished()) {
     const got = await recordedPop(ctx, actor, false);
     if (!got) return;
@@ -54,7 +54,7 @@ async function popAck(ctx: WorkloadContext, actor: SimActor, rng: Rng): Promise<
 }
 
 /** bulkPop, work on the batch, then one ackMany for it. */
-async function bulkPopAckMany(ctx: WorkloadContext, actor: SimActor, rng: Rng): Promise<void> {
+async function bulkPopAckMany(ctx: WorkloadContext, actor: WorkloadActor, rng: Rng): Promise<void> {
   while (!actor.crashed && !ctx.finished()) {
     const got = await recordedPop(ctx, actor, true);
     if (!got) return;
@@ -88,12 +88,12 @@ function discharge(ctx: WorkloadContext, items: readonly AckItem[], outcome: str
  */
 async function ackThenPop<T extends { readonly messages: PoppedMessage[] }>(
   ctx: WorkloadContext,
-  actor: SimActor,
+  actor: WorkloadActor,
   items: readonly AckItem[],
   call: () => Promise<T>,
   ackedOf: (reply: T) => readonly boolean[],
 ): Promise<Holding[] | null> {
-  const invokedAt = ctx.kernel.now;
+  const invokedAt = ctx.time.now;
   let next: Holding[] = [];
   const done = await recordedCall(ctx, actor, [{ type: 'ack', ids: items.map((i) => i.id) }, popPart(actor)], call, (r) => {
     next = holdings(ctx, invokedAt, r.messages);
@@ -106,7 +106,7 @@ async function ackThenPop<T extends { readonly messages: PoppedMessage[] }>(
 }
 
 /** ackAndPop: the last message of a batch is acked by the call that pops the next batch. */
-async function ackAndPopLoop(ctx: WorkloadContext, actor: SimActor, rng: Rng): Promise<void> {
+async function ackAndPopLoop(ctx: WorkloadContext, actor: WorkloadActor, rng: Rng): Promise<void> {
   const w = ctx.config.workload;
   let pending: Holding[] = [];
   while (!actor.crashed && !ctx.finished()) {
@@ -131,7 +131,7 @@ async function ackAndPopLoop(ctx: WorkloadContext, actor: SimActor, rng: Rng): P
 }
 
 /** ackManyAndPop: a batch's acks and the next batch's pop in one call (the benchmarks' recommended loop). */
-async function ackManyAndPopLoop(ctx: WorkloadContext, actor: SimActor, rng: Rng): Promise<void> {
+async function ackManyAndPopLoop(ctx: WorkloadContext, actor: WorkloadActor, rng: Rng): Promise<void> {
   const w = ctx.config.workload;
   let batch: Holding[] | null = await recordedPop(ctx, actor, false);
   while (batch && !actor.crashed && !ctx.finished()) {
@@ -155,7 +155,7 @@ async function ackManyAndPopLoop(ctx: WorkloadContext, actor: SimActor, rng: Rng
  * `for await (const m of queue.consume())`, one message per step (so each step is one pop and its
  * lease starts at that step), leaving the loop early now and then with a `break` and starting again.
  */
-async function consumeLoop(ctx: WorkloadContext, actor: SimActor, rng: Rng): Promise<void> {
+async function consumeLoop(ctx: WorkloadContext, actor: WorkloadActor, rng: Rng): Promise<void> {
   const w = ctx.config.workload;
   while (!actor.crashed && !ctx.finished()) {
     const stop = new AbortController();
@@ -168,7 +168,7 @@ async function consumeLoop(ctx: WorkloadContext, actor: SimActor, rng: Rng): Pro
         await iterator.return?.().catch(() => undefined);
         return;
       }
-      const invokedAt = ctx.kernel.now;
+      const invokedAt = ctx.time.now;
       let h: Holding | undefined;
       const done = await recordedCall(ctx, actor, popPart(actor), () => iterator.next(), (step) => {
         h = step.done ? undefined : holdings(ctx, invokedAt, [step.value])[0];
@@ -194,7 +194,7 @@ async function consumeLoop(ctx: WorkloadContext, actor: SimActor, rng: Rng): Pro
 }
 
 /** Every consumer loop, by name: the profile says which consumer runs which. */
-export const CONSUMER_LOOP_DRIVERS: Readonly<Record<ConsumerLoop, (ctx: WorkloadContext, actor: SimActor, rng: Rng) => Promise<void>>> = {
+export const CONSUMER_LOOP_DRIVERS: Readonly<Record<ConsumerLoop, (ctx: WorkloadContext, actor: WorkloadActor, rng: Rng) => Promise<void>>> = {
   'pop-ack': popAck,
   'ack-and-pop': ackAndPopLoop,
   'ack-many-and-pop': ackManyAndPopLoop,

@@ -1,16 +1,35 @@
 import type { Outcome } from '../../model/history.js';
-import type { SimActor } from '../actor.js';
+import type { BaseQueue } from '../../queue/base-queue.js';
 import type { SimConfig } from '../config.js';
 import { outcomeOfError, type CallPart, type CallResult, type HistoryRecorder } from '../history-recorder.js';
-import type { Kernel } from '../kernel.js';
 import type { Trace } from '../trace.js';
+import type { CallProbe } from '../call-probe.js';
+import type { RunTime } from '../run-time.js';
 import type { ProfileSettings } from './profile.js';
+
+/**
+ * A client process as the drivers see it: a simulated one (SimActor) or a real one (src/real).
+ * `queue` is the real queue either way; `probe` learns what each recorded call may have written.
+ */
+export interface WorkloadActor {
+  readonly name: string;
+  readonly zone: string;
+  readonly queue: BaseQueue;
+  readonly probe: CallProbe;
+  /** The shard the queue picked for each message this client pushed (the latest pick per id). */
+  readonly shards: ReadonlyMap<string, string>;
+  readonly crashed: boolean;
+  /** The process dies (a consumer crashing before its ack): no more callbacks, replies or timers. */
+  crash(): void;
+  /** Resolves after `ms` of this client's timers (never, once it crashed). */
+  sleep(ms: number): Promise<void>;
+}
 
 /** What the workload's drivers share: the world they act in and the run's bookkeeping. */
 export interface WorkloadContext {
   readonly config: SimConfig;
   readonly profile: ProfileSettings;
-  readonly kernel: Kernel;
+  readonly time: RunTime;
   readonly trace: Trace;
   readonly recorder: HistoryRecorder;
   readonly safetyEnd: number;
@@ -22,8 +41,8 @@ export interface WorkloadContext {
   finished(): boolean;
 }
 
-export function sleep(actor: SimActor, ms: number): Promise<void> {
-  return new Promise((resolve) => actor.timers.setTimeout(resolve, ms));
+export function sleep(actor: WorkloadActor, ms: number): Promise<void> {
+  return actor.sleep(ms);
 }
 
 /** How a recorded call ended: its outcome and what it returned, or null when its client crashed meanwhile. */
@@ -39,7 +58,7 @@ export interface Recorded<T> {
  */
 export async function recordedCall<T>(
   ctx: WorkloadContext,
-  actor: SimActor,
+  actor: WorkloadActor,
   parts: CallPart | readonly CallPart[],
   run: () => Promise<T>,
   read: (value: T) => { readonly outcome: Outcome; readonly result?: CallResult },

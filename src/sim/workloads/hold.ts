@@ -1,6 +1,6 @@
 import type { AckItem } from '../../queue/dyno-queue.js';
 import type { PoppedMessage } from '../../queue/message.js';
-import type { SimActor } from '../actor.js';
+import type { WorkloadActor } from './context.js';
 import type { Rng } from '../rng.js';
 import { okIfTrue, recordedCall, sleep, type WorkloadContext } from './context.js';
 
@@ -20,7 +20,7 @@ export const ackItem = (h: Holding): AckItem => ({ id: h.message.id, token: h.me
  * release instead of an ack, a reschedule attempt on the held message (refused: it is not queued),
  * a crash before the ack, a late ack. Returns how the hold ends; 'gone' also when the client crashed.
  */
-export async function workOn(ctx: WorkloadContext, actor: SimActor, h: Holding, rng: Rng): Promise<HoldEnd> {
+export async function workOn(ctx: WorkloadContext, actor: WorkloadActor, h: Holding, rng: Rng): Promise<HoldEnd> {
   const w = ctx.config.workload;
   const p = ctx.profile.holding;
   const lease = ctx.config.queue.unackTimeoutMs;
@@ -28,7 +28,7 @@ export async function workOn(ctx: WorkloadContext, actor: SimActor, h: Holding, 
   await sleep(actor, rng.exponential(w.processingMeanMs));
   if (p.extend > 0 && rng.chance(p.extend)) {
     // Slow work: the lease is extended to twice its length, then the work outlasts the original lease.
-    const leaseUntil = ctx.kernel.now + 2 * lease;
+    const leaseUntil = ctx.time.now + 2 * lease;
     const done = await recordedCall(ctx, actor, { type: 'extend', id, leaseUntil }, () => actor.queue.setUnackTimeout(id, 2 * lease, token), okIfTrue);
     if (!done) return 'gone';
     await sleep(actor, 1.2 * lease);
@@ -42,8 +42,8 @@ export async function workOn(ctx: WorkloadContext, actor: SimActor, h: Holding, 
     const done = await recordedCall(ctx, actor, { type: 'release', ids: [id] }, () => actor.queue.release(id, token), okIfTrue);
     return done ? 'released' : 'gone';
   }
-  if (rng.chance(w.crashBeforeAckProbability) && ctx.kernel.now < ctx.safetyEnd) {
-    ctx.trace.record({ t: ctx.kernel.now, actor: actor.name, op: 'crash-before-ack', args: id });
+  if (rng.chance(w.crashBeforeAckProbability) && ctx.time.now < ctx.safetyEnd) {
+    ctx.trace.record({ t: ctx.time.now, actor: actor.name, op: 'crash-before-ack', args: id });
     actor.crash();
     return 'gone';
   }
@@ -52,7 +52,7 @@ export async function workOn(ctx: WorkloadContext, actor: SimActor, h: Holding, 
 }
 
 /** Acks one message with `ack`; an ack that may have applied discharges it. */
-export async function ackOne(ctx: WorkloadContext, actor: SimActor, h: Holding): Promise<boolean> {
+export async function ackOne(ctx: WorkloadContext, actor: WorkloadActor, h: Holding): Promise<boolean> {
   const done = await recordedCall(ctx, actor, { type: 'ack', ids: [h.message.id] }, () => actor.queue.ack(h.message.id, h.message.token), okIfTrue);
   if (!done) return false;
   if (done.outcome !== 'fail') ctx.outstanding.delete(h.message.id);

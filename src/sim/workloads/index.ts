@@ -4,3 +4,5 @@ export { producerLoop } from './produce.js';
 export { operatorLoop } from './operate.js';
 export { METHOD_DRIVERS, DRIVEN_METHODS } from './coverage.js';
 export type { WorkloadContext } from './context.js';
+export { startWorkload, type SpawnActor, type StartedWorkload } from './start.js';
+export type { WorkloadActor } from './context.js';

@@ -1,4 +1,4 @@
-import type { SimActor } from '../actor.js';
+import type { WorkloadActor } from './context.js';
 import type { Rng } from '../rng.js';
 import { okIfTrue, recordedCall, sleep, type WorkloadContext } from './context.js';
 import { ackOne } from './hold.js';
@@ -8,7 +8,7 @@ import type { ProfileSettings } from './profile.js';
 type Operation = Exclude<keyof NonNullable<ProfileSettings['operator']>, 'intervalMs'>;
 
 /** The read-only calls (and a manual re-queue pass): no history operation, only the trace sees them. */
-const READS: readonly ((actor: SimActor, id: string, pattern: string) => Promise<unknown>)[] = [
+const READS: readonly ((actor: WorkloadActor, id: string, pattern: string) => Promise<unknown>)[] = [
   (a, id) => a.queue.get(id),
   (a, id) => a.queue.localGet(id),
   (a) => a.queue.peek(3),
@@ -34,16 +34,16 @@ const patternFor = (id: string) => `^${payloadFor(id)}$`.replace(/-/g, '%-');
  * and by predicate (acking what it gets) and reads, on messages the producers pushed; it closes its
  * queue when the safety phase ends.
  */
-export async function operatorLoop(ctx: WorkloadContext, actor: SimActor, rng: Rng): Promise<void> {
+export async function operatorLoop(ctx: WorkloadContext, actor: WorkloadActor, rng: Rng): Promise<void> {
   const op = ctx.profile.operator;
   if (!op) return;
   const weights: [Operation, number][] = (['reschedule', 'remove', 'ensure', 'popById', 'popByPredicate', 'read'] as const).map((k) => [k, op[k]]);
   const total = weights.reduce((n, [, w]) => n + w, 0);
   let ensured = 0;
   let reads = 0;
-  while (!actor.crashed && ctx.kernel.now < ctx.safetyEnd && total > 0) {
+  while (!actor.crashed && ctx.time.now < ctx.safetyEnd && total > 0) {
     await sleep(actor, op.intervalMs);
-    if (ctx.pushedIds.length === 0 || ctx.kernel.now >= ctx.safetyEnd) continue;
+    if (ctx.pushedIds.length === 0 || ctx.time.now >= ctx.safetyEnd) continue;
     let x = rng.float() * total;
     const kind = weights.find(([, w]) => (x -= w) < 0)?.[0] ?? 'read';
     const id = rng.pick(ctx.pushedIds);
@@ -77,7 +77,7 @@ export async function operatorLoop(ctx: WorkloadContext, actor: SimActor, rng: R
       case 'popById':
       case 'popByPredicate': {
         const byId = kind === 'popById';
-        const invokedAt = ctx.kernel.now;
+        const invokedAt = ctx.time.now;
         const done = await recordedCall(
           ctx,
           actor,

@@ -1,5 +1,5 @@
 import type { MessageInput } from '../../queue/message.js';
-import type { SimActor } from '../actor.js';
+import type { WorkloadActor } from './context.js';
 import type { PushedMessage } from '../history-recorder.js';
 import type { Rng } from '../rng.js';
 import { recordedCall, sleep, type WorkloadContext } from './context.js';
@@ -20,14 +20,14 @@ export const payloadOf = (i: number): string => `payload-${i}`;
  * A producer: message i goes to producer i mod P, in batches of `batch`, at `rate` messages per
  * second, during the safety phase. A push that returned ok makes its messages outstanding.
  */
-export async function producerLoop(ctx: WorkloadContext, actor: SimActor, index: number, rng: Rng): Promise<void> {
+export async function producerLoop(ctx: WorkloadContext, actor: WorkloadActor, index: number, rng: Rng): Promise<void> {
   const w = ctx.config.workload;
   const interval = (1_000 / w.rate) * w.batch;
   const mine: number[] = [];
   for (let i = index; i < w.messages; i += w.producers) mine.push(i);
   for (let start = 0; start < mine.length && !actor.crashed; start += w.batch) {
     await sleep(actor, interval);
-    if (ctx.kernel.now >= ctx.safetyEnd) break;
+    if (ctx.time.now >= ctx.safetyEnd) break;
     const batch = mine.slice(start, start + w.batch).map((i) => drawMessage(rng, ctx.profile, `m${i}`, payloadOf(i)));
     for (const m of batch) ctx.pushedIds.push(m.id);
     const shardOf = (id: string) => actor.shards.get(id);

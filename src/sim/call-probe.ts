@@ -1,0 +1,15 @@
+import type { CallEffects } from './call-effects.js';
+
+/**
+ * What one client call did to the store, for its outcome (SPEC §6.1): whether any write it sent
+ * may have been applied. A write refused before it reached a store (the node was down, a replica
+ * refused it as read-only) was not; one that was answered, errored after running, or timed out may
+ * have been — including every error a live Dynomite node answers (its redis dead or stalled, its
+ * peers timed out, no quorum): by then it had sent the write to its peers (DYNOMITE.md "Writes
+ * reported as failed are often applied").
+ */
+export class CallProbe {
+  mayHaveApplied = false;
+  /** What replicas do with the writes of the recorded call in flight (none between calls: a pop's writes are not an ack's). */
+  effects: CallEffects | null = null;
+}

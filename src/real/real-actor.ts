@@ -1,0 +1,98 @@
+import type { Redis } from 'ioredis';
+import type { BaseQueue } from '../queue/base-queue.js';
+import { createQueue } from '../queue/create-queue.js';
+import { shardingStrategy, type ShardingStrategy } from '../queue/sharding.js';
+import { CallProbe } from '../sim/call-probe.js';
+import type { SimConfig } from '../sim/config.js';
+import { countingQueue } from '../sim/workloads/call-counter.js';
+import type { WorkloadActor } from '../sim/workloads/index.js';
+import { IoredisStore } from '../store/ioredis-store.js';
+import type { Store } from '../store/store.js';
+import type { ConnectionRole, RealCluster } from './cluster.js';
+import { probingStore } from './probing-store.js';
+import { OffsetClock, StoppableTimers } from './real-time.js';
+
+/**
+ * A client process of a real twin, in this Node process: the real queue on its own ioredis
+ * connections (the ones `connect()` builds), its own clock (the system clock plus a fault's offset)
+ * and timers. As in a simulated run, the un-ack reaper runs on a second queue instance with its own
+ * connections. A crash stops its timers and closes its connections: the server sees the client go,
+ * its leases stay in the store.
+ */
+export class RealActor implements WorkloadActor {
+  readonly clock = new OffsetClock();
+  readonly timers = new StoppableTimers();
+  readonly probe = new CallProbe();
+  readonly queue: BaseQueue;
+  readonly shards = new Map<string, string>();
+  readonly calls = new Map<string, number>();
+  private readonly clients: Redis[] = [];
+  private readonly reaper: BaseQueue | null;
+  crashed = false;
+  onCrash: (() => void) | null = null;
+
+  constructor(
+    readonly name: string,
+    readonly zone: string,
+    config: SimConfig,
+    cluster: RealCluster,
+    runsReaper: boolean,
+    onReaperError: (err: unknown) => void,
+  ) {
+    const dynomite = cluster.kind === 'dynomite';
+    const store = (role: ConnectionRole, probe?: CallProbe): Store => {
+      const client = cluster.client(zone, role);
+      client.on('error', () => undefined);
+      this.clients.push(client);
+      const s = new IoredisStore(client, { dynomite });
+      // The queue holds settled messages back only with more than one rack (base-queue reads racks).
+      const racked: Store = dynomite ? Object.assign(Object.create(s) as Store, { racks: cluster.zones.length }) : s;
+      return probe ? probingStore(racked, probe, dynomite) : racked;
+    };
+    const q = config.queue;
+    const picks = shardingStrategy(q.sharding);
+    const recording: ShardingStrategy = {
+      name: picks.name,
+      nextShard: (all, m) => {
+        const shard = picks.nextShard(all, m);
+        this.shards.set(m.id, shard);
+        return shard;
+      },
+    };
+    const queueFor = (probe: CallProbe | undefined, reaperInterval: number, sharding: ShardingStrategy | typeof q.sharding) =>
+      createQueue({
+        name: 'sim',
+        mode: q.mode,
+        quorum: store('quorum', probe),
+        nonQuorum: store('nonQuorum', probe),
+        shards: { allShards: config.topology.zones, currentShard: zone },
+        sharding,
+        unackTimeout: q.unackTimeoutMs,
+        unackInterval: reaperInterval,
+        serverTime: q.serverTime,
+        durable: q.durable,
+        clock: this.clock,
+        timers: this.timers,
+        pollInterval: config.workload.pollIntervalMs,
+        onReaperError,
+      });
+    this.queue = countingQueue(queueFor(this.probe, 0, recording), this.calls);
+    this.reaper = runsReaper ? queueFor(undefined, q.reaperIntervalMs, q.sharding) : null;
+  }
+
+  get runsReaper(): boolean {
+    return this.reaper !== null;
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.timers.setTimeout(resolve, ms));
+  }
+
+  crash(): void {
+    if (this.crashed) return;
+    this.crashed = true;
+    this.timers.stop();
+    for (const c of this.clients) c.disconnect();
+    this.onCrash?.();
+  }
+}

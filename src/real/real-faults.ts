@@ -1,0 +1,124 @@
+import type { Fault, SimConfig } from '../sim/config.js';
+import type { RealCluster } from './cluster.js';
+import type { RealActor } from './real-actor.js';
+
+/** What a real fault acts on: the processes, and the clients of this Node process. */
+export interface RealFaultWorld {
+  readonly cluster: RealCluster;
+  actor(name: string): RealActor | undefined;
+  actors(): Iterable<RealActor>;
+  /** Called with every process action the fault took, for the run's log. */
+  log(line: string): void;
+}
+
+type Kind = Fault['kind'];
+type FaultOf<K extends Kind> = Extract<Fault, { kind: K }>;
+
+/** Per zone, what is down and whether it comes back empty; paused processes with their resume timers. */
+export class RealFaultState {
+  readonly nodesDown = new Map<string, boolean>();
+  readonly backendsDown = new Map<string, boolean>();
+  readonly paused = new Map<string, NodeJS.Timeout>();
+}
+
+/** How each fault a real twin can strike is done by real means. */
+const REAL_FAULTS: { readonly [K in Kind]?: (w: RealFaultWorld, s: RealFaultState, f: FaultOf<K>) => Promise<void> } = {
+  'crash-node': async (w, s, f) => {
+    if (s.nodesDown.has(f.zone)) return;
+    s.nodesDown.set(f.zone, f.loseUnreplicated);
+    await w.cluster.crashNode(f.zone);
+    w.log(`SIGKILL node ${f.zone}`);
+  },
+  'restart-node': async (w, s, f) => {
+    const empty = s.nodesDown.get(f.zone);
+    if (empty === undefined) return;
+    s.nodesDown.delete(f.zone);
+    await w.cluster.restartNode(f.zone, { empty });
+    w.log(`restart node ${f.zone}${empty ? ' empty' : ' from its AOF'}`);
+  },
+  'crash-backend': async (w, s, f) => {
+    if (s.backendsDown.has(f.zone)) return;
+    s.backendsDown.set(f.zone, f.loseData);
+    await w.cluster.crashBackend(f.zone);
+    w.log(`SIGKILL redis of ${f.zone}`);
+  },
+  'restart-backend': async (w, s, f) => {
+    const empty = s.backendsDown.get(f.zone);
+    if (empty === undefined) return;
+    s.backendsDown.delete(f.zone);
+    await w.cluster.restartBackend(f.zone, { empty });
+    w.log(`restart redis of ${f.zone}${empty ? ' empty' : ' from its AOF'}`);
+  },
+  'stall-node': (w, s, f) => pauseFor(w, s, f.zone, 'node', f.durationMs),
+  'stall-backend': (w, s, f) => pauseFor(w, s, f.zone, 'backend', f.durationMs),
+  'crash-client': async (w, _s, f) => {
+    w.actor(f.actor)?.crash();
+    w.log(`crash client ${f.actor}`);
+  },
+  'clock-skew': async (w, _s, f) => {
+    const a = w.actor(f.target);
+    if (a) a.clock.offset = f.offsetMs;
+  },
+  'clock-jump': async (w, _s, f) => {
+    const a = w.actor(f.target);
+    if (a) a.clock.offset += f.deltaMs;
+  },
+  'consumer-clocks': async (w, _s, f) => {
+    for (const a of w.actors()) if (a.name.startsWith('consumer-')) a.clock.offset = f.offsetMs;
+  },
+};
+
+async function pauseFor(w: RealFaultWorld, s: RealFaultState, zone: string, which: 'node' | 'backend', ms: number): Promise<void> {
+  const key = `${which}:${zone}`;
+  if (s.paused.has(key)) return;
+  w.cluster.pause(zone, which);
+  w.log(`SIGSTOP ${which} ${zone} for ${ms} ms`);
+  s.paused.set(
+    key,
+    setTimeout(() => {
+      s.paused.delete(key);
+      w.cluster.resume(zone, which);
+      w.log(`SIGCONT ${which} ${zone}`);
+    }, ms),
+  );
+}
+
+/** The fault kinds a real twin can strike. */
+export const REAL_FAULT_KINDS: readonly Kind[] = Object.keys(REAL_FAULTS) as Kind[];
+
+/** Why a configuration cannot run on real processes (none: it can). */
+export function realTwinProblems(config: SimConfig): string[] {
+  const problems: string[] = [];
+  const t = config.topology;
+  if (t.kind !== 'primary-replica' && t.kind !== 'dynomite') problems.push(`topology ${t.kind as string} has no real twin (primary-replica and dynomite do)`);
+  if (config.network.clientFailover) problems.push('network.clientFailover: the real twin runs the client dynoq ships by default (one node, never moves); a failover client is not built here');
+  if (config.network.profile === 'wan') problems.push('network.profile wan: real twins run on loopback (lan); the lag spikes would need a proxy per link, not built');
+  const clientNames = (name: string) => /^(producer|consumer|operator)/.test(name);
+  for (const f of config.faults) {
+    if (!(f.kind in REAL_FAULTS)) problems.push(`fault ${f.kind} at ${f.at} ms: no real means built (real faults: ${REAL_FAULT_KINDS.join(', ')})`);
+    else if ((f.kind === 'clock-skew' || f.kind === 'clock-jump') && !clientNames(f.target)) problems.push(`fault ${f.kind} of ${f.target}: a store node's clock cannot be set off on a real process here (client clocks can)`);
+  }
+  return problems;
+}
+
+/** Strikes one fault on the real processes or clients. */
+export function applyRealFault(w: RealFaultWorld, s: RealFaultState, fault: Fault): Promise<void> {
+  const run = REAL_FAULTS[fault.kind] as ((w: RealFaultWorld, s: RealFaultState, f: Fault) => Promise<void>) | undefined;
+  if (!run) return Promise.reject(new Error(`no real means for fault ${fault.kind}`));
+  return run(w, s, fault);
+}
+
+/** The liveness phase: every paused process resumes, every crashed node and redis restarts, clocks are true. */
+export async function healRealFaults(w: RealFaultWorld, s: RealFaultState): Promise<void> {
+  for (const [key, timer] of s.paused) {
+    clearTimeout(timer);
+    const [which, zone] = key.split(':') as ['node' | 'backend', string];
+    w.cluster.resume(zone, which);
+  }
+  s.paused.clear();
+  for (const [zone, empty] of s.backendsDown) await w.cluster.restartBackend(zone, { empty });
+  s.backendsDown.clear();
+  for (const [zone, empty] of s.nodesDown) await w.cluster.restartNode(zone, { empty });
+  s.nodesDown.clear();
+  for (const a of w.actors()) a.clock.offset = 0;
+}

@@ -1,0 +1,147 @@
+import { checkHistory, type CheckReport } from '../model/checker.js';
+import type { HistoryOp } from '../model/history.js';
+import { checkerSettings } from '../sim/checker-settings.js';
+import type { Fault, SimConfig } from '../sim/config.js';
+import { configProblems } from '../sim/config-problems.js';
+import { HistoryRecorder } from '../sim/history-recorder.js';
+import { Rng } from '../sim/rng.js';
+import { Trace } from '../sim/trace.js';
+import { resolveProfile, startWorkload, type WorkloadContext } from '../sim/workloads/index.js';
+import type { RealCluster } from './cluster.js';
+import { RealActor } from './real-actor.js';
+import { applyRealFault, healRealFaults, RealFaultState, realTwinProblems, type RealFaultWorld } from './real-faults.js';
+import { realTime } from './real-time.js';
+import { RealTwinError } from './real-twin-error.js';
+import { startRealCluster } from './start-cluster.js';
+
+/** A fault as it struck a real twin: when (ms after the start) and whether its real means worked. */
+export interface StruckRealFault {
+  readonly at: number;
+  readonly fault: Fault;
+  readonly error?: string;
+}
+
+export interface RealReplicaComparison {
+  readonly equal: boolean;
+  readonly differingKeys: readonly string[];
+}
+
+/** A real twin's result: the same report as a simulated run's, from the same checker. */
+export interface RealResult {
+  readonly config: SimConfig;
+  readonly report: CheckReport;
+  readonly history: readonly HistoryOp[];
+  readonly faults: readonly StruckRealFault[];
+  /** Dynomite only: whether every replica's redis holds the same keys once the run ended. */
+  readonly replicas: RealReplicaComparison | null;
+  readonly calls: Readonly<Record<string, number>>;
+  /** Wall-clock ms the workload ran (safety and liveness phases). */
+  readonly realMs: number;
+  /** What was done to the processes, in order (`+ms action`). */
+  readonly log: readonly string[];
+}
+
+export interface RealRunOptions {
+  /** Called with each line of the run's log as it happens. */
+  readonly onLog?: (line: string) => void;
+}
+
+/** How long replication in flight may take to land before the replicas are compared. */
+const REPLICATION_SETTLE_MS = 1_000;
+const POLL_MS = 20;
+
+function until(deadline: number, done: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const tick = () => (Date.now() >= deadline || done() ? resolve() : setTimeout(tick, POLL_MS));
+    tick();
+  });
+}
+
+function compare(dumps: readonly Readonly<Record<string, string>>[]): RealReplicaComparison {
+  const keys = [...new Set(dumps.flatMap((d) => Object.keys(d)))].sort();
+  const differingKeys = keys.filter((k) => new Set(dumps.map((d) => d[k] ?? null)).size > 1);
+  return { equal: differingKeys.length === 0, differingKeys };
+}
+
+/**
+ * The real twin of a simulated run: the same configuration (topology, queue options, workload
+ * profile, fault schedule, phases) on real processes on loopback, in real time. The same workload
+ * drivers make the same recorded calls through the same queue, the faults strike at their times by
+ * real means (SIGKILL, restart with or without the AOF, SIGSTOP/SIGCONT, a client's connections
+ * closed, a client clock set off), and the same checker judges the history. What a real run cannot
+ * do (a network partition, a lag spike, a store node's clock, a failover client) is refused with a
+ * RealTwinError before anything starts. Not deterministic: the seed fixes the workload's choices
+ * and the fault schedule, not the timing.
+ */
+export async function runReal(config: SimConfig, options: RealRunOptions = {}): Promise<RealResult> {
+  const problems = [...configProblems(config), ...realTwinProblems(config)];
+  if (problems.length > 0) throw new RealTwinError(problems);
+  const t = config.topology;
+  const cluster: RealCluster = await startRealCluster(
+    t.kind === 'dynomite'
+      ? { kind: 'dynomite', zones: t.zones, quorumConsistency: t.quorumConsistency, nonQuorumConsistency: t.nonQuorumConsistency }
+      : { kind: 'primary-replica', zones: t.zones, failoverDelayMs: t.failoverDelayMs },
+  );
+  const actors = new Map<string, RealActor>();
+  try {
+    const start = Date.now();
+    const log: string[] = [];
+    const note = (line: string) => {
+      const entry = `+${Date.now() - start}ms ${line}`;
+      log.push(entry);
+      options.onLog?.(entry);
+    };
+    const trace = new Trace('count');
+    const recorder = new HistoryRecorder(realTime, trace);
+    const profile = resolveProfile(config.workload);
+    const outstanding = new Set<string>();
+    let finished = false;
+    const safetyEnd = start + config.phases.safetyMs;
+    const ctx: WorkloadContext = { config, profile, time: realTime, trace, recorder, safetyEnd, outstanding, pushedIds: [], finished: () => finished };
+    const spawn = (name: string, zone: string, runsReaper: boolean) => {
+      const actor = new RealActor(name, zone, config, cluster, runsReaper, (err) => note(`${name} reaper error: ${err instanceof Error ? err.message : String(err)}`));
+      actor.onCrash = () => recorder.crashed(name);
+      actors.set(name, actor);
+      return actor;
+    };
+    const world: RealFaultWorld = { cluster, actor: (n) => actors.get(n), actors: () => actors.values(), log: note };
+    const state = new RealFaultState();
+    const struck: StruckRealFault[] = [];
+    const pending: Promise<void>[] = [];
+    const timers = config.faults.map((fault) =>
+      setTimeout(() => {
+        pending.push(
+          applyRealFault(world, state, fault).then(
+            () => void struck.push({ at: Date.now() - start, fault }),
+            (err: unknown) => void struck.push({ at: Date.now() - start, fault, error: err instanceof Error ? err.message : String(err) }),
+          ),
+        );
+      }, fault.at),
+    );
+    const workload = startWorkload(ctx, spawn, new Rng(config.seed));
+    await until(safetyEnd, () => false);
+    for (const timer of timers) clearTimeout(timer);
+    await Promise.all(pending);
+    const livenessStart = Date.now();
+    note('liveness: every fault healed');
+    await healRealFaults(world, state);
+    workload.replaceCrashedConsumers();
+    await until(livenessStart + config.phases.livenessMs, () => workload.producing() <= 0 && outstanding.size === 0);
+    finished = true;
+    recorder.seal();
+    const end = Date.now();
+    for (const a of actors.values()) a.crash();
+    const report = checkHistory(recorder.history, { livenessStart, end }, checkerSettings(config));
+    let replicas: RealReplicaComparison | null = null;
+    if (cluster.kind === 'dynomite') {
+      await until(Date.now() + REPLICATION_SETTLE_MS, () => false);
+      replicas = compare(await cluster.dumps(''));
+    }
+    const calls: Record<string, number> = {};
+    for (const a of actors.values()) for (const [m, n] of a.calls) calls[m] = (calls[m] ?? 0) + n;
+    return { config, report, history: recorder.history, faults: struck, replicas, calls, realMs: end - start, log };
+  } finally {
+    for (const a of actors.values()) a.crash();
+    await cluster.stop();
+  }
+}

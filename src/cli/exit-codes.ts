@@ -7,7 +7,7 @@ export const EXIT = {
   ok: 0,
   /** A property was violated, a replay differed, or the queue disagreed with the model. */
   violated: 1,
-  /** Bad input: a usage error, an invalid or missing file, a bad URL, an unreachable Redis. */
+  /** Bad input: a usage error, an invalid or missing file, a bad URL, an unreachable Redis, a real twin that cannot run (a fault with no real means, no redis-server or Dynomite build). */
   usage: 2,
   /** dynoq itself failed (a bug): the stack trace is printed. */
   internal: 3,
@@ -22,7 +22,7 @@ export const EXIT = {
 const FILE_ERRORS = new Set(['ENOENT', 'EACCES', 'EISDIR', 'ENOTDIR', 'EROFS', 'EEXIST', 'EPERM']);
 
 /** Errors named by their class (loaded lazily with their commands, so matched by name and code). */
-const INPUT_ERRORS = new Set(['ScenarioError', 'TraceFileError', 'HistoryFileError', 'SimConfigError', 'CliError', 'InvalidArgumentError', 'InvalidMessageError', 'MissingPeerDependencyError']);
+const INPUT_ERRORS = new Set(['RealTwinError', 'RealProcessError', 'ScenarioError', 'TraceFileError', 'HistoryFileError', 'SimConfigError', 'CliError', 'InvalidArgumentError', 'InvalidMessageError', 'MissingPeerDependencyError']);
 
 /** One line (or a short list) for an input error, a stack for anything else. */
 export function describeError(err: unknown): { message: string; code: number } {

@@ -4,9 +4,37 @@ import { latenessLine, verdictLine } from './verdicts.js';
 import { relativeTimes } from '../report/relative-times.js';
 import { describeExposure } from '../sim/faults/index.js';
 import { SIM_EPOCH, type SimResult } from '../sim/run.js';
+import type { CheckReport } from '../model/checker.js';
+import type { SimConfig } from '../sim/config.js';
+import type { RealResult } from '../real/run-real.js';
 
 /** The human summary of one run, in messages (not events), with every finding kind and fault. */
 export function formatSummary(r: SimResult, title: string): string {
+  const lines = verdictLines(r, title);
+  for (const f of r.faults) {
+    lines.push(`  fault ${f.fault.kind} at t+${(f.t - SIM_EPOCH).toFixed(0)} ms: ${describeExposure(f.exposure.counts)}`);
+  }
+  if (r.replicas) lines.push(replicaLine(r.replicas));
+  lines.push(`trace ${r.traceEvents} events · sha256 ${r.traceHash}`);
+  return lines.join('\n');
+}
+
+/** The same summary for a real twin: its faults as they struck the processes, its wall time, no trace. */
+export function formatRealSummary(r: RealResult, title: string): string {
+  const lines = verdictLines(r, title, r.history[0]?.invokedAt ?? 0);
+  for (const f of r.faults) lines.push(`  fault ${f.fault.kind} at +${f.at} ms${f.error ? ` FAILED to strike: ${f.error}` : ''}`);
+  if (r.replicas) lines.push(replicaLine(r.replicas));
+  lines.push(`real twin: ${(r.realMs / 1_000).toFixed(1)} s on real processes (the seed fixes the workload's choices and the faults, not the timing: no trace hash)`);
+  return lines.join('\n');
+}
+
+function replicaLine(r: { readonly equal: boolean; readonly differingKeys: readonly string[] }): string {
+  return r.equal
+    ? 'replicas: every key equal once replication drained'
+    : `replicas DIVERGED: ${r.differingKeys.length} key(s) differ once replication drained (${r.differingKeys.slice(0, 4).join(', ')})`;
+}
+
+function verdictLines(r: { readonly config: SimConfig; readonly report: CheckReport }, title: string, epoch = SIM_EPOCH): string[] {
   const c = r.config;
   const rep = r.report;
   const lines = [
@@ -22,19 +50,8 @@ export function formatSummary(r: SimResult, title: string): string {
     if (n === 0) continue;
     lines.push(`  ${VIOLATION_KINDS[kind].label}: ${n} message(s)${rep.counts[kind] > n ? ` (${rep.counts[kind]} findings)` : ''}`);
     for (const v of rep.violations.filter((x) => x.kind === kind).slice(0, 3)) {
-      lines.push(`    - ${v.id} at t+${(v.t - SIM_EPOCH).toFixed(0)} ms [${v.processes.join(', ')}]: ${relativeTimes(v.detail, SIM_EPOCH)}`);
+      lines.push(`    - ${v.id} at t+${(v.t - epoch).toFixed(0)} ms [${v.processes.join(', ')}]: ${relativeTimes(v.detail, epoch)}`);
     }
   }
-  for (const f of r.faults) {
-    lines.push(`  fault ${f.fault.kind} at t+${(f.t - SIM_EPOCH).toFixed(0)} ms: ${describeExposure(f.exposure.counts)}`);
-  }
-  if (r.replicas) {
-    lines.push(
-      r.replicas.equal
-        ? 'replicas: every key equal once replication drained'
-        : `replicas DIVERGED: ${r.replicas.differingKeys.length} key(s) differ once replication drained (${r.replicas.differingKeys.slice(0, 4).join(', ')})`,
-    );
-  }
-  lines.push(`trace ${r.traceEvents} events · sha256 ${r.traceHash}`);
-  return lines.join('\n');
+  return lines;
 }

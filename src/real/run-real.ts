@@ -35,6 +35,9 @@ export interface RealResult {
   /** Dynomite only: whether every replica's redis holds the same keys once the run ended. */
   readonly replicas: RealReplicaComparison | null;
   readonly calls: Readonly<Record<string, number>>;
+  /** When the liveness phase began and the run ended (system clock ms): the checker's phases. */
+  readonly livenessStart: number;
+  readonly end: number;
   /** Wall-clock ms the workload ran (safety and liveness phases). */
   readonly realMs: number;
   /** What was done to the processes, in order (`+ms action`). */
@@ -139,7 +142,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
     }
     const calls: Record<string, number> = {};
     for (const a of actors.values()) for (const [m, n] of a.calls) calls[m] = (calls[m] ?? 0) + n;
-    return { config, report, history: recorder.history, faults: struck, replicas, calls, realMs: end - start, log };
+    return { config, report, history: recorder.history, faults: struck, replicas, calls, livenessStart, end, realMs: end - start, log };
   } finally {
     for (const a of actors.values()) a.crash();
     await cluster.stop();

@@ -12,6 +12,10 @@ export const scenarioSchema = simConfigSchema
   .extend({
     name: z.string().min(1).regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and -').describe("the scenario's name: lower-case letters, digits and -"),
     description: z.string().min(1).describe('what the scenario shows, for a reader'),
+    real: z
+      .boolean()
+      .optional()
+      .describe('run it on real processes (its real twin: redis-server with Sentinel, or Dynomite, on loopback) instead of the simulator; replay then checks expect.hold only: a real run is not deterministic and has no trace hash'),
     expect: z
       .object({
         /** Properties the run must keep. */
@@ -69,7 +73,7 @@ export function loadScenario(file: string): Scenario {
 
 /** The simulation part of a scenario. */
 export function scenarioConfig(s: Scenario): SimConfig {
-  const { name: _name, description: _description, expect: _expect, ...config } = s;
+  const { name: _name, description: _description, expect: _expect, real: _real, ...config } = s;
   return config;
 }
 

@@ -4,7 +4,7 @@ import { formatHistoryFile } from '../../model/history-file.js';
 import { checkerSettings } from '../../sim/checker-settings.js';
 import { runSimulation, SIM_EPOCH, type SimResult } from '../../sim/run.js';
 import { loadScenario, scenarioConfig, type Scenario } from '../../sim/scenario.js';
-import { formatSummary } from '../summary.js';
+import { formatRealSummary, formatSummary } from '../summary.js';
 import { CliError } from '../cli-error.js';
 import { DEFAULT_STORY, formatStoryTable, storyTitle } from '../default-story.js';
 import { emitJson, writeOutput } from '../output.js';
@@ -27,6 +27,8 @@ export interface SimFlags {
   json?: boolean;
   verbose?: boolean;
   html?: string;
+  /** Run on real processes (the real twin) instead of the simulator. */
+  real?: boolean;
 }
 
 /** What to run: a scenario file, a named configuration, or the default story. */
@@ -63,6 +65,25 @@ function configsFor(file: string | undefined, flags: SimFlags): { title: string;
   });
 }
 
+/** Whether the real twin of one run kept what it had to (a scenario's expect.hold, else --require or every property). */
+async function realTwin(title: string, config: SimConfig, scenario: Scenario | undefined, flags: SimFlags): Promise<boolean> {
+  const unsupported = (['checkDeterminism', 'trace', 'html'] as const).filter((f) => flags[f]);
+  if (unsupported.length > 0) throw new CliError(`--real runs on real processes: ${unsupported.map((f) => `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} need a simulated run`);
+  const { runReal } = await import('../../real/run-real.js');
+  console.log(`seed ${config.seed} (real twin)`);
+  const result = await runReal(config, flags.verbose ? { onLog: (line) => console.error(line) } : {});
+  if (!flags.json) console.log(formatRealSummary(result, `${title} (real twin)`));
+  if (flags.history) {
+    writeOutput(flags.history, formatHistoryFile(result.history, { livenessStart: result.livenessStart, end: result.end }, checkerSettings(config)));
+    console.log(`history written to ${flags.history}`);
+  }
+  if (flags.json) emitJson({ seed: config.seed, real: true, realMs: result.realMs, faults: result.faults, replicas: result.replicas, report: { ...result.report, violations: result.report.violations.slice(0, 50) } });
+  const required = scenario ? scenario.expect.hold : (flags.require ?? PROPERTY_NAMES);
+  const broken = required.filter((p) => !result.report.properties[p]);
+  if (broken.length > 0 && !flags.json) console.log(`expected to hold but violated: ${broken.join(', ')}`);
+  return broken.length === 0;
+}
+
 /** Exit code: 1 when a property is violated (for a scenario file: a property it expects to hold). */
 export async function simCommand(file: string | undefined, flags: SimFlags): Promise<number> {
   let exit = 0;
@@ -72,6 +93,10 @@ export async function simCommand(file: string | undefined, flags: SimFlags): Pro
   let lastSeed: string | undefined;
   for (const [i, { title, config, scenario, notRun }] of runs.entries()) {
     if (notRun !== undefined) continue;
+    if (flags.real || scenario?.real) {
+      if (!(await realTwin(title, config, scenario, flags))) exit = 1;
+      continue;
+    }
     // one seed line per seed: the story's runs share one
     if (config.seed !== lastSeed) console.log(`seed ${config.seed}`);
     lastSeed = config.seed;

@@ -176,6 +176,16 @@ program
   .option('--max-scenarios <n>', 'at most this many mechanism scenarios', positiveInt('--max-scenarios'), 40)
   .action((opts) => run(false, async () => (await import('./commands/guarantees.js')).guaranteesCommand(opts))());
 
+program
+  .command('fidelity')
+  .description('Run the real twins of the fidelity rows (real redis-server/Sentinel and Dynomite processes) next to the simulator and write the comparison table (docs/FIDELITY.md)')
+  .option('--out <file>', 'Markdown output', 'FIDELITY.md')
+  .option('--runs <n>', 'real runs per row at most', positiveInt('--runs'), 5)
+  .option('--sim-seeds <n>', 'simulated seeds per row', positiveInt('--sim-seeds'), 40)
+  .option('--budget-minutes <n>', 'wall-clock budget for all real runs (rows take turns)', positiveInt('--budget-minutes'), 20)
+  .option('--only <text>', 'only rows whose name contains this')
+  .action((opts) => run(false, async () => (await import('./commands/fidelity.js')).fidelityCommand(opts))());
+
 const nonNegative = (name: string) => (value: string): number => {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a number ≥ 0 (got ${JSON.stringify(value)})`);

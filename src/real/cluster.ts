@@ -1,0 +1,35 @@
+import type { Redis } from 'ioredis';
+
+/** Which connection of a queue: the quorum one (writes, leases) or the non-quorum one (prefetch reads). */
+export type ConnectionRole = 'quorum' | 'nonQuorum';
+
+/**
+ * Real store processes on loopback that a real twin runs on, with the faults a simulated run can
+ * strike them with, done by real means (SIGKILL and restart, SIGSTOP/SIGCONT). Zones are the
+ * simulated configuration's zones; each zone has one node (a redis-server, or a Dynomite node with
+ * its own redis-server). Every child process is owned by PID and killed on stop and on any exit.
+ */
+export interface RealCluster {
+  readonly kind: 'primary-replica' | 'dynomite';
+  readonly zones: readonly string[];
+  /**
+   * A new client for a queue in `zone`, built with the package's own `connect()` (the shipped client):
+   * primary-replica: quorum through Sentinel to the current primary, nonQuorum to the zone's own node;
+   * Dynomite: the zone's node at the configured consistency of the role. The caller disconnects it.
+   */
+  client(zone: string, role: ConnectionRole): Redis;
+  /** SIGKILL the zone's node (Dynomite: the Dynomite process and its redis-server). */
+  crashNode(zone: string): Promise<void>;
+  /** Start the zone's node again; `empty`: without the data it had (no persistence), else from its AOF. */
+  restartNode(zone: string, options: { readonly empty: boolean }): Promise<void>;
+  /** Dynomite only: SIGKILL / restart the zone's redis-server, its Dynomite left running. */
+  crashBackend(zone: string): Promise<void>;
+  restartBackend(zone: string, options: { readonly empty: boolean }): Promise<void>;
+  /** SIGSTOP / SIGCONT the zone's process: Dynomite's (`node`) or its redis-server's (`backend`); primary-replica: the redis-server. */
+  pause(zone: string, which: 'node' | 'backend'): void;
+  resume(zone: string, which: 'node' | 'backend'): void;
+  /** Every node that is up: the queue's keys (prefix) and their values, per node, for a replica comparison. */
+  dumps(prefix: string): Promise<readonly Readonly<Record<string, string>>[]>;
+  /** Kill every process, remove every directory. Idempotent. */
+  stop(): Promise<void>;
+}

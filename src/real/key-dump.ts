@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { withProbe } from './processes/probe.js';
 
 /** `prefix` as a SCAN MATCH pattern that matches only itself followed by anything. */
 function globPrefix(prefix: string): string {
@@ -39,10 +40,7 @@ async function canonicalValue(client: Redis, key: string): Promise<string | unde
 
 /** Every key on the redis-server at 127.0.0.1:port that starts with `prefix`, with its canonical value. */
 export async function dumpKeys(port: number, prefix: string): Promise<Record<string, string>> {
-  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, commandTimeout: 5_000, disableClientInfo: true });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
+  return withProbe(port, async (client) => {
     const keys = new Set<string>();
     let cursor = '0';
     do {
@@ -56,7 +54,5 @@ export async function dumpKeys(port: number, prefix: string): Promise<Record<str
       if (value !== undefined) dump[key] = value;
     }
     return dump;
-  } finally {
-    client.disconnect();
-  }
+  }, 5_000);
 }

@@ -1,12 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { connect } from '../store/connect.js';
 import type { ConnectionRole, RealCluster } from './cluster.js';
 import { dumpKeys } from './key-dump.js';
 import { freePort } from './processes/free-port.js';
 import { hasExited, pauseOwned, resumeOwned } from './processes/owned-children.js';
+import { withProbe } from './processes/probe.js';
 import { redisInfo } from './processes/redis-info.js';
 import { startRedisServer, type RedisServer } from './processes/redis-server.js';
 import { startSentinel, type RedisSentinel } from './processes/sentinel.js';
@@ -52,16 +53,12 @@ async function replicasInSync(primaryPort: number, replicaPorts: readonly number
 /** Every sentinel lists every replica and the other sentinels (learnt from hello messages, every 2 s). */
 async function sentinelsKnowAll(sentinels: readonly RedisSentinel[], replicas: number): Promise<boolean> {
   for (const s of sentinels) {
-    const c = new Redis({ host: '127.0.0.1', port: s.port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, commandTimeout: 2_000 });
-    c.on('error', () => undefined);
-    try {
-      await c.connect();
+    const knowsAll = await withProbe(s.port, async (c) => {
       const known = (await c.call('SENTINEL', 'REPLICAS', MASTER_NAME)) as unknown[];
       const peers = (await c.call('SENTINEL', 'SENTINELS', MASTER_NAME)) as unknown[];
-      if (known.length !== replicas || peers.length !== sentinels.length - 1) return false;
-    } finally {
-      c.disconnect();
-    }
+      return known.length === replicas && peers.length === sentinels.length - 1;
+    });
+    if (!knowsAll) return false;
   }
   return true;
 }

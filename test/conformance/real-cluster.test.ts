@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RealCluster } from '../../src/real/cluster.js';
 import { redisInfo } from '../../src/real/processes/redis-info.js';
 import { ownedPids } from '../../src/real/processes/owned-children.js';
+import { until } from '../../src/real/processes/until.js';
 import { RealProcessError } from '../../src/real/real-process-error.js';
 import { startRealCluster } from '../../src/real/start-cluster.js';
 import { dynomiteBinary, dynomiteRequired } from '../support/dynomite-cluster.js';
@@ -21,16 +22,6 @@ if (!dynomiteAvailable && dynomiteRequired) throw new Error('REQUIRE_DYNOMITE=1 
 const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'];
 const [A, B, C] = ZONES as [string, string, string];
 const STORAGE_TEXT = 'ERR Storage: Datastore refused connection';
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A client that is ready (the Dynomite one has set its consistency). */
 async function ready(client: Redis): Promise<Redis> {
@@ -71,7 +62,7 @@ describe.runIf(redisAvailable)('startRealCluster: primary-replica (redis-server 
     await quorum.hset('q:h', 'f', 'v1');
     await quorum.zadd('q:z', 2, 'b', 1, 'a');
     const expected = { 'q:h': JSON.stringify([['f', 'v1']]), 'q:z': JSON.stringify([['a', '1'], ['b', '2']]) };
-    await until('every replica holding the write', async () => ((await c.dumps('q:')).every((d) => JSON.stringify(d) === JSON.stringify(expected)) ? true : undefined));
+    await until('every replica holding the write', 20_000, async () => (await c.dumps('q:')).every((d) => JSON.stringify(d) === JSON.stringify(expected)));
     expect(await c.dumps('q:')).toHaveLength(3);
     expect(await (await ready(c.client(C, 'nonQuorum'))).hget('q:h', 'f')).toBe('v1');
 
@@ -79,7 +70,7 @@ describe.runIf(redisAvailable)('startRealCluster: primary-replica (redis-server 
     const crashedAt = Date.now();
     await c.crashNode(A);
     // The quorum client follows Sentinel to the promoted replica.
-    await until('a write through the quorum client after the failover', async () => ((await quorum.hset('q:h', 'after', 'v2')) >= 0 ? true : undefined));
+    await until('a write through the quorum client after the failover', 20_000, async () => (await quorum.hset('q:h', 'after', 'v2')) >= 0);
     const failoverMs = Date.now() - crashedAt;
     const roles = await Promise.all([B, C].map(async (z) => (await redisInfo(portOf(await ready(c.client(z, 'nonQuorum'))), 'replication')).role));
     expect(roles.sort()).toEqual(['master', 'slave']);
@@ -90,12 +81,12 @@ describe.runIf(redisAvailable)('startRealCluster: primary-replica (redis-server 
     const restartedAt = Date.now();
     // It comes back a primary holding its AOF; Sentinel demotes it after ~8 s (see primary-replica-cluster.ts).
     expect((await redisInfo(primaryPort, 'replication')).role).toBe('master');
-    await until('the old primary replicating the new one', async () => ((await redisInfo(primaryPort, 'replication')).master_link_status === 'up' ? true : undefined), 25_000);
+    await until('the old primary replicating the new one', 25_000, async () => (await redisInfo(primaryPort, 'replication')).master_link_status === 'up');
     console.log(`primary-replica: the restarted old primary became a replica after ${Date.now() - restartedAt} ms`);
     await quorum.hset('q:h', 'later', 'v3');
-    await until('all three equal again, holding the new primary\'s writes', async () => {
+    await until('all three equal again, holding the new primary\'s writes', 20_000, async () => {
       const dumps = await c.dumps('q:');
-      return dumps.length === 3 && dumps.every((d) => JSON.stringify(d) === JSON.stringify(dumps[0])) && JSON.parse(dumps[0]!['q:h']!).length === 3 ? true : undefined;
+      return dumps.length === 3 && dumps.every((d) => JSON.stringify(d) === JSON.stringify(dumps[0])) && JSON.parse(dumps[0]!['q:h']!).length === 3;
     });
   }, 60_000);
 
@@ -106,7 +97,7 @@ describe.runIf(redisAvailable)('startRealCluster: primary-replica (redis-server 
     expect(pids).toHaveLength(6); // 3 redis-servers, 3 Sentinels
     const quorum = await ready(c.client(A, 'quorum'));
     await quorum.set('q:s', 'kept');
-    await until('replicated', async () => ((await c.dumps('q:')).every((d) => d['q:s'] === 'kept') ? true : undefined));
+    await until('replicated', 20_000, async () => (await c.dumps('q:')).every((d) => d['q:s'] === 'kept'));
 
     await c.crashNode(A);
     await c.restartNode(A, { empty: false });
@@ -116,7 +107,7 @@ describe.runIf(redisAvailable)('startRealCluster: primary-replica (redis-server 
     await c.restartNode(A, { empty: true });
     expect(await (await ready(c.client(A, 'nonQuorum'))).get('q:s')).toBeNull();
     // No failover happened, so the replicas resync from the empty primary and drop what they held.
-    await until('the replicas emptied by the resync', async () => ((await c.dumps('q:')).every((d) => Object.keys(d).length === 0) ? true : undefined));
+    await until('the replicas emptied by the resync', 20_000, async () => (await c.dumps('q:')).every((d) => Object.keys(d).length === 0));
     expect(await c.dumps('q:')).toHaveLength(3);
 
     const replica = await ready(c.client(B, 'nonQuorum'));
@@ -150,7 +141,7 @@ describe.runIf(dynomiteAvailable)('startRealCluster: Dynomite (one rack per zone
     const c = await start();
     const quorum = await ready(c.client(A, 'quorum'));
     await quorum.hset('q:h', 'f', 'v');
-    await until('every node holding the write', async () => ((await c.dumps('q:')).filter((d) => d['q:h'] !== undefined).length === 3 ? true : undefined));
+    await until('every node holding the write', 20_000, async () => (await c.dumps('q:')).filter((d) => d['q:h'] !== undefined).length === 3);
 
     await c.crashNode(B);
     expect(await c.dumps('q:')).toHaveLength(2);
@@ -180,7 +171,7 @@ describe.runIf(dynomiteAvailable)('startRealCluster: Dynomite (one rack per zone
     expect(await c.dumps('q:')).toHaveLength(2);
     await c.restartBackend(A, { empty: false });
     const restartedAt = Date.now();
-    await until('the node writing to its restarted redis', async () => ((await one.hset('q:h', 'g', 'w')) === 1 ? true : undefined));
+    await until('the node writing to its restarted redis', 20_000, async () => (await one.hset('q:h', 'g', 'w')) === 1);
     console.log(`dynomite: a write answered ${Date.now() - restartedAt} ms after its redis restarted`);
     // The refused write ran on the peers only: nothing brings it to the restarted redis.
     expect((await c.dumps('q:')).map((d) => d['q:h'])).toEqual([JSON.stringify([['g', 'w']]), JSON.stringify([['f', 'v'], ['g', 'w']]), JSON.stringify([['f', 'v'], ['g', 'w']])]);

@@ -2,10 +2,10 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { RealProcessError } from '../real-process-error.js';
 import { freePort } from './free-port.js';
 import { hasExited, killOwned, spawnOwned } from './owned-children.js';
+import { withProbe } from './probe.js';
 import { until } from './until.js';
 
 /** A redis-server on a free loopback port, owned by this process (see owned-children.ts). */
@@ -50,15 +50,8 @@ export function requireRedisServerBinary(): string {
 }
 
 /** True when something on 127.0.0.1:port answers PING (a probe connection that never retries). */
-export async function answersPing(port: number): Promise<boolean> {
-  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, disableClientInfo: true, connectTimeout: 1_000 });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } finally {
-    probe.disconnect();
-  }
+export function answersPing(port: number): Promise<boolean> {
+  return withProbe(port, async (probe) => (await probe.ping()) === 'PONG', 1_000);
 }
 
 export async function waitUntilAnswering(port: number, child: ChildProcess, what = 'redis-server'): Promise<void> {

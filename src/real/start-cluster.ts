@@ -1,7 +1,14 @@
-// PLACEHOLDER until the process layer lands (helper branch real-processes).
 import type { RealCluster } from './cluster.js';
-export type RealClusterSpec =
-  | { readonly kind: 'primary-replica'; readonly zones: readonly string[]; readonly failoverDelayMs: number }
-  | { readonly kind: 'dynomite'; readonly zones: readonly string[]; readonly quorumConsistency: 'DC_ONE' | 'DC_QUORUM' | 'DC_SAFE_QUORUM'; readonly nonQuorumConsistency: 'DC_ONE' | 'DC_QUORUM' | 'DC_SAFE_QUORUM' };
-export let startRealCluster: (spec: RealClusterSpec) => Promise<RealCluster> = () => Promise.reject(new Error('not built'));
-export function setStartRealCluster(f: typeof startRealCluster): void { startRealCluster = f; }
+import { startDynomiteRealCluster, type DynomiteSpec } from './dynomite-real-cluster.js';
+import { startPrimaryReplicaCluster, type PrimaryReplicaSpec } from './primary-replica-cluster.js';
+
+export type { DynomiteSpec } from './dynomite-real-cluster.js';
+export type { PrimaryReplicaSpec } from './primary-replica-cluster.js';
+
+/** The real processes of a topology: what a real twin of a simulated run runs on. */
+export type RealClusterSpec = PrimaryReplicaSpec | DynomiteSpec;
+
+/** Start the processes of `spec` on loopback and wait until they serve; on failure none is left running. */
+export function startRealCluster(spec: RealClusterSpec): Promise<RealCluster> {
+  return spec.kind === 'primary-replica' ? startPrimaryReplicaCluster(spec) : startDynomiteRealCluster(spec);
+}

@@ -54,6 +54,11 @@ describe('layers', () => {
     expect(violations(['src/store', 'src/queue'], (f) => f.startsWith('src/sim/'))).toEqual([]);
   });
 
+  it('src/real (real store processes) never reaches the simulator; nothing below it reaches src/real', () => {
+    expect(violations(['src/real'], (f) => f.startsWith('src/sim/'))).toEqual([]);
+    expect(violations(['src/queue', 'src/store', 'src/redis', 'src/sim'], (f) => f.startsWith('src/real/'))).toEqual([]);
+  });
+
   it('IoredisStore (real Redis) loads neither the simulator nor the in-process Redis', () => {
     const loaded = [...closure('src/store/ioredis-store.ts'), ...closure('src/store/index.ts')];
     expect(loaded.filter((f) => f.startsWith('src/sim/') || /^src\/redis\/(keyspace|lua-engine|sorted-set)\.ts$/.test(f))).toEqual([]);

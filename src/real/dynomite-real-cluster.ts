@@ -1,0 +1,91 @@
+import type { Redis } from 'ioredis';
+import { connect } from '../store/connect.js';
+import type { ConnectionRole, RealCluster } from './cluster.js';
+import { dumpKeys } from './key-dump.js';
+import { startDynomiteCluster, type DynomiteConsistency } from './processes/dynomite-cluster.js';
+import { zoneIndex } from './zone-index.js';
+
+export interface DynomiteSpec {
+  readonly kind: 'dynomite';
+  readonly zones: readonly string[];
+  readonly quorumConsistency: DynomiteConsistency;
+  readonly nonQuorumConsistency: DynomiteConsistency;
+}
+
+/** Every write fsynced before it is answered: a SIGKILL loses nothing acknowledged by that redis. */
+const AOF_ARGS = ['--appendonly', 'yes', '--appendfsync', 'always'];
+
+/**
+ * One Dynomite rack per zone (one datacenter, 1 node a rack, token 0: every node holds every key),
+ * each node with its own redis-server (AOF fsynced always, own directory). Queue clients are the
+ * package's `connect()` on the zone's node at the consistency of their role.
+ */
+export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<RealCluster> {
+  const zones = [...spec.zones];
+  const cluster = await startDynomiteCluster({ racks: zones.length, redisArgs: AOF_ARGS });
+  const clients: Redis[] = [];
+  const paused = { node: new Set<number>(), backend: new Set<number>() };
+  const at = (zone: string) => zoneIndex(zones, zone);
+  return {
+    kind: 'dynomite',
+    zones,
+    client(zone: string, role: ConnectionRole): Redis {
+      const consistency = role === 'quorum' ? spec.quorumConsistency : spec.nonQuorumConsistency;
+      const c = connect(cluster.racks[at(zone)]!.url, { dynomite: { consistency } }) as Redis;
+      clients.push(c);
+      return c;
+    },
+    async crashNode(zone) {
+      const i = at(zone);
+      paused.node.delete(i);
+      paused.backend.delete(i);
+      await cluster.killNode(i);
+      await cluster.killBackend(i);
+    },
+    // The datastore first, so Dynomite finds it at its first request.
+    async restartNode(zone, { empty }) {
+      const i = at(zone);
+      paused.node.delete(i);
+      paused.backend.delete(i);
+      await cluster.killNode(i);
+      await cluster.restartBackend(i, { empty });
+      await cluster.startNode(i);
+    },
+    async crashBackend(zone) {
+      const i = at(zone);
+      paused.backend.delete(i);
+      await cluster.killBackend(i);
+    },
+    async restartBackend(zone, { empty }) {
+      const i = at(zone);
+      paused.backend.delete(i);
+      await cluster.restartBackend(i, { empty });
+    },
+    pause(zone, which) {
+      const i = at(zone);
+      if (which === 'node') cluster.pauseNode(i);
+      else cluster.pauseBackend(i);
+      paused[which].add(i);
+    },
+    resume(zone, which) {
+      const i = at(zone);
+      if (which === 'node') cluster.resumeNode(i);
+      else cluster.resumeBackend(i);
+      paused[which].delete(i);
+    },
+    // Each node's redis read directly (Dynomite would coordinate the read); a node counts as up
+    // when its Dynomite and redis both run and neither is paused.
+    async dumps(prefix) {
+      const up = cluster.racks
+        .map((r, i) => ({ r, i }))
+        .filter(({ i }) => cluster.isNodeUp(i) && cluster.isBackendUp(i) && !paused.node.has(i) && !paused.backend.has(i));
+      return Promise.all(up.map(({ r }) => dumpKeys(r.redis.port, prefix)));
+    },
+    async stop() {
+      for (const c of clients.splice(0)) c.disconnect();
+      paused.node.clear();
+      paused.backend.clear();
+      await cluster.stop();
+    },
+  };
+}

@@ -114,11 +114,18 @@ export async function healRealFaults(w: RealFaultWorld, s: RealFaultState): Prom
     clearTimeout(timer);
     const [which, zone] = key.split(':') as ['node' | 'backend', string];
     w.cluster.resume(zone, which);
+    w.log(`SIGCONT ${which} ${zone} (liveness)`);
   }
   s.paused.clear();
-  for (const [zone, empty] of s.backendsDown) await w.cluster.restartBackend(zone, { empty });
+  for (const [zone, empty] of s.backendsDown) {
+    await w.cluster.restartBackend(zone, { empty });
+    w.log(`restart redis of ${zone}${empty ? ' empty' : ' from its AOF'} (liveness)`);
+  }
   s.backendsDown.clear();
-  for (const [zone, empty] of s.nodesDown) await w.cluster.restartNode(zone, { empty });
+  for (const [zone, empty] of s.nodesDown) {
+    await w.cluster.restartNode(zone, { empty });
+    w.log(`restart node ${zone}${empty ? ' empty' : ' from its AOF'} (liveness)`);
+  }
   s.nodesDown.clear();
   for (const a of w.actors()) a.clock.offset = 0;
 }

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { PROPERTY_NAMES, type PropertyName } from '../../src/model/properties.js';
+import { RealTwinError } from '../../src/real/real-twin-error.js';
+import { runReal } from '../../src/real/run-real.js';
+import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../src/sim/config.js';
+import { CONFIGURATIONS, configurationRun } from '../../src/sim/configurations.js';
+import { runSimulation } from '../../src/sim/run.js';
+import { dynomiteBinary, dynomiteRequired } from '../support/dynomite-cluster.js';
+import { redisRequired, redisServerBinary } from '../support/redis-server.js';
+
+/**
+ * The real twins CI runs: a small fixed set of table rows on real processes (no faults, one crash,
+ * one pause, one failover per topology). Each fails when the real run breaks a property that the
+ * simulated row says holds: held in every one of its simulated seeds that exercised it. Skipped only
+ * when a binary is absent and REQUIRE_REDIS / REQUIRE_DYNOMITE is not set (CI sets both).
+ */
+const redisAvailable = redisServerBinary() !== null;
+if (!redisAvailable && redisRequired) throw new Error('REQUIRE_REDIS=1 but redis-server is not installed');
+const dynomiteAvailable = redisAvailable && dynomiteBinary() !== null;
+if (!dynomiteAvailable && dynomiteRequired) throw new Error('REQUIRE_DYNOMITE=1 but the Dynomite build (scripts/build-dynomite.sh) or redis-server is missing');
+
+/** Simulated seeds that decide what a row "says holds". */
+const SIM_SEEDS = 20;
+
+function row(name: string): SimConfigInput {
+  const named = CONFIGURATIONS.find((c) => c.name === name);
+  if (!named) throw new Error(`no configuration ${name}`);
+  return configurationRun(named, 'real-twin');
+}
+
+/** Properties that held in every simulated seed of the row that exercised them (and were exercised at least once). */
+async function simulatedHolds(base: SimConfigInput): Promise<PropertyName[]> {
+  const exercised = new Set<PropertyName>();
+  const broken = new Set<PropertyName>();
+  for (let i = 0; i < SIM_SEEDS; i++) {
+    const { report } = await runSimulation(parseSimConfig({ ...base, seed: `real-twin-${i}` }), { traceHash: false });
+    for (const p of PROPERTY_NAMES) {
+      if (!report.exercised[p]) continue;
+      exercised.add(p);
+      if (!report.properties[p]) broken.add(p);
+    }
+  }
+  return PROPERTY_NAMES.filter((p) => exercised.has(p) && !broken.has(p));
+}
+
+/** Runs the twin and returns what it broke of what the simulator says holds, with its log for the failure message. */
+async function twin(config: SimConfigInput): Promise<{ claimed: PropertyName[]; broken: PropertyName[]; replicasEqual: boolean | null; log: string }> {
+  const claimed = await simulatedHolds(config);
+  const real = await runReal(parseSimConfig(config));
+  const failedFaults = real.faults.filter((f) => f.error);
+  expect(failedFaults, 'every fault struck the real processes').toEqual([]);
+  expect(real.report.pushed, 'the real run pushed messages').toBeGreaterThan(0);
+  return {
+    claimed,
+    broken: claimed.filter((p) => !real.report.properties[p]),
+    replicasEqual: real.replicas?.equal ?? null,
+    log: [...real.log, ...real.report.violations.slice(0, 5).map((v) => `${v.kind} ${v.id}: ${v.detail}`)].join('\n'),
+  };
+}
+
+const withFaults = (name: string, faults: SimConfig['faults']): SimConfigInput => ({ ...row(name), faults });
+
+describe.runIf(redisAvailable)('real twins on a Redis primary with replicas and Sentinel', () => {
+  it('no faults (atomic): every property the simulator says holds holds for real', async () => {
+    const r = await twin(row('primary-replica/atomic/none'));
+    expect(r.claimed).toContain('atLeastOnce');
+    expect(r.broken, r.log).toEqual([]);
+  }, 120_000);
+
+  it('a replica crashes and restarts from its AOF (atomic)', async () => {
+    const r = await twin(
+      withFaults('primary-replica/atomic/node-crash', [
+        { at: 1_000, kind: 'crash-node', zone: 'b', loseUnreplicated: false },
+        { at: 2_500, kind: 'restart-node', zone: 'b' },
+      ]),
+    );
+    expect(r.broken, r.log).toEqual([]);
+  }, 120_000);
+
+  it('failover: the primary dies past the failover delay and Sentinel promotes a replica (atomic, server time, WAIT)', async () => {
+    const r = await twin(
+      withFaults('primary-replica/atomic+server-time+durable/node-crash', [
+        { at: 1_000, kind: 'crash-node', zone: 'a', loseUnreplicated: false },
+        { at: 3_500, kind: 'restart-node', zone: 'a' },
+      ]),
+    );
+    expect(r.broken, r.log).toEqual([]);
+  }, 120_000);
+
+  it('a consumer crashes holding messages: un-ack recovery by the reapers (atomic)', async () => {
+    const r = await twin(withFaults('primary-replica/atomic/client-crash', [{ at: 1_500, kind: 'crash-client', actor: 'consumer-1' }]));
+    expect(r.broken, r.log).toEqual([]);
+  }, 120_000);
+});
+
+describe.runIf(dynomiteAvailable)('real twins on Dynomite (3 racks, DC_QUORUM)', () => {
+  it('no faults (atomic): every property the simulator says holds holds for real, and the replicas end equal', async () => {
+    const r = await twin(row('dynomite/DC_QUORUM/atomic/none'));
+    expect(r.claimed).toContain('atLeastOnce');
+    expect(r.broken, r.log).toEqual([]);
+    expect(r.replicasEqual).toBe(true);
+  }, 120_000);
+
+  it('a Dynomite node paused for 2 s (atomic)', async () => {
+    const r = await twin(withFaults('dynomite/DC_QUORUM/atomic/node-stall', [{ at: 1_000, kind: 'stall-node', zone: 'b', durationMs: 2_000 }]));
+    expect(r.broken, r.log).toEqual([]);
+  }, 120_000);
+});
+
+describe('what a real twin refuses', () => {
+  it('a fault with no real means is a RealTwinError naming it, before any process starts', async () => {
+    const config = parseSimConfig({ ...row('primary-replica/atomic/none'), faults: [{ at: 100, kind: 'partition', from: 'a', to: 'b', durationMs: 500 }] });
+    const error = await runReal(config).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(RealTwinError);
+    expect((error as RealTwinError).problems.join('\n')).toMatch(/partition/);
+  });
+});

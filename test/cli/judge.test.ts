@@ -116,6 +116,13 @@ describe('dynoq judge', () => {
     expect(extra.code).toBe(0);
   });
 
+  it('docs/scenario.schema.json is the scenario schema as generated (dynoq schema), real twins included', () => {
+    const generated = dynoq('schema');
+    expect(generated.code).toBe(0);
+    expect(readFileSync(join(ROOT, 'docs/scenario.schema.json'), 'utf8')).toBe(generated.out);
+    expect(JSON.parse(generated.out).properties.real.type).toBe('boolean');
+  });
+
   it('docs/history.schema.json is the format\'s schema as generated (dynoq schema --history), every field described', () => {
     const generated = dynoq('schema', '--history');
     expect(generated.code).toBe(0);

@@ -24,7 +24,6 @@ export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<Real
   const zones = [...spec.zones];
   const cluster = await startDynomiteCluster({ racks: zones.length, redisArgs: AOF_ARGS });
   const clients: Redis[] = [];
-  const paused = { node: new Set<number>(), backend: new Set<number>() };
   const at = (zone: string) => zoneIndex(zones, zone);
   return {
     kind: 'dynomite',
@@ -37,54 +36,36 @@ export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<Real
     },
     async crashNode(zone) {
       const i = at(zone);
-      paused.node.delete(i);
-      paused.backend.delete(i);
       await cluster.killNode(i);
       await cluster.killBackend(i);
     },
     // The datastore first, so Dynomite finds it at its first request.
     async restartNode(zone, { empty }) {
       const i = at(zone);
-      paused.node.delete(i);
-      paused.backend.delete(i);
       await cluster.killNode(i);
       await cluster.restartBackend(i, { empty });
       await cluster.startNode(i);
     },
-    async crashBackend(zone) {
-      const i = at(zone);
-      paused.backend.delete(i);
-      await cluster.killBackend(i);
-    },
-    async restartBackend(zone, { empty }) {
-      const i = at(zone);
-      paused.backend.delete(i);
-      await cluster.restartBackend(i, { empty });
-    },
+    crashBackend: (zone) => cluster.killBackend(at(zone)),
+    restartBackend: (zone, { empty }) => cluster.restartBackend(at(zone), { empty }),
     pause(zone, which) {
       const i = at(zone);
       if (which === 'node') cluster.pauseNode(i);
       else cluster.pauseBackend(i);
-      paused[which].add(i);
     },
     resume(zone, which) {
       const i = at(zone);
       if (which === 'node') cluster.resumeNode(i);
       else cluster.resumeBackend(i);
-      paused[which].delete(i);
     },
     // Each node's redis read directly (Dynomite would coordinate the read); a node counts as up
     // when its Dynomite and redis both run and neither is paused.
     async dumps(prefix) {
-      const up = cluster.racks
-        .map((r, i) => ({ r, i }))
-        .filter(({ i }) => cluster.isNodeUp(i) && cluster.isBackendUp(i) && !paused.node.has(i) && !paused.backend.has(i));
-      return Promise.all(up.map(({ r }) => dumpKeys(r.redis.port, prefix)));
+      const up = cluster.racks.filter((_, i) => cluster.isServing(i));
+      return Promise.all(up.map((r) => dumpKeys(r.redis.port, prefix)));
     },
     async stop() {
       for (const c of clients.splice(0)) c.disconnect();
-      paused.node.clear();
-      paused.backend.clear();
       await cluster.stop();
     },
   };

@@ -7,6 +7,7 @@ import { RealProcessError } from '../real-process-error.js';
 import { requireDynomiteBinary } from './dynomite-binary.js';
 import { freePort } from './free-port.js';
 import { hasExited, killOwned, pauseOwned, resumeOwned, spawnOwned } from './owned-children.js';
+import { withProbe } from './probe.js';
 import { answersPing, startRedisServer, type RedisServer } from './redis-server.js';
 import { until } from './until.js';
 
@@ -47,14 +48,14 @@ export interface DynomiteCluster {
   backend(i: number): Redis;
   /** SIGKILL rack `i`'s Dynomite process. */
   killNode(i: number): Promise<void>;
-  /** Start rack `i`'s Dynomite again with its configuration and ports; resolves once it answers and reaches a quorum (when one is up). */
+  /** Start rack `i`'s Dynomite again with its configuration and ports; resolves once it answers and it and its running peers reach each other. */
   startNode(i: number): Promise<void>;
   /** SIGKILL rack `i`'s redis-server. */
   killBackend(i: number): Promise<void>;
   /** Start rack `i`'s redis-server again on its port and directory; `empty`: without its AOF. */
   restartBackend(i: number, options: { readonly empty: boolean }): Promise<void>;
-  isNodeUp(i: number): boolean;
-  isBackendUp(i: number): boolean;
+  /** Rack `i`'s Dynomite and redis-server both run and neither is paused. */
+  isServing(i: number): boolean;
   /** SIGSTOP / SIGCONT rack `i`'s Dynomite process (its connections stay open). */
   pauseNode(i: number): void;
   resumeNode(i: number): void;
@@ -128,7 +129,17 @@ export async function startDynomiteCluster(options: DynomiteClusterOptions): Pro
       if (hasExited(r.dynomite)) throw new RealProcessError('start-failed', `dynomite ${r.rack} exited with ${r.dynomite.exitCode ?? r.dynomite.signalCode}: ${tail(r.logFile)}`);
       return answersPing(r.port);
     });
-  const isUp = (r: MutableRack) => !hasExited(r.dynomite) && !hasExited(r.redis.process);
+  // SIGSTOPped processes (a paused one answers nothing: it is not waited for).
+  const paused = new Set<ChildProcess>();
+  const isUp = (r: MutableRack) => !hasExited(r.dynomite) && !hasExited(r.redis.process) && !paused.has(r.dynomite) && !paused.has(r.redis.process);
+  const pause = (child: ChildProcess) => {
+    pauseOwned(child);
+    paused.add(child);
+  };
+  const resume = (child: ChildProcess) => {
+    resumeOwned(child);
+    paused.delete(child);
+  };
   const newClient = async (i: number, consistency: DynomiteConsistency) => {
     const c = new Redis({ host: '127.0.0.1', port: rackAt(i).port, disableClientInfo: true, maxRetriesPerRequest: 1, commandTimeout: 30_000, autoResendUnfulfilledCommands: false, retryStrategy: () => 100 });
     c.on('error', () => undefined);
@@ -136,20 +147,39 @@ export async function startDynomiteCluster(options: DynomiteClusterOptions): Pro
     await c.call('DYNO_CONFIG:CONN_CONSISTENCY', consistency);
     return c;
   };
-  // A quorum write through rack i answers only once it reaches its peers. Skipped when fewer racks
-  // than a quorum are up: it could never answer.
-  const waitReachingPeers = async (i: number) => {
-    const quorum = Math.floor(started.length / 2) + 1;
-    if (started.filter(isUp).length < quorum) return;
-    const c = await newClient(i, 'DC_SAFE_QUORUM');
-    const key = `dynoq-real-ready-${i}`;
-    try {
-      await until(`rack ${i + 1} reaching its peers (log ${rackAt(i).logFile})`, 30_000, async () => (await c.set(key, '1')) === 'OK');
-      await c.del(key);
-    } finally {
-      c.disconnect();
-    }
+  // Rack i reaches every running peer when a write through it lands on each of their redis-servers.
+  // A quorum write alone is not enough: it answers with one peer reached. A peer connection that
+  // failed while the peers were starting is retried ~1 s later. A probe that did not arrive within
+  // 1 s is tried again.
+  let probes = 0;
+  const reachesPeers = async (i: number): Promise<boolean> => {
+    const key = `dynoq-real-ready-${i}-${probes++}`;
+    const targets = started.filter(isUp).map((r) => r.redis.port);
+    return withProbe(rackAt(i).port, async (c) => {
+      await c.set(key, '1');
+      try {
+        await until(`probe ${key} on every redis`, 1_000, async () => {
+          const held = await Promise.all(targets.map((port) => withProbe(port, (b) => b.exists(key))));
+          return held.every((n) => n === 1);
+        }, 20);
+      } catch {
+        return false;
+      } finally {
+        await c.del(key);
+      }
+      // Seen after a start: peer links that carry DC_ONE and DC_QUORUM writes while every
+      // DC_SAFE_QUORUM write times out for seconds. Ready only once a safe-quorum write answers too.
+      await c.call('DYNO_CONFIG:CONN_CONSISTENCY', 'DC_SAFE_QUORUM');
+      const answered = (await c.set(key, '1').catch(() => null)) === 'OK';
+      await c.del(key).catch(() => undefined);
+      return answered;
+    });
   };
+  const waitReachingPeers = (racks: readonly number[]) =>
+    until('every rack reaching its peers', 30_000, async () => {
+      for (const i of racks) if (isUp(rackAt(i)) && !(await reachesPeers(i))) return false;
+      return true;
+    });
   try {
     const plan: RackPlan[] = [];
     for (let i = 0; i < options.racks; i++) plan.push({ rack: `rack${i + 1}`, peerPort: await freePort(), port: await freePort(), statsPort: await freePort() });
@@ -166,7 +196,7 @@ export async function startDynomiteCluster(options: DynomiteClusterOptions): Pro
       started.push(rack);
     }
     for (const r of started) await waitAnswering(r);
-    for (let i = 0; i < started.length; i++) await waitReachingPeers(i);
+    await waitReachingPeers(started.map((_, i) => i));
   } catch (err) {
     await stop();
     throw err;
@@ -192,16 +222,16 @@ export async function startDynomiteCluster(options: DynomiteClusterOptions): Pro
         await killOwned(r.dynomite);
         throw err;
       }
-      await waitReachingPeers(i);
+      // Its peers' connections to it broke when it died: they must reach it again too.
+      await waitReachingPeers([i, ...started.map((_, j) => j).filter((j) => j !== i)]);
     },
     killBackend: (i) => rackAt(i).redis.kill(),
     restartBackend: (i, { empty }) => rackAt(i).redis.restart({ empty }),
-    isNodeUp: (i) => !hasExited(rackAt(i).dynomite),
-    isBackendUp: (i) => !hasExited(rackAt(i).redis.process),
-    pauseNode: (i) => pauseOwned(rackAt(i).dynomite),
-    resumeNode: (i) => resumeOwned(rackAt(i).dynomite),
-    pauseBackend: (i) => pauseOwned(rackAt(i).redis.process),
-    resumeBackend: (i) => resumeOwned(rackAt(i).redis.process),
+    isServing: (i) => isUp(rackAt(i)),
+    pauseNode: (i) => pause(rackAt(i).dynomite),
+    resumeNode: (i) => resume(rackAt(i).dynomite),
+    pauseBackend: (i) => pause(rackAt(i).redis.process),
+    resumeBackend: (i) => resume(rackAt(i).redis.process),
     log: (i) => readFileSync(rackAt(i).logFile, 'utf8'),
     stop,
   };

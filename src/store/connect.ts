@@ -1,4 +1,4 @@
-import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
+import { Cluster, Command, Redis, ReplyError, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { InvalidArgumentError } from '../queue/errors.js';
 import { parseDatabase } from './database.js';
 
@@ -241,14 +241,66 @@ function connectDynomite(target: string, url: URL, options: ConnectOptions, dyno
         }
       : {}),
   });
-  // Sent on every 'ready' (first connect and each reconnect). ioredis flushes its offline queue
-  // before it emits 'ready', so commands queued while (re)connecting run at Dynomite's default
-  // (DC_ONE) on that connection: wait for 'ready' before using a new client (a known gap after a
-  // reconnect, see README).
+  holdUntilConsistencySet(client, consistency);
   client.on('ready', () => {
     answered = true;
-    client.call('DYNO_CONFIG:CONN_CONSISTENCY', consistency).catch((err: unknown) => client.emit('error', err));
   });
   return client;
 }
 
+
+type SendCommand = Redis['sendCommand'];
+
+/**
+ * Every connection's first command is `DYNO_CONFIG:CONN_CONSISTENCY <level>`, and nothing follows it
+ * on the wire until it is answered. Measured on the real Dynomite build: it discards whatever follows
+ * that command in the same read (never run, never answered), and ioredis then pairs every later reply
+ * with the wrong command — a client that used the connection right after `ready` had every call time
+ * out, or got another call's reply. So, from `ready` (ioredis flushes its offline queue just before)
+ * until the level is answered, commands are held here and sent in order after the reply: the queued
+ * ones too, which therefore run at the connection's level, not at Dynomite's default DC_ONE. A level
+ * that is refused with an error reply leaves the connection at the server's default; one that is not
+ * answered (the connection broke, a timeout) closes the connection: ioredis reconnects and the held
+ * commands go to its offline queue for the next connection.
+ */
+function holdUntilConsistencySet(client: Redis, consistency: string): void {
+  const send: SendCommand = client.sendCommand.bind(client);
+  let settled = false;
+  let held: Parameters<SendCommand>[] = [];
+  const release = () => {
+    const queued = held;
+    held = [];
+    for (const args of queued) void send(...args);
+  };
+  client.sendCommand = ((...args: Parameters<SendCommand>) => {
+    if (settled || client.status !== 'ready') return send(...args);
+    held.push(args);
+    return (args[0] as Command).promise;
+  }) as SendCommand;
+  client.on('close', () => {
+    settled = false;
+    release();
+  });
+  // ioredis sets status 'ready', flushes its offline queue (held above), then emits 'ready' a tick later.
+  client.on('ready', () => {
+    settled = false;
+    const level = new Command('DYNO_CONFIG:CONN_CONSISTENCY', [consistency]);
+    void send(level);
+    level.promise.then(
+      () => {
+        settled = true;
+        release();
+      },
+      (err: unknown) => {
+        client.emit('error', err);
+        // Answered with an error (not a Dynomite, say): the connection works, at the server's default
+        // level, and asking again would only fail again. Anything else (a timeout, a broken
+        // connection): reconnect and ask again; the held commands wait for the next connection.
+        if (err instanceof ReplyError) {
+          settled = true;
+          release();
+        } else client.disconnect(true);
+      },
+    );
+  });
+}

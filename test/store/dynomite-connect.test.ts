@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { Command, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createQueue } from '../../src/queue/create-queue.js';
 import { InvalidArgumentError, UnsupportedOnStoreError } from '../../src/queue/errors.js';
@@ -25,15 +25,29 @@ describe('connect() and IoredisStore for Dynomite', () => {
     expect(clientSafetyProblems(c)).toEqual([]);
   });
 
-  it('sets the connection’s consistency level on every ready (first connect and reconnects)', () => {
-    const c = dyn(undefined, 'DC_SAFE_QUORUM');
-    const call = vi.spyOn(c, 'call').mockResolvedValue('OK');
-    c.emit('ready');
-    c.emit('ready');
-    expect(call.mock.calls).toEqual([
-      ['DYNO_CONFIG:CONN_CONSISTENCY', 'DC_SAFE_QUORUM'],
-      ['DYNO_CONFIG:CONN_CONSISTENCY', 'DC_SAFE_QUORUM'],
-    ]);
+  it('sets the connection’s consistency level on every ready (first connect and reconnects), holding other commands until it is answered', async () => {
+    const sent: string[] = [];
+    const levels: Command[] = [];
+    const spy = vi.spyOn(Redis.prototype, 'sendCommand').mockImplementation(function (this: Redis, command: Command) {
+      sent.push([command.name, ...command.args.map(String)].join(' '));
+      if (command.name === 'DYNO_CONFIG:CONN_CONSISTENCY') levels.push(command);
+      else command.resolve('done');
+      return command.promise;
+    });
+    try {
+      const c = dyn(undefined, 'DC_SAFE_QUORUM');
+      (c as unknown as { status: string }).status = 'ready';
+      c.emit('ready');
+      const get = c.get('k');
+      expect(sent).toEqual(['DYNO_CONFIG:CONN_CONSISTENCY DC_SAFE_QUORUM']);
+      levels[0]!.resolve('OK');
+      expect(await get).toBe('done');
+      expect(sent).toEqual(['DYNO_CONFIG:CONN_CONSISTENCY DC_SAFE_QUORUM', 'get k']);
+      c.emit('ready');
+      expect(sent.at(-1)).toBe('DYNO_CONFIG:CONN_CONSISTENCY DC_SAFE_QUORUM');
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('refuses a database other than 0 and an unknown level', () => {

@@ -6,8 +6,6 @@ import { runSimulation } from '../sim/run.js';
 import { realTwinProblems } from './real-faults.js';
 import { runReal } from './run-real.js';
 
-type Consistency = 'DC_ONE' | 'DC_QUORUM' | 'DC_SAFE_QUORUM';
-
 /** A row of the fidelity table: a configuration of the guarantees table, or one derived from it. */
 export interface FidelityRow {
   readonly name: string;
@@ -18,13 +16,6 @@ function tableRow(name: string): NamedConfiguration {
   const named = CONFIGURATIONS.find((c) => c.name === name);
   if (!named) throw new Error(`fidelity row ${name}: no such configuration in the guarantees table`);
   return named;
-}
-
-/** A Dynomite row of the table at another consistency level (the table measures DC_SAFE_QUORUM only without faults and in the swarm). */
-function atConsistency(name: string, level: Consistency): NamedConfiguration {
-  const base = tableRow(name);
-  const topology = { ...base.config.topology!, quorumConsistency: level } as NonNullable<typeof base.config.topology>;
-  return { ...base, name: name.replace('DC_QUORUM', level), setup: base.setup.replace('DC_QUORUM', level), config: { ...base.config, topology } };
 }
 
 /** The rows with a real twin: the ones the fidelity table compares (docs/FIDELITY.md). */
@@ -44,10 +35,7 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
   'dynomite/DC_SAFE_QUORUM/atomic/backend-crash',
   'dynomite/DC_QUORUM/atomic/node-stall',
   'dynomite/DC_SAFE_QUORUM/atomic/node-stall',
-].map((name) => {
-  const inTable = CONFIGURATIONS.find((c) => c.name === name);
-  return { name, named: inTable ?? atConsistency(name.replace('DC_SAFE_QUORUM', 'DC_QUORUM'), 'DC_SAFE_QUORUM') };
-});
+].map((name) => ({ name, named: tableRow(name) }));
 
 /** Per property: runs that violated it out of runs that exercised it. */
 export type Tally = Record<PropertyName, { violated: number; exercised: number }>;

@@ -117,15 +117,18 @@ export async function healRealFaults(w: RealFaultWorld, s: RealFaultState): Prom
     w.log(`SIGCONT ${which} ${zone} (liveness)`);
   }
   s.paused.clear();
-  for (const [zone, empty] of s.backendsDown) {
-    await w.cluster.restartBackend(zone, { empty });
-    w.log(`restart redis of ${zone}${empty ? ' empty' : ' from its AOF'} (liveness)`);
-  }
+  // At once, as the simulator heals: one restart does not wait for another's peers to reconnect.
+  await Promise.all([
+    ...[...s.backendsDown].map(async ([zone, empty]) => {
+      await w.cluster.restartBackend(zone, { empty });
+      w.log(`restart redis of ${zone}${empty ? ' empty' : ' from its AOF'} (liveness)`);
+    }),
+    ...[...s.nodesDown].map(async ([zone, empty]) => {
+      await w.cluster.restartNode(zone, { empty });
+      w.log(`restart node ${zone}${empty ? ' empty' : ' from its AOF'} (liveness)`);
+    }),
+  ]);
   s.backendsDown.clear();
-  for (const [zone, empty] of s.nodesDown) {
-    await w.cluster.restartNode(zone, { empty });
-    w.log(`restart node ${zone}${empty ? ' empty' : ' from its AOF'} (liveness)`);
-  }
   s.nodesDown.clear();
   for (const a of w.actors()) a.clock.offset = 0;
 }

@@ -116,7 +116,7 @@ interface RowTiming {
 
 const ROWS: readonly (readonly [FaultDraw, readonly Setup[], RowTiming?])[] = [
   ['none', [S.dynLegacy, S.dynAtomic, S.dynSafeAtomic, S.prLegacy, S.prAtomic]],
-  ['node-crash', [S.dynLegacy, S.dynAtomic, S.prLegacy, S.prAtomic, S.prAtomicDurable]],
+  ['node-crash', [S.dynLegacy, S.dynAtomic, S.dynSafeAtomic, S.prLegacy, S.prAtomic, S.prAtomicDurable]],
   ['partition', [S.dynLegacy, S.dynAtomic, S.prAtomic]],
   ['client-failover', [S.dynLegacy, S.dynAtomic], FAILOVER_CLIENT],
   ['client-crash', [S.prLegacy, S.prAtomic]],
@@ -127,8 +127,8 @@ const ROWS: readonly (readonly [FaultDraw, readonly Setup[], RowTiming?])[] = [
   ['consumer-clocks', [S.prAtomic, S.prAtomicServerTime]],
   ['lag-spike', [S.dynLegacy, S.dynAtomic]],
   // Dynomite only: its node and its redis are separate processes (a primary-replica node has no proxy).
-  ['backend-crash', [S.dynLegacy, S.dynAtomic]],
-  ['node-stall', [S.dynLegacy, S.dynAtomic], STALL_ROW],
+  ['backend-crash', [S.dynLegacy, S.dynAtomic, S.dynSafeAtomic]],
+  ['node-stall', [S.dynLegacy, S.dynAtomic, S.dynSafeAtomic], STALL_ROW],
   ['swarm', [S.dynLegacy, S.dynAtomic, S.dynOneAtomic, S.dynSafeAtomic, S.prLegacy, S.prAtomic, S.prAtomicServerTime, S.prAtomicDurable]],
 ];
 

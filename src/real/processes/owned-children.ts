@@ -2,15 +2,34 @@ import { spawn, type ChildProcess } from 'node:child_process';
 
 /**
  * Every child process this Node process started and that has not exited yet, by PID. They are
- * SIGKILLed when Node exits (any way that still runs an 'exit' handler), so a failed test run or a
- * crashed runner does not leave redis-servers and Dynomites behind on the machine.
+ * SIGKILLed when Node exits, normally or by a signal (below), so a failed test run, a crashed runner
+ * or an interrupted `dynoq sim --real` does not leave redis-servers and Dynomites behind.
  */
 const owned = new Set<ChildProcess>();
 
-process.once('exit', () => {
+function killAll(): void {
   for (const child of owned) signal(child, 'SIGCONT');
   for (const child of owned) signal(child, 'SIGKILL');
-});
+}
+
+process.once('exit', killAll);
+
+/**
+ * A signal that ends Node (Ctrl-C, a CI job's timeout, `kill`) runs no 'exit' handler: the children
+ * are killed here, then the signal is raised again so that Node ends as it would have. Hooked with
+ * the first child, so a process that never starts one keeps its signal handling.
+ */
+let signalsHooked = false;
+function hookSignals(): void {
+  if (signalsHooked) return;
+  signalsHooked = true;
+  for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(name, () => {
+      killAll();
+      process.kill(process.pid, name);
+    });
+  }
+}
 
 function signal(child: ChildProcess, name: NodeJS.Signals): void {
   if (child.pid === undefined) return;
@@ -24,6 +43,7 @@ function signal(child: ChildProcess, name: NodeJS.Signals): void {
 /** Start `binary` with no stdio attached and own it until it exits. */
 export function spawnOwned(binary: string, args: readonly string[]): ChildProcess {
   const child = spawn(binary, args, { stdio: 'ignore' });
+  hookSignals();
   owned.add(child);
   child.once('exit', () => owned.delete(child));
   // A spawn failure (ENOENT) is reported as an exit code by the start's wait; do not crash on it.

@@ -6,7 +6,7 @@ import { describeExposure } from '../sim/faults/index.js';
 import { SIM_EPOCH, type SimResult } from '../sim/run.js';
 import type { CheckReport } from '../model/checker.js';
 import type { SimConfig } from '../sim/config.js';
-import type { RealResult } from '../real/run-real.js';
+import type { RealResult } from '../real/twin/run-real.js';
 
 /** The human summary of one run, in messages (not events), with every finding kind and fault. */
 export function formatSummary(r: SimResult, title: string): string {

@@ -54,8 +54,11 @@ describe('layers', () => {
     expect(violations(['src/store', 'src/queue'], (f) => f.startsWith('src/sim/'))).toEqual([]);
   });
 
-  it('src/real (real store processes) never reaches the simulator; nothing below it reaches src/real', () => {
-    expect(violations(['src/real'], (f) => f.startsWith('src/sim/'))).toEqual([]);
+  it('src/real\'s processes and clusters never reach the simulator (only the twin runner, src/real/twin, drives its workloads on them); nothing below reaches src/real', () => {
+    const processLayer = sourceFiles('src/real').filter((f) => !f.startsWith('src/real/twin/'));
+    expect(processLayer).toContain('src/real/start-cluster.ts');
+    const bad = processLayer.flatMap((f) => [...closure(f)].filter((i) => i.startsWith('src/sim/') || i.startsWith('src/real/twin/')).map((i) => `${f} → ${i}`));
+    expect(bad).toEqual([]);
     expect(violations(['src/queue', 'src/store', 'src/redis', 'src/sim'], (f) => f.startsWith('src/real/'))).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES, type PropertyName } from '../../src/model/properties.js';
-import { RealTwinError } from '../../src/real/real-twin-error.js';
-import { runReal } from '../../src/real/run-real.js';
+import { RealTwinError } from '../../src/real/twin/real-twin-error.js';
+import { runReal } from '../../src/real/twin/run-real.js';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../src/sim/config.js';
 import { CONFIGURATIONS, configurationRun } from '../../src/sim/configurations.js';
 import { runSimulation } from '../../src/sim/run.js';

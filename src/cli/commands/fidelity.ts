@@ -1,5 +1,5 @@
-import { FIDELITY_EXPLANATIONS } from '../../real/fidelity-explanations.js';
-import { formatFidelity, measureFidelity } from '../../real/fidelity.js';
+import { FIDELITY_EXPLANATIONS } from '../../real/twin/fidelity-explanations.js';
+import { formatFidelity, measureFidelity } from '../../real/twin/fidelity.js';
 import { prepareOutput, writeOutput } from '../output.js';
 
 export interface FidelityFlags {

@@ -18,7 +18,7 @@ export async function replayCommand(files: readonly string[], flags: { record?: 
     if (scenario.real) {
       // A real twin has no trace hash and its timing varies: what it must keep is checked, not more.
       console.log(`seed ${scenario.seed} (real twin)`);
-      const { runReal } = await import('../../real/run-real.js');
+      const { runReal } = await import('../../real/twin/run-real.js');
       const result = await runReal(scenarioConfig(scenario));
       const held = PROPERTY_NAMES.filter((p) => result.report.properties[p]);
       const violated = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);

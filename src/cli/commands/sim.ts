@@ -69,7 +69,7 @@ function configsFor(file: string | undefined, flags: SimFlags): { title: string;
 async function realTwin(title: string, config: SimConfig, scenario: Scenario | undefined, flags: SimFlags): Promise<boolean> {
   const unsupported = (['checkDeterminism', 'trace', 'html'] as const).filter((f) => flags[f]);
   if (unsupported.length > 0) throw new CliError(`--real runs on real processes: ${unsupported.map((f) => `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} need a simulated run`);
-  const { runReal } = await import('../../real/run-real.js');
+  const { runReal } = await import('../../real/twin/run-real.js');
   console.log(`seed ${config.seed} (real twin)`);
   const result = await runReal(config, flags.verbose ? { onLog: (line) => console.error(line) } : {});
   if (!flags.json) console.log(formatRealSummary(result, `${title} (real twin)`));

@@ -1,14 +1,14 @@
 import type { Redis } from 'ioredis';
-import type { BaseQueue } from '../queue/base-queue.js';
-import { createQueue } from '../queue/create-queue.js';
-import { shardingStrategy, type ShardingStrategy } from '../queue/sharding.js';
-import { CallProbe } from '../sim/call-probe.js';
-import type { SimConfig } from '../sim/config.js';
-import { countingQueue } from '../sim/workloads/call-counter.js';
-import type { WorkloadActor } from '../sim/workloads/index.js';
-import { IoredisStore } from '../store/ioredis-store.js';
-import type { Store } from '../store/store.js';
-import type { ConnectionRole, RealCluster } from './cluster.js';
+import type { BaseQueue } from '../../queue/base-queue.js';
+import { createQueue } from '../../queue/create-queue.js';
+import { shardingStrategy, type ShardingStrategy } from '../../queue/sharding.js';
+import { CallProbe } from '../../sim/call-probe.js';
+import type { SimConfig } from '../../sim/config.js';
+import { countingQueue } from '../../sim/workloads/call-counter.js';
+import type { WorkloadActor } from '../../sim/workloads/index.js';
+import { IoredisStore } from '../../store/ioredis-store.js';
+import type { Store } from '../../store/store.js';
+import type { ConnectionRole, RealCluster } from '../cluster.js';
 import { probingStore } from './probing-store.js';
 import { OffsetClock, StoppableTimers } from './real-time.js';
 

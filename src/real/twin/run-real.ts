@@ -1,18 +1,18 @@
-import { checkHistory, type CheckReport } from '../model/checker.js';
-import type { HistoryOp } from '../model/history.js';
-import { checkerSettings } from '../sim/checker-settings.js';
-import type { Fault, SimConfig } from '../sim/config.js';
-import { configProblems } from '../sim/config-problems.js';
-import { HistoryRecorder } from '../sim/history-recorder.js';
-import { Rng } from '../sim/rng.js';
-import { Trace } from '../sim/trace.js';
-import { resolveProfile, startWorkload, type WorkloadContext } from '../sim/workloads/index.js';
-import type { RealCluster } from './cluster.js';
+import { checkHistory, type CheckReport } from '../../model/checker.js';
+import type { HistoryOp } from '../../model/history.js';
+import { checkerSettings } from '../../sim/checker-settings.js';
+import type { Fault, SimConfig } from '../../sim/config.js';
+import { configProblems } from '../../sim/config-problems.js';
+import { HistoryRecorder } from '../../sim/history-recorder.js';
+import { Rng } from '../../sim/rng.js';
+import { Trace } from '../../sim/trace.js';
+import { resolveProfile, startWorkload, type WorkloadContext } from '../../sim/workloads/index.js';
+import type { RealCluster } from '../cluster.js';
 import { RealActor } from './real-actor.js';
 import { applyRealFault, healRealFaults, RealFaultState, realTwinProblems, type RealFaultWorld } from './real-faults.js';
 import { realTime } from './real-time.js';
 import { RealTwinError } from './real-twin-error.js';
-import { startRealCluster } from './start-cluster.js';
+import { startRealCluster } from '../start-cluster.js';
 
 /** A fault as it struck a real twin: when (ms after the start) and whether its real means worked. */
 export interface StruckRealFault {

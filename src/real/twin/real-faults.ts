@@ -1,5 +1,5 @@
-import type { Fault, SimConfig } from '../sim/config.js';
-import type { RealCluster } from './cluster.js';
+import type { Fault, SimConfig } from '../../sim/config.js';
+import type { RealCluster } from '../cluster.js';
 import type { RealActor } from './real-actor.js';
 
 /** What a real fault acts on: the processes, and the clients of this Node process. */

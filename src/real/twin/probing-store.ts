@@ -5,23 +5,40 @@ import type { CallProbe } from '../../sim/call-probe.js';
 const WRITES: ReadonlySet<string | symbol> = new Set(['zadd', 'zrem', 'hset', 'hdel', 'del', 'runScript', 'runScriptThenWait']);
 
 /**
- * A real store that tells the recording probe what a call sent, as the simulated store does
- * (SPEC §6.1): once a write was handed to the client, an error may come after it ran, so the call
- * is `unknown`, not `fail`. A real client cannot tell a write refused before it left from one lost
- * after, so every write counts as sent. `votes`: on Dynomite a refusal is a reply chosen by the
- * coordinator (its own, or a vote) while the other replicas ran the write too (an ack voted down to 0
- * that had run on one replica, seen on the real cluster), so a refused write is `unknown` there; the
- * simulator knows and amends exactly those a replica applied.
+ * ioredis fails the commands still in its offline queue with this once it gave up reconnecting for
+ * them: they were never written to a socket (its flushQueue), so their call is a `fail`, as a write
+ * the simulator's store refused before sending it.
+ */
+const NEVER_SENT = 'MaxRetriesPerRequestError';
+
+/**
+ * A real store that tells the recording probe what a call's writes may have done, as the simulated
+ * store does (SPEC §6.1): a write that was answered, or that failed after it may have left (a timeout,
+ * a closed connection), may have been applied, so the call is `unknown`, not `fail`; one ioredis never
+ * sent was not. `votes`: on Dynomite a refusal is a reply chosen by the coordinator (its own, or a
+ * vote) while the other replicas ran the write too (an ack voted down to 0 that had run on one replica,
+ * seen on the real cluster), so a refused write is `unknown` there; the simulator knows and amends
+ * exactly those a replica applied.
  */
 export function probingStore(store: Store, probe: CallProbe, votes: boolean): Store {
+  const mayHaveApplied = () => {
+    probe.mayHaveApplied = true;
+    if (votes) probe.effects?.note();
+  };
   return new Proxy(store, {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function' || !WRITES.has(prop)) return typeof value === 'function' ? value.bind(target) : value;
-      return (...args: unknown[]) => {
-        probe.mayHaveApplied = true;
-        if (votes) probe.effects?.note();
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      if (typeof value !== 'function') return value;
+      if (!WRITES.has(prop)) return value.bind(target);
+      return async (...args: unknown[]) => {
+        try {
+          const reply: unknown = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          mayHaveApplied();
+          return reply;
+        } catch (err) {
+          if (!(err instanceof Error && err.name === NEVER_SENT)) mayHaveApplied();
+          throw err;
+        }
       };
     },
   });

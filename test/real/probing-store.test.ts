@@ -1,0 +1,36 @@
+import { MaxRetriesPerRequestError } from 'ioredis/built/errors/index.js';
+import { describe, expect, it } from 'vitest';
+import { probingStore } from '../../src/real/twin/probing-store.js';
+import { CallEffects } from '../../src/sim/call-effects.js';
+import { CallProbe } from '../../src/sim/call-probe.js';
+import type { Store } from '../../src/store/store.js';
+
+/** A store whose hset answers, or fails with `error`; reads are counted apart. */
+function fakeStore(error?: Error): Store {
+  return {
+    hset: () => (error ? Promise.reject(error) : Promise.resolve(0)),
+    hget: () => Promise.resolve(null),
+  } as unknown as Store;
+}
+
+describe('the probe of a real twin’s store (what a failed call may have written)', () => {
+  const call = async (store: Store, votes: boolean) => {
+    const probe = new CallProbe();
+    probe.effects = new CallEffects();
+    const s = probingStore(store, probe, votes);
+    await s.hget('k', 'f');
+    const readOnly = probe.mayHaveApplied;
+    await s.hset('k', 'f', 'v').catch(() => undefined);
+    return { readOnly, mayHaveApplied: probe.mayHaveApplied, voted: probe.effects.applied };
+  };
+
+  it('a read writes nothing; an answered write may have applied; a refusal on Dynomite counts as applied somewhere', async () => {
+    expect(await call(fakeStore(), false)).toEqual({ readOnly: false, mayHaveApplied: true, voted: false });
+    expect(await call(fakeStore(), true)).toEqual({ readOnly: false, mayHaveApplied: true, voted: true });
+  });
+
+  it('a write that failed after it may have left is unknown; one ioredis never sent (MaxRetriesPerRequestError) is not', async () => {
+    expect((await call(fakeStore(new Error('Command timed out')), false)).mayHaveApplied).toBe(true);
+    expect((await call(fakeStore(new MaxRetriesPerRequestError(1)), true)).mayHaveApplied).toBe(false);
+  });
+});

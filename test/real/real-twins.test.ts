@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES, type PropertyName } from '../../src/model/properties.js';
 import { RealTwinError } from '../../src/real/real-twin-error.js';
+import { realTwinProblems } from '../../src/real/real-faults.js';
 import { runReal } from '../../src/real/run-real.js';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../src/sim/config.js';
 import { CONFIGURATIONS, configurationRun } from '../../src/sim/configurations.js';
@@ -127,5 +128,11 @@ describe('what a real twin refuses', () => {
     );
     expect(error).toBeInstanceOf(RealTwinError);
     expect((error as RealTwinError).problems.join('\n')).toMatch(/partition/);
+  });
+
+  it('a partition has real means on Dynomite only', () => {
+    const partition = { at: 100, kind: 'partition', from: 'a', to: 'b', durationMs: 500 } as const;
+    expect(realTwinProblems(parseSimConfig({ ...row('dynomite/DC_QUORUM/atomic/none'), faults: [partition] }))).toEqual([]);
+    expect(realTwinProblems(parseSimConfig({ ...row('primary-replica/atomic/none'), faults: [partition] }))).toEqual([expect.stringMatching(/^fault partition at 100 ms: .*primary-replica/)]);
   });
 });

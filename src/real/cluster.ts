@@ -28,6 +28,14 @@ export interface RealCluster {
   /** SIGSTOP / SIGCONT the zone's process: Dynomite's (`node`) or its redis-server's (`backend`); primary-replica: the redis-server. */
   pause(zone: string, which: 'node' | 'backend'): void;
   resume(zone: string, which: 'node' | 'backend'): void;
+  /**
+   * Dynomite only: hold every byte `from`'s node sends `to`'s node (both ways unless `oneWay`), on
+   * the peer links between them; primary-replica throws RealProcessError 'not-on-topology'. Blocks
+   * are counted per direction, so overlapping partitions of one pair heal one at a time.
+   */
+  partition(from: string, to: string, oneWay: boolean): void;
+  /** Ends one partition(from, to) still in effect (none: nothing happens). */
+  heal(from: string, to: string): void;
   /** Every node that is up: the queue's keys (prefix) and their values, per node, for a replica comparison. */
   dumps(prefix: string): Promise<readonly Readonly<Record<string, string>>[]>;
   /** Kill every process, remove every directory. Idempotent. */

@@ -25,6 +25,25 @@ export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<Real
   const cluster = await startDynomiteCluster({ racks: zones.length, redisArgs: AOF_ARGS });
   const clients: Redis[] = [];
   const at = (zone: string) => zoneIndex(zones, zone);
+  // Per directed pair `from>to`, how many partitions block it; per partition(from, to) call in
+  // effect, the pairs it blocked (a one-way one, one pair).
+  const blocks = new Map<string, number>();
+  const partitions = new Map<string, [number, number][][]>();
+  const block = (from: number, to: number) => {
+    const key = `${from}>${to}`;
+    const n = blocks.get(key) ?? 0;
+    blocks.set(key, n + 1);
+    if (n === 0) cluster.blockFlow(from, to);
+  };
+  const unblock = (from: number, to: number) => {
+    const key = `${from}>${to}`;
+    const n = blocks.get(key) ?? 0;
+    if (n > 1) blocks.set(key, n - 1);
+    else if (n === 1) {
+      blocks.delete(key);
+      cluster.unblockFlow(from, to);
+    }
+  };
   return {
     kind: 'dynomite',
     zones,
@@ -57,6 +76,20 @@ export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<Real
       const i = at(zone);
       if (which === 'node') cluster.resumeNode(i);
       else cluster.resumeBackend(i);
+    },
+    partition(from, to, oneWay) {
+      const [f, t] = [at(from), at(to)];
+      const pairs: [number, number][] = oneWay ? [[f, t]] : [[f, t], [t, f]];
+      for (const [a, b] of pairs) block(a, b);
+      const key = `${f}>${t}`;
+      partitions.set(key, [...(partitions.get(key) ?? []), pairs]);
+    },
+    heal(from, to) {
+      const key = `${at(from)}>${at(to)}`;
+      const pairs = partitions.get(key)?.shift();
+      if (!pairs) return;
+      if (partitions.get(key)!.length === 0) partitions.delete(key);
+      for (const [a, b] of pairs) unblock(a, b);
     },
     // Each node's redis read directly (Dynomite would coordinate the read); a node counts as up
     // when its Dynomite and redis both run and neither is paused.

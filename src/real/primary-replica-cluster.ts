@@ -143,6 +143,14 @@ export async function startPrimaryReplicaCluster(spec: PrimaryReplicaSpec): Prom
     restartBackend() {
       return Promise.reject(new RealProcessError('not-on-topology', 'restartBackend: primary-replica has no separate backend (use restartNode)'));
     },
+    // Its clients reach the primary across zones through Sentinel: a partition would need the
+    // Sentinel, replication and client links proxied, not built.
+    partition() {
+      throw new RealProcessError('not-on-topology', 'partition: primary-replica has no proxied links (clients and replication cross zones through Sentinel; not built)');
+    },
+    heal() {
+      throw new RealProcessError('not-on-topology', 'heal: primary-replica has no partitions');
+    },
     pause(zone, which) {
       onlyNode(which, 'pause');
       pauseOwned(server(zone).process);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES, type PropertyName } from '../../src/model/properties.js';
 import { RealTwinError } from '../../src/real/twin/real-twin-error.js';
+import { realTwinProblems } from '../../src/real/twin/real-faults.js';
 import { runReal } from '../../src/real/twin/run-real.js';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../src/sim/config.js';
 import { CONFIGURATIONS, configurationRun } from '../../src/sim/configurations.js';
@@ -107,6 +108,17 @@ describe.runIf(dynomiteAvailable)('real twins on Dynomite (3 racks, DC_QUORUM)',
     expect(r.replicasEqual).toBe(true);
   }, 120_000);
 
+  it('a partition row: both-ways and one-way partitions struck on the peer links and healed, the run reported', async () => {
+    const config = parseSimConfig(configurationRun(CONFIGURATIONS.find((c) => c.name === 'dynomite/DC_QUORUM/atomic/partition')!, 'p1'));
+    expect(config.faults.map((f) => f.kind)).toContain('partition');
+    const real = await runReal(config);
+    expect(real.faults.filter((f) => f.error), 'every fault struck the real processes').toEqual([]);
+    expect(real.faults).toHaveLength(config.faults.length);
+    expect(real.log.filter((l) => /heal partition/.test(l)).length).toBeGreaterThan(0);
+    expect(real.report.pushed, 'the real run pushed messages').toBeGreaterThan(0);
+    console.log(`dynomite partition twin: properties ${JSON.stringify(real.report.properties)}, replicas equal ${real.replicas?.equal} (differing: ${real.replicas?.differingKeys.slice(0, 5).join(", ")})\n${real.log.filter((l) => /partition/.test(l)).join('\n')}`);
+  }, 120_000);
+
   it('a Dynomite node paused for 2 s (atomic)', async () => {
     const r = await twin(withFaults('dynomite/DC_QUORUM/atomic/node-stall', [{ at: 1_000, kind: 'stall-node', zone: 'b', durationMs: 2_000 }]));
     expect(r.broken, r.log).toEqual([]);
@@ -122,5 +134,11 @@ describe('what a real twin refuses', () => {
     );
     expect(error).toBeInstanceOf(RealTwinError);
     expect((error as RealTwinError).problems.join('\n')).toMatch(/partition/);
+  });
+
+  it('a partition has real means on Dynomite only', () => {
+    const partition = { at: 100, kind: 'partition', from: 'a', to: 'b', durationMs: 500 } as const;
+    expect(realTwinProblems(parseSimConfig({ ...row('dynomite/DC_QUORUM/atomic/none'), faults: [partition] }))).toEqual([]);
+    expect(realTwinProblems(parseSimConfig({ ...row('primary-replica/atomic/none'), faults: [partition] }))).toEqual([expect.stringMatching(/^fault partition at 100 ms: .*primary-replica/)]);
   });
 });

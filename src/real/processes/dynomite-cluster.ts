@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { RealProcessError } from '../real-process-error.js';
 import { requireDynomiteBinary } from './dynomite-binary.js';
 import { freePort } from './free-port.js';
+import { startLinkProxy, type LinkProxy } from './link-proxy.js';
 import { hasExited, killOwned, pauseOwned, resumeOwned, spawnOwned } from './owned-children.js';
 import { withProbe } from './probe.js';
 import { answersPing, startRedisServer, type RedisServer } from './redis-server.js';
@@ -16,6 +17,15 @@ import { until } from './until.js';
  * holds every key), each with its own redis-server as datastore, everything on 127.0.0.1 and free
  * ports. Every child is owned by PID (owned-children.ts): killed on stop, on a failed start, and
  * when this process exits.
+ *
+ * Every peer link crosses a proxy (link-proxy.ts), so that a partition can hold the bytes between
+ * two nodes. Node i's seed for peer j is P(i→j), forwarding to j's `dyn_listen`. In Dynomite
+ * (2046b05) a node sends its own requests to a peer only on connections it opened itself, to the
+ * seed address (dyn_client.c → dnode_peer_get_conn, CONN_DNODE_PEER_SERVER); the connections it
+ * accepts on `dyn_listen` (dyn_dnode_client.c, CONN_DNODE_PEER_CLIENT) only carry a peer's requests
+ * in and their replies out (a same-DC request goes to the local datastore, never on). Gossip, the
+ * other sender, is off (`enable_gossip` unset: false). So every byte from i to j crosses P(i→j)
+ * upstream (i's requests) or P(j→i) downstream (i's replies to j's requests).
  */
 
 export type DynomiteConsistency = 'DC_ONE' | 'DC_QUORUM' | 'DC_SAFE_QUORUM';
@@ -62,6 +72,13 @@ export interface DynomiteCluster {
   /** SIGSTOP / SIGCONT rack `i`'s redis-server (its connections stay open). */
   pauseBackend(i: number): void;
   resumeBackend(i: number): void;
+  /**
+   * Hold every byte rack `from`'s node sends rack `to`'s node (its requests and its replies), in
+   * the proxies between them, until `unblockFlow`; what was held then arrives, in order, on the
+   * connections that survived. The other direction is untouched (a one-way partition).
+   */
+  blockFlow(from: number, to: number): void;
+  unblockFlow(from: number, to: number): void;
   log(i: number): string;
   stop(): Promise<void>;
 }
@@ -108,6 +125,14 @@ export async function startDynomiteCluster(options: DynomiteClusterOptions): Pro
   const dir = mkdtempSync(join(tmpdir(), 'dynoq-dynomite-'));
   const started: MutableRack[] = [];
   const clients: Redis[] = [];
+  // `i>j`: P(i→j), the proxy node i reaches peer j through; kept for the cluster's life (a
+  // restarted node reads the same configuration, so the same proxies).
+  const links = new Map<string, LinkProxy>();
+  const link = (from: number, to: number): LinkProxy => {
+    const p = links.get(`${from}>${to}`);
+    if (!p) throw new RealProcessError('unknown-zone', `no peer link ${from}→${to} (racks 0..${started.length - 1})`);
+    return p;
+  };
   let stopped = false;
   const stop = async () => {
     for (const c of clients.splice(0)) c.disconnect();
@@ -115,6 +140,8 @@ export async function startDynomiteCluster(options: DynomiteClusterOptions): Pro
       await killOwned(r.dynomite);
       await r.redis.stop();
     }
+    for (const p of links.values()) await p.close();
+    links.clear();
     if (!stopped) rmSync(dir, { recursive: true, force: true });
     stopped = true;
   };
@@ -147,6 +174,8 @@ export async function startDynomiteCluster(options: DynomiteClusterOptions): Pro
     await c.call('DYNO_CONFIG:CONN_CONSISTENCY', consistency);
     return c;
   };
+  // A peer cut off from rack i either way (a partition in effect) is not waited for.
+  const cutOff = (i: number, j: number) => i !== j && (link(i, j).isBlocked('upstream') || link(i, j).isBlocked('downstream') || link(j, i).isBlocked('upstream') || link(j, i).isBlocked('downstream'));
   // Rack i reaches every running peer when a write through it lands on each of their redis-servers.
   // A quorum write alone is not enough: it answers with one peer reached. A peer connection that
   // failed while the peers were starting is retried ~1 s later. A probe that did not arrive within
@@ -154,7 +183,9 @@ export async function startDynomiteCluster(options: DynomiteClusterOptions): Pro
   let probes = 0;
   const reachesPeers = async (i: number): Promise<boolean> => {
     const key = `dynoq-real-ready-${i}-${probes++}`;
-    const targets = started.filter(isUp).map((r) => r.redis.port);
+    const reachable = started.filter((r, j) => isUp(r) && !cutOff(i, j));
+    const targets = reachable.map((r) => r.redis.port);
+    const allReachable = reachable.length === started.filter(isUp).length;
     return withProbe(rackAt(i).port, async (c) => {
       await c.set(key, '1');
       try {
@@ -168,7 +199,9 @@ export async function startDynomiteCluster(options: DynomiteClusterOptions): Pro
         await c.del(key);
       }
       // Seen after a start: peer links that carry DC_ONE and DC_QUORUM writes while every
-      // DC_SAFE_QUORUM write times out for seconds. Ready only once a safe-quorum write answers too.
+      // DC_SAFE_QUORUM write times out for seconds. Ready only once a safe-quorum write answers too
+      // (not asked while a partition cuts a peer off: it may rightly time out then).
+      if (!allReachable) return true;
       await c.call('DYNO_CONFIG:CONN_CONSISTENCY', 'DC_SAFE_QUORUM');
       const answered = (await c.set(key, '1').catch(() => null)) === 'OK';
       await c.del(key).catch(() => undefined);
@@ -183,11 +216,14 @@ export async function startDynomiteCluster(options: DynomiteClusterOptions): Pro
   try {
     const plan: RackPlan[] = [];
     for (let i = 0; i < options.racks; i++) plan.push({ rack: `rack${i + 1}`, peerPort: await freePort(), port: await freePort(), statsPort: await freePort() });
+    for (const i of plan.keys()) {
+      for (const [j, peer] of plan.entries()) if (i !== j) links.set(`${i}>${j}`, await startLinkProxy(peer.peerPort));
+    }
     for (const [i, p] of plan.entries()) {
       const redisDir = join(dir, `${p.rack}-redis`);
       mkdirSync(redisDir);
       const redis = await startRedisServer({ dir: redisDir, args: options.redisArgs ?? [] });
-      const seeds = plan.filter((_, j) => j !== i).map((o) => `127.0.0.1:${o.peerPort}:${o.rack}:${DATACENTER}:${TOKEN}`);
+      const seeds = plan.flatMap((o, j) => (j === i ? [] : [`127.0.0.1:${link(i, j).port}:${o.rack}:${DATACENTER}:${TOKEN}`]));
       const configFile = join(dir, `${p.rack}.yml`);
       writeFileSync(configFile, yaml({ ...p, redisPort: redis.port }, seeds));
       const logFile = join(dir, `${p.rack}.log`);
@@ -232,6 +268,15 @@ export async function startDynomiteCluster(options: DynomiteClusterOptions): Pro
     resumeNode: (i) => resume(rackAt(i).dynomite),
     pauseBackend: (i) => pause(rackAt(i).redis.process),
     resumeBackend: (i) => resume(rackAt(i).redis.process),
+    // i's requests to j cross P(i→j) upstream; i's replies to j's requests cross P(j→i) downstream.
+    blockFlow(from, to) {
+      link(from, to).block('upstream');
+      link(to, from).block('downstream');
+    },
+    unblockFlow(from, to) {
+      link(from, to).unblock('upstream');
+      link(to, from).unblock('downstream');
+    },
     log: (i) => readFileSync(rackAt(i).logFile, 'utf8'),
     stop,
   };

@@ -14,11 +14,19 @@ export interface RealFaultWorld {
 type Kind = Fault['kind'];
 type FaultOf<K extends Kind> = Extract<Fault, { kind: K }>;
 
-/** Per zone, what is down and whether it comes back empty; paused processes with their resume timers. */
+/** A partition in effect, with the timer that heals it. */
+interface RealPartition {
+  readonly from: string;
+  readonly to: string;
+  readonly timer: NodeJS.Timeout;
+}
+
+/** Per zone, what is down and whether it comes back empty; paused processes with their resume timers; partitions in effect. */
 export class RealFaultState {
   readonly nodesDown = new Map<string, boolean>();
   readonly backendsDown = new Map<string, boolean>();
   readonly paused = new Map<string, NodeJS.Timeout>();
+  readonly partitions = new Set<RealPartition>();
 }
 
 /** How each fault a real twin can strike is done by real means. */
@@ -51,6 +59,21 @@ const REAL_FAULTS: { readonly [K in Kind]?: (w: RealFaultWorld, s: RealFaultStat
   },
   'stall-node': (w, s, f) => pauseFor(w, s, f.zone, 'node', f.durationMs),
   'stall-backend': (w, s, f) => pauseFor(w, s, f.zone, 'backend', f.durationMs),
+  partition: async (w, s, f) => {
+    w.cluster.partition(f.from, f.to, f.oneWay);
+    const label = `${f.from}${f.oneWay ? '→' : '↔'}${f.to}`;
+    w.log(`partition ${label} for ${f.durationMs} ms (peer-link bytes held in the proxies)`);
+    const p: RealPartition = {
+      from: f.from,
+      to: f.to,
+      timer: setTimeout(() => {
+        s.partitions.delete(p);
+        w.cluster.heal(f.from, f.to);
+        w.log(`heal partition ${label}`);
+      }, f.durationMs),
+    };
+    s.partitions.add(p);
+  },
   'crash-client': async (w, _s, f) => {
     w.actor(f.actor)?.crash();
     w.log(`crash client ${f.actor}`);
@@ -96,6 +119,7 @@ export function realTwinProblems(config: SimConfig): string[] {
   const clientNames = (name: string) => /^(producer|consumer|operator)/.test(name);
   for (const f of config.faults) {
     if (!(f.kind in REAL_FAULTS)) problems.push(`fault ${f.kind} at ${f.at} ms: no real means built (real faults: ${REAL_FAULT_KINDS.join(', ')})`);
+    else if (f.kind === 'partition' && t.kind !== 'dynomite') problems.push(`fault partition at ${f.at} ms: only Dynomite's peer links go through proxies here; primary-replica clients and replication cross zones through Sentinel, not built`);
     else if ((f.kind === 'clock-skew' || f.kind === 'clock-jump') && !clientNames(f.target)) problems.push(`fault ${f.kind} of ${f.target}: a store node's clock cannot be set off on a real process here (client clocks can)`);
   }
   return problems;
@@ -108,8 +132,14 @@ export function applyRealFault(w: RealFaultWorld, s: RealFaultState, fault: Faul
   return run(w, s, fault);
 }
 
-/** The liveness phase: every paused process resumes, every crashed node and redis restarts, clocks are true. */
+/** The liveness phase: every partition heals, every paused process resumes, every crashed node and redis restarts, clocks are true. */
 export async function healRealFaults(w: RealFaultWorld, s: RealFaultState): Promise<void> {
+  for (const p of s.partitions) {
+    clearTimeout(p.timer);
+    w.cluster.heal(p.from, p.to);
+    w.log(`heal partition ${p.from}/${p.to} (liveness)`);
+  }
+  s.partitions.clear();
   for (const [key, timer] of s.paused) {
     clearTimeout(timer);
     const [which, zone] = key.split(':') as ['node' | 'backend', string];

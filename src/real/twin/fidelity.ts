@@ -35,6 +35,7 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
   'dynomite/DC_SAFE_QUORUM/atomic/backend-crash',
   'dynomite/DC_QUORUM/atomic/node-stall',
   'dynomite/DC_SAFE_QUORUM/atomic/node-stall',
+  'dynomite/DC_QUORUM/atomic/partition',
 ].map((name) => ({ name, named: tableRow(name) }));
 
 /** Per property: runs that violated it out of runs that exercised it. */
@@ -190,7 +191,7 @@ export function formatFidelity(m: FidelityMeasurement, explanations: Explanation
     '',
     'A cell is *runs that violated the property / runs that exercised it (95 % Wilson interval)*. The verdict compares the simulated rate with the real one: **agree** when the intervals overlap, **simulator harsher** when the simulator breaks the property more often than reality can, **simulator gentler** when reality breaks it more often than the simulator says. With a handful of real runs an interval is wide: *agree* then means "no evidence of a difference", not proof of none.',
     '',
-    'Real faults are real means: SIGKILL and a restart from the append-only file (or without it, for faults that lose data), SIGSTOP/SIGCONT, a client whose connections are closed, a client clock set off in its process. Faults with no real means here — network partitions and lag spikes (no proxy per link), a store node\'s clock, a zone-failover client — are not run: seeds whose schedule has one are skipped and counted.',
+    'Real faults are real means: SIGKILL and a restart from the append-only file (or without it, for faults that lose data), SIGSTOP/SIGCONT, a client whose connections are closed, a client clock set off in its process, and on Dynomite a partition between two nodes held in a TCP proxy on each peer link (bytes held, delivered in order at the heal unless the connection closed meanwhile). Faults with no real means here — partitions on a primary with replicas, lag spikes, a store node\'s clock, a zone-failover client — are not run: seeds whose schedule has one are skipped and counted.',
     '',
     'Scoring a refused write: on a real Dynomite a write answered as refused (an ack voted down to 0) may have run on one replica, and the client cannot tell; the real twin scores every refused write on Dynomite **unknown**. The simulator knows, and scores a refusal unknown exactly when some replica ran it (SPEC §6.1).',
     '',

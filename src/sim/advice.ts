@@ -27,7 +27,7 @@ const ADVICE: Partial<Record<Cause, Partial<Record<PropertyName, string>>>> = {
   },
   partition: {
     deliveredPromptly: 'consumers cut off from their shard\'s node cannot pop until the partition heals.',
-    atLeastOnce: 'writes on the far side of a partition are not replicated; use a consistency level that needs a majority, and time out and retry unknown pushes.',
+    atLeastOnce: 'writes across a partition arrive only at the heal, after writes made since on the other side, and replicas that re-execute them on a state that moved on diverge: use a consistency level that needs a majority, and time out and retry unknown pushes.',
     noDoublePop: 'replicas that missed a lease hand the message out again: pop through the quorum connection only.',
     acksAreFinal: 'an ack that reached one side only is undone by the other: ack through the quorum connection.',
   },

@@ -18,7 +18,7 @@ export function mechanismKey(m: Mechanism): string {
 /** The exposure counts that say most about each family, most telling first. */
 const TELLING: Readonly<Record<FaultFamily, readonly string[]>> = {
   'node-crash': ['promotions', 'writes lost', 'primary crashed', 'requests refused', 'restarted'],
-  partition: ['messages dropped'],
+  partition: ['messages dropped', 'messages held until the heal'],
   'client-failover': ['requests to the other zone'],
   'client-crash': ['leases held', 'calls in flight'],
   'client-pause': ['leases outlived by the pause', 'deliveries held by the pause', 'leases held', 'calls in flight'],

@@ -17,12 +17,24 @@ export interface LagModel {
 }
 
 /**
+ * How long bytes may wait across a partition and still arrive: Dynomite's peer-write timeout (DYNOMITE.md
+ * "Failures and repair"), after which it gives up on the connection. A client's ioredis connection
+ * outlasts it (a command timeout rejects the call, it does not close the connection).
+ */
+export const PARTITION_HOLD_LIMIT_MS = 25_200;
+
+/**
  * The network fault domain: per-zone-pair reachability (symmetric and one-way partitions),
- * latency, replication lag and lag spikes. Messages across a blocked pair are dropped.
- * Blocks are counted, so that two overlapping partitions of one pair heal one at a time.
+ * latency, replication lag and lag spikes. A message across a blocked pair travels on an
+ * established TCP connection: it waits (TCP retransmits into the partition) and arrives once the pair
+ * heals, in order, as the real peer links were measured to do through a partitioning proxy; one that
+ * waited past PARTITION_HOLD_LIMIT_MS is dropped. Blocks are counted, so that two overlapping
+ * partitions of one pair heal one at a time.
  */
 export class Network {
   private readonly blocked = new Map<string, number>();
+  /** Per blocked pair, what was sent across it since it was blocked, in order. */
+  private readonly held = new Map<string, { readonly since: number; readonly fn: () => void; readonly from: string; readonly to: string }[]>();
   /** Extra lag while lag-spike faults are active (each adds its own and takes it back). */
   extraLagMs = 0;
 
@@ -44,12 +56,26 @@ export class Network {
     const key = `${fromZone}>${toZone}`;
     const n = (this.blocked.get(key) ?? 0) - 1;
     if (n > 0) this.blocked.set(key, n);
-    else this.blocked.delete(key);
+    else {
+      this.blocked.delete(key);
+      this.release(key);
+    }
   }
 
   /** Ends every partition at once (the liveness phase). */
   healAll(): void {
     this.blocked.clear();
+    for (const key of [...this.held.keys()]) this.release(key);
+  }
+
+  /** The pair healed: what waited arrives, in order, one latency from now; what waited too long is lost. */
+  private release(key: string): void {
+    const waiting = this.held.get(key) ?? [];
+    this.held.delete(key);
+    for (const m of waiting) {
+      if (this.kernel.now - m.since > PARTITION_HOLD_LIMIT_MS) this.observations?.emit('dropped', { from: m.from, to: m.to });
+      else this.kernel.quietAfter(this.latency(), m.fn);
+    }
   }
 
   canSend(fromZone: string, toZone: string): boolean {
@@ -89,14 +115,17 @@ export class Network {
     return lag;
   }
 
-  /** Delivers `fn` after a latency if the pair is reachable now; returns false when dropped. */
-  send(fromZone: string, toZone: string, delay: number, fn: () => void): boolean {
+  /** Delivers `fn` after `delay`, or once the pair heals if it is partitioned now. */
+  send(fromZone: string, toZone: string, delay: number, fn: () => void): void {
     if (!this.canSend(fromZone, toZone)) {
-      this.observations?.emit('dropped', { from: fromZone, to: toZone });
-      return false;
+      const key = `${fromZone}>${toZone}`;
+      let waiting = this.held.get(key);
+      if (!waiting) this.held.set(key, (waiting = []));
+      waiting.push({ since: this.kernel.now, fn, from: fromZone, to: toZone });
+      this.observations?.emit('held-by-partition', { from: fromZone, to: toZone });
+      return;
     }
     // Quiet: a packet settles a promise only through the receiving actor's timers, which say so.
     this.kernel.quietAfter(delay, fn);
-    return true;
   }
 }

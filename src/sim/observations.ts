@@ -25,6 +25,8 @@ export interface ObservationMap {
    * connection was still closed.
    */
   'storage-error': { readonly node: string; readonly cause: 'dead' | 'timeout' | 'dropped' | 'disconnected' };
+  /** A message was sent across a partitioned pair of zones: it waits for the heal. */
+  'held-by-partition': { readonly from: string; readonly to: string };
   /** A Dynomite node gave up on its connection to a peer (a request outlived its timeout). */
   'link-timeout': { readonly from: string; readonly to: string };
   /** A request was dropped because the link to a still-paused peer had timed out. */

@@ -435,6 +435,22 @@ describe('the queue on Dynomite', () => {
 /** A world with the configuration's own random network (not the fixture's fixed lag). */
 const randomWorld = (seed: string, network: SimConfigInput['network'] = {}) => new SimWorld(parseSimConfig({ seed, topology: { kind: 'dynomite', zones: ['a', 'b', 'c'] }, network }));
 
+describe('Dynomite as measured: a partition holds the peer-link bytes until it heals', () => {
+  it('a DC_ONE write through b reaches a, not c, while b and c are cut off; the heal delivers it to c (as on the real build through a proxy)', async () => {
+    const w = world('dynomite');
+    const store = w.client('c', 'b', { consistency: 'DC_ONE' });
+    w.network.block('b', 'c');
+    w.network.block('c', 'b');
+    await w.settle(store.hset('k', 'f', 'v'));
+    await w.advance(6_000);
+    expect(hgetAll(w, 'k', 'f')).toEqual(['v', 'v', null]);
+    w.network.unblock('b', 'c');
+    w.network.unblock('c', 'b');
+    await w.advance(1_000);
+    expect(hgetAll(w, 'k', 'f')).toEqual(['v', 'v', 'v']);
+  });
+});
+
 describe('Dynomite as measured: one request’s copies leave together (issue 29)', () => {
   it('a coordinator killed just after a write: both survivors receive it (16/16 real runs), on either profile', async () => {
     let splits = 0;

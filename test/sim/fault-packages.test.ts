@@ -32,7 +32,7 @@ describe('fault packages: each strikes, records what it changed, and heals only 
     expect(w.network.canSend('a', 'b')).toBe(true);
   });
 
-  it('through a run: a short partition heals while a long one on another pair still drops messages', async () => {
+  it('through a run: a short partition heals while a long one on another pair still holds messages', async () => {
     const r = await runSimulation(
       parseSimConfig(
         small({
@@ -45,7 +45,7 @@ describe('fault packages: each strikes, records what it changed, and heals only 
       ),
     );
     const [long, short] = r.faults;
-    expect(long!.exposure.counts['messages dropped']).toBeGreaterThan(short!.exposure.counts['messages dropped'] ?? 0);
+    expect(long!.exposure.counts['messages held until the heal']).toBeGreaterThan(short!.exposure.counts['messages held until the heal'] ?? 0);
     expect(r.exposed).toBe(true);
   });
 
@@ -157,10 +157,11 @@ describe('fault packages: each strikes, records what it changed, and heals only 
 
   it("the node-stall rows start their pauses during the traffic and reach Dynomite's timeouts", async () => {
     const rows = CONFIGURATIONS.filter((c) => c.faults === 'node-stall' && c.profile === 'basic');
-    expect(rows.map((r) => r.name)).toEqual(['dynomite/DC_QUORUM/legacy/node-stall', 'dynomite/DC_QUORUM/atomic/node-stall']);
+    expect(rows.map((r) => r.name)).toEqual(['dynomite/DC_QUORUM/legacy/node-stall', 'dynomite/DC_QUORUM/atomic/node-stall', 'dynomite/DC_SAFE_QUORUM/atomic/node-stall']);
     expect(CONFIGURATIONS.filter((c) => c.faults === 'node-stall' && c.profile === 'full').map((r) => r.name)).toEqual([
       'dynomite/DC_QUORUM/legacy/node-stall/full',
       'dynomite/DC_QUORUM/atomic/node-stall/full',
+      'dynomite/DC_SAFE_QUORUM/atomic/node-stall/full',
     ]);
     const exposures = new Set<string>();
     for (const row of rows) {

@@ -7,8 +7,8 @@ const partitionSchema = z
     at,
     kind: z.literal('partition').describe('the fault: partition'),
     from: zone.describe('one side: messages from this zone…'),
-    to: zone.describe('…to this zone are dropped (requests time out)'),
-    oneWay: z.boolean().default(false).describe('drop only from → to (default: both ways)'),
+    to: zone.describe('…to this zone wait (TCP retransmits) and arrive at the heal; the calls waiting on them time out meanwhile'),
+    oneWay: z.boolean().default(false).describe('only from → to (default: both ways)'),
     durationMs: ms.describe('how long it lasts; healing it ends only this partition'),
   })
   .strict();
@@ -24,7 +24,12 @@ export const partition: FaultPackage<Partition> = {
     const { network, observations } = world;
     const pairs: [string, string][] = f.oneWay ? [[f.from, f.to]] : [[f.from, f.to], [f.to, f.from]];
     for (const [a, b] of pairs) network.block(a, b);
-    const stop = observations.listen('dropped', (e) => pairs.some(([a, b]) => a === e.from && b === e.to) && exposure.add('messages dropped'));
+    const across = (e: { from: string; to: string }) => pairs.some(([a, b]) => a === e.from && b === e.to);
+    const stops = [
+      observations.listen('held-by-partition', (e) => across(e) && exposure.add('messages held until the heal')),
+      observations.listen('dropped', (e) => across(e) && exposure.add('messages dropped')),
+    ];
+    const stop = () => stops.forEach((s) => s());
     world.kernel.after(f.durationMs, () => {
       stop();
       for (const [a, b] of pairs) network.unblock(a, b);

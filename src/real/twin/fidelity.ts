@@ -54,6 +54,8 @@ function count(t: Tally, report: { properties: Record<PropertyName, boolean>; ex
 export interface RowFidelity {
   readonly row: string;
   readonly description: string;
+  /** Simulated seeds behind `simulated`. */
+  readonly simSeeds: number;
   /** The simulator on `simSeeds` seeds (the table's own measurement of the row). */
   readonly simulated: Tally;
   /** The simulator on exactly the seeds that also ran for real (same schedule of faults). */
@@ -95,6 +97,15 @@ export interface FidelityOptions {
 export interface FidelityMeasurement {
   readonly rows: readonly RowFidelity[];
   readonly options: Required<Omit<FidelityOptions, 'onProgress' | 'only'>>;
+}
+
+/**
+ * A new measurement of some rows over an earlier one of all of them (real runs are slow: `--only`
+ * re-measures what changed). Rows come out in FIDELITY_ROWS order; a row measured in neither is absent.
+ */
+export function mergeFidelity(earlier: FidelityMeasurement | null, fresh: FidelityMeasurement): FidelityMeasurement {
+  const rows = FIDELITY_ROWS.map((r) => fresh.rows.find((x) => x.row === r.name) ?? earlier?.rows.find((x) => x.row === r.name)).filter((r): r is RowFidelity => r !== undefined);
+  return { options: fresh.options, rows };
 }
 
 const seedOf = (row: string, i: number) => `fidelity-${row}-${i}`;
@@ -158,6 +169,7 @@ export async function measureFidelity(options: FidelityOptions = {}): Promise<Fi
     rows: state.map((s) => ({
       row: s.row.name,
       description: s.row.named.description,
+      simSeeds,
       simulated: s.simulated,
       simulatedTwins: s.simulatedTwins,
       real: s.real,
@@ -203,7 +215,7 @@ export function formatFidelity(m: FidelityMeasurement, explanations: Explanation
     lines.push(`| ${r.row} | ${r.realRuns} | ${disagree.length === 0 ? 'none (agree)' : disagree.map((p) => `${PROPERTIES[p].label}: ${agreement(r.simulated[p], r.real[p])}`).join('; ')} |`);
   }
   for (const r of m.rows) {
-    lines.push('', `## ${r.row}`, '', `${r.description}. ${r.realRuns} real run(s), ${r.realSeconds} s on real processes${r.skipped > 0 ? `; ${r.skipped} seed(s) skipped (a fault with no real means)` : ''}.`, '');
+    lines.push('', `## ${r.row}`, '', `${r.description}. ${r.simSeeds} simulated seeds; ${r.realRuns} real run(s), ${r.realSeconds} s on real processes${r.skipped > 0 ? `; ${r.skipped} seed(s) skipped (a fault with no real means)` : ''}.`, '');
     lines.push('| property | simulated | simulated, same seeds | real | verdict |', '|---|---|---|---|---|');
     for (const p of PROPERTY_NAMES) {
       const verdict = r.real[p].exercised === 0 || r.simulated[p].exercised === 0 ? 'not compared (not exercised)' : agreement(r.simulated[p], r.real[p]);

@@ -66,7 +66,7 @@ export interface RowFidelity {
   readonly skipped: number;
   /** Dynomite: runs whose replicas ended equal, simulated (twin seeds) and real. */
   readonly replicasEqual: { readonly simulated: number; readonly real: number } | null;
-  /** Real runs whose fault failed to strike (a process that would not restart), with the error. */
+  /** Real runs whose fault failed to strike (a process that would not restart) or that did not complete, with the error. */
   readonly faultErrors: readonly string[];
   readonly realSeconds: number;
 }
@@ -154,7 +154,15 @@ export async function measureFidelity(options: FidelityOptions = {}): Promise<Fi
       count(s.simulatedTwins, sim.report);
       if (sim.replicas?.equal) s.replicas.simulated++;
       const t0 = Date.now();
-      const real = await runReal(config);
+      let real: Awaited<ReturnType<typeof runReal>>;
+      try {
+        real = await runReal(config);
+      } catch (err) {
+        // Processes that would not start are no verdict: the seed is noted, not counted.
+        s.faultErrors.push(`${config.seed}: the real run did not complete (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
+        progress(`real ${s.row.name} seed ${config.seed}: did not complete: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+        continue;
+      }
       s.realMs += Date.now() - t0;
       count(s.real, real.report);
       s.realRuns++;
@@ -222,7 +230,7 @@ export function formatFidelity(m: FidelityMeasurement, explanations: Explanation
       lines.push(`| ${PROPERTIES[p].label} | ${rate(r.simulated[p])} | ${rate(r.simulatedTwins[p])} | ${rate(r.real[p])} | ${verdict} |`);
     }
     if (r.replicasEqual) lines.push('', `Replicas equal at the end: simulated ${r.replicasEqual.simulated}/${r.realRuns} (same seeds), real ${r.replicasEqual.real}/${r.realRuns}.`);
-    if (r.faultErrors.length > 0) lines.push('', `Faults that failed to strike: ${r.faultErrors.join('; ')}.`);
+    if (r.faultErrors.length > 0) lines.push('', `Real runs not counted or faults that failed to strike: ${r.faultErrors.join('; ')}.`);
     const why = explanations[r.row];
     if (why) lines.push('', `**Why they differ.** ${why}`);
   }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { FIDELITY_EXPLANATIONS } from '../../real/twin/fidelity-explanations.js';
-import { formatFidelity, measureFidelity, mergeFidelity, type FidelityMeasurement } from '../../real/twin/fidelity.js';
+import { FIDELITY_ROWS, formatFidelity, measureFidelity, mergeFidelity, type FidelityMeasurement } from '../../real/twin/fidelity.js';
 import { CliError } from '../cli-error.js';
 import { prepareOutput, writeOutput } from '../output.js';
 
@@ -34,6 +34,9 @@ function readEarlier(path: string): FidelityMeasurement | null {
  * replace theirs in the earlier data and the table shows all. Exit 0: a disagreement is a finding.
  */
 export async function fidelityCommand(flags: FidelityFlags): Promise<number> {
+  if (flags.only !== undefined && !FIDELITY_ROWS.some((r) => r.name.includes(flags.only!))) {
+    throw new CliError(`--only ${flags.only}: no fidelity row's name contains it; the rows:\n  ${FIDELITY_ROWS.map((r) => r.name).join('\n  ')}`);
+  }
   const dataPath = flags.data ?? `${flags.out.replace(/\.md$/, '')}.json`;
   const earlier = flags.only !== undefined ? readEarlier(dataPath) : null;
   prepareOutput(flags.out);

@@ -1,7 +1,5 @@
 import type { BaseQueue } from '../queue/base-queue.js';
-import { createQueue } from '../queue/create-queue.js';
-import { shardingStrategy, type ShardingStrategy } from '../queue/sharding.js';
-import { countingQueue } from './workloads/call-counter.js';
+import { actorQueues } from './workloads/actor-queues.js';
 import { ActorTimers, SkewedClock } from './actor-time.js';
 import type { Connection } from './connection.js';
 import { CallProbe, type SimStore } from './sim-store.js';
@@ -44,37 +42,21 @@ export class SimActor {
       for (const s of stores) this.connections.push(s.connection);
       return stores;
     };
-    const q = world.config.queue;
-    const picks = shardingStrategy(q.sharding);
-    const recording: ShardingStrategy = {
-      name: picks.name,
-      nextShard: (all, m) => {
-        const shard = picks.nextShard(all, m);
-        this.shards.set(m.id, shard);
-        return shard;
-      },
-    };
-    const queueFor = ([quorum, nonQuorum]: [SimStore, SimStore], reaperInterval: number, sharding: ShardingStrategy | typeof q.sharding) =>
-      createQueue({
-        name: 'sim',
-        mode: q.mode,
-        quorum,
-        nonQuorum,
-        shards: { allShards: world.config.topology.zones, currentShard: zone },
-        sharding,
-        unackTimeout: q.unackTimeoutMs,
-        unackInterval: reaperInterval,
-        serverTime: q.serverTime,
-        durable: q.durable,
-        clock: this.clock,
-        timers: this.timers,
-        randomId: world.randomId,
-        pollInterval: world.config.workload.pollIntervalMs,
-        onReaperError: (err) =>
-          trace.record({ t: kernel.now, actor: name, op: 'reaper-error', result: err instanceof Error ? err.message : String(err) }),
-      });
-    this.queue = countingQueue(queueFor(pair(this.probe), 0, recording), this.calls);
-    this.reaper = runsReaper ? queueFor(pair(), q.reaperIntervalMs, q.sharding) : null;
+    const queues = actorQueues({
+      config: world.config,
+      zone,
+      clock: this.clock,
+      timers: this.timers,
+      stores: (recorded) => pair(recorded ? this.probe : undefined),
+      shards: this.shards,
+      calls: this.calls,
+      runsReaper,
+      randomId: world.randomId,
+      onReaperError: (err) =>
+        trace.record({ t: kernel.now, actor: name, op: 'reaper-error', result: err instanceof Error ? err.message : String(err) }),
+    });
+    this.queue = queues.queue;
+    this.reaper = queues.reaper;
   }
 
   sleep(ms: number): Promise<void> {

@@ -9,9 +9,11 @@ import { checkerSettings } from './checker-settings.js';
 import { resolveProfile, startWorkload, type WorkloadContext } from './workloads/index.js';
 import { SIM_EPOCH, SimWorld } from './world.js';
 import { SimConfigError } from './sim-config-error.js';
+import { compareDumps, type ReplicaComparison } from './replica-comparison.js';
 
 export { SIM_EPOCH } from './world.js';
 export { SimConfigError } from './sim-config-error.js';
+export type { ReplicaComparison } from './replica-comparison.js';
 
 
 /** One fault as it struck: when, its family, and what it changed. */
@@ -63,21 +65,13 @@ export interface RunOptions {
   readonly traceHash?: boolean;
 }
 
-export interface ReplicaComparison {
-  readonly equal: boolean;
-  /** Keys whose value differs between at least two replicas (absent counts as a value). */
-  readonly differingKeys: readonly string[];
-}
 
 /** Longest a replicated write can still be in flight once the clients stopped (spikes included). */
 const REPLICATION_DRAIN_MS = 60_000;
 
 /** Compares every replica's keyspace, key by key. */
 export function compareReplicas(world: SimWorld): ReplicaComparison {
-  const dumps = world.topology.nodes.map((n) => n.keyspace.dump());
-  const keys = [...new Set(dumps.flatMap((d) => Object.keys(d)))].sort();
-  const differingKeys = keys.filter((k) => new Set(dumps.map((d) => JSON.stringify(d[k] ?? null))).size > 1);
-  return { equal: differingKeys.length === 0, differingKeys };
+  return compareDumps(world.topology.nodes.map((n) => n.keyspace.dump()));
 }
 
 /**

@@ -1,10 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { BaseQueue } from '../../queue/base-queue.js';
-import { createQueue } from '../../queue/create-queue.js';
-import { shardingStrategy, type ShardingStrategy } from '../../queue/sharding.js';
 import { CallProbe } from '../../sim/call-probe.js';
 import type { SimConfig } from '../../sim/config.js';
-import { countingQueue } from '../../sim/workloads/call-counter.js';
+import { actorQueues } from '../../sim/workloads/actor-queues.js';
 import type { WorkloadActor } from '../../sim/workloads/index.js';
 import { IoredisStore } from '../../store/ioredis-store.js';
 import type { Store } from '../../store/store.js';
@@ -49,35 +47,19 @@ export class RealActor implements WorkloadActor {
       const racked: Store = dynomite ? Object.assign(Object.create(s) as Store, { racks: cluster.zones.length }) : s;
       return probe ? probingStore(racked, probe, dynomite) : racked;
     };
-    const q = config.queue;
-    const picks = shardingStrategy(q.sharding);
-    const recording: ShardingStrategy = {
-      name: picks.name,
-      nextShard: (all, m) => {
-        const shard = picks.nextShard(all, m);
-        this.shards.set(m.id, shard);
-        return shard;
-      },
-    };
-    const queueFor = (probe: CallProbe | undefined, reaperInterval: number, sharding: ShardingStrategy | typeof q.sharding) =>
-      createQueue({
-        name: 'sim',
-        mode: q.mode,
-        quorum: store('quorum', probe),
-        nonQuorum: store('nonQuorum', probe),
-        shards: { allShards: config.topology.zones, currentShard: zone },
-        sharding,
-        unackTimeout: q.unackTimeoutMs,
-        unackInterval: reaperInterval,
-        serverTime: q.serverTime,
-        durable: q.durable,
-        clock: this.clock,
-        timers: this.timers,
-        pollInterval: config.workload.pollIntervalMs,
-        onReaperError,
-      });
-    this.queue = countingQueue(queueFor(this.probe, 0, recording), this.calls);
-    this.reaper = runsReaper ? queueFor(undefined, q.reaperIntervalMs, q.sharding) : null;
+    const queues = actorQueues({
+      config,
+      zone,
+      clock: this.clock,
+      timers: this.timers,
+      stores: (recorded) => [store('quorum', recorded ? this.probe : undefined), store('nonQuorum', recorded ? this.probe : undefined)],
+      shards: this.shards,
+      calls: this.calls,
+      runsReaper,
+      onReaperError,
+    });
+    this.queue = queues.queue;
+    this.reaper = queues.reaper;
   }
 
   get runsReaper(): boolean {

@@ -4,6 +4,7 @@ import { checkerSettings } from '../../sim/checker-settings.js';
 import type { Fault, SimConfig } from '../../sim/config.js';
 import { configProblems } from '../../sim/config-problems.js';
 import { HistoryRecorder } from '../../sim/history-recorder.js';
+import { compareDumps, type ReplicaComparison } from '../../sim/replica-comparison.js';
 import { Rng } from '../../sim/rng.js';
 import { Trace } from '../../sim/trace.js';
 import { resolveProfile, startWorkload, type WorkloadContext } from '../../sim/workloads/index.js';
@@ -21,10 +22,6 @@ export interface StruckRealFault {
   readonly error?: string;
 }
 
-export interface RealReplicaComparison {
-  readonly equal: boolean;
-  readonly differingKeys: readonly string[];
-}
 
 /** A real twin's result: the same report as a simulated run's, from the same checker. */
 export interface RealResult {
@@ -33,7 +30,7 @@ export interface RealResult {
   readonly history: readonly HistoryOp[];
   readonly faults: readonly StruckRealFault[];
   /** Dynomite only: whether every replica's redis holds the same keys once the run ended. */
-  readonly replicas: RealReplicaComparison | null;
+  readonly replicas: ReplicaComparison | null;
   readonly calls: Readonly<Record<string, number>>;
   /** When the liveness phase began and the run ended (system clock ms): the checker's phases. */
   readonly livenessStart: number;
@@ -60,11 +57,6 @@ function until(deadline: number, done: () => boolean): Promise<void> {
   });
 }
 
-function compare(dumps: readonly Readonly<Record<string, string>>[]): RealReplicaComparison {
-  const keys = [...new Set(dumps.flatMap((d) => Object.keys(d)))].sort();
-  const differingKeys = keys.filter((k) => new Set(dumps.map((d) => d[k] ?? null)).size > 1);
-  return { equal: differingKeys.length === 0, differingKeys };
-}
 
 /**
  * The real twin of a simulated run: the same configuration (topology, queue options, workload
@@ -136,10 +128,10 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
     const end = Date.now();
     for (const a of actors.values()) a.crash();
     const report = checkHistory(recorder.history, { livenessStart, end }, checkerSettings(config));
-    let replicas: RealReplicaComparison | null = null;
+    let replicas: ReplicaComparison | null = null;
     if (cluster.kind === 'dynomite') {
       await until(Date.now() + REPLICATION_SETTLE_MS, () => false);
-      replicas = compare(await cluster.dumps(''));
+      replicas = compareDumps(await cluster.dumps(''));
     }
     const calls: Record<string, number> = {};
     for (const a of actors.values()) for (const [m, n] of a.calls) calls[m] = (calls[m] ?? 0) + n;

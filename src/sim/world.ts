@@ -60,7 +60,7 @@ export class SimWorld {
     const t = config.topology;
     this.topology =
       t.kind === 'dynomite'
-        ? new DynomiteTopology(this.kernel, this.network, t.zones, this.observations)
+        ? new DynomiteTopology(this.kernel, this.network, t.zones, this.observations, this.rng.stream('dynomite-vote-order'))
         : new PrimaryReplicaTopology(this.kernel, this.network, t.zones, t.failoverDelayMs, this.observations);
   }
 

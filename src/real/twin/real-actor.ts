@@ -45,7 +45,7 @@ export class RealActor implements WorkloadActor {
       const s = new IoredisStore(client, { dynomite });
       // The queue holds settled messages back only with more than one rack (base-queue reads racks).
       const racked: Store = dynomite ? Object.assign(Object.create(s) as Store, { racks: cluster.zones.length }) : s;
-      return probe ? probingStore(racked, probe, dynomite) : racked;
+      return probe ? probingStore(racked, probe, dynomite, () => client.status === 'ready') : racked;
     };
     const queues = actorQueues({
       config,

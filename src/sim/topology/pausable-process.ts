@@ -1,4 +1,4 @@
-import type { Kernel } from '../kernel.js';
+import type { Kernel } from '../kernel/kernel.js';
 
 /** Which connection a piece of work came in on (any value; compared by identity). */
 export type Source = unknown;

@@ -91,6 +91,10 @@ export class Keyspace {
   private evicted: string[] = [];
   /** Keys evicted in this keyspace's life. */
   evictions = 0;
+  /** Commands and scripts refused for memory (OOM) in this keyspace's life. */
+  oomRefusals = 0;
+  /** Inside `asReplica`: the limit is not applied (a replica obeys its primary, not its own maxmemory). */
+  private replicating = false;
   /** SCRIPT LOAD's cache, by SHA1. Like a restarted redis-server, a new keyspace starts without it. */
   private readonly scriptCache = new Map<string, string>();
   /**
@@ -191,16 +195,34 @@ export class Keyspace {
    */
   private asScript(flags: ScriptFlags, run: () => Reply): Reply {
     let oom = false;
-    if (this.limit !== undefined) {
+    if (this.limit !== undefined && !this.replicating) {
       this.evictIfNeeded();
       oom = this.usedMemory > this.limit.maxmemory;
-      if (oom && flags.declared && !flags.allowOom && !flags.noWrites) throw oomError();
+      if (oom && flags.declared && !flags.allowOom && !flags.noWrites) throw this.refuse();
     }
     this.script = { oom, dirty: false, flags };
     try {
       return run();
     } finally {
       this.script = null;
+    }
+  }
+
+  private refuse(): Error {
+    this.oomRefusals++;
+    return oomError();
+  }
+
+  /**
+   * Runs `fn` as a replica applies its primary's stream: no memory limit is applied (Redis's
+   * replicas ignore maxmemory by default; their primary's evictions reach them as DELs).
+   */
+  asReplica<T>(fn: () => T): T {
+    this.replicating = true;
+    try {
+      return fn();
+    } finally {
+      this.replicating = false;
     }
   }
 
@@ -280,13 +302,13 @@ export class Keyspace {
     const script = this.script;
     if (script !== null && WRITE_COMMANDS.has(cmd)) {
       if (script.flags.noWrites) throw new RedisError('ERR Write commands are not allowed from read-only scripts.');
-      if (limit !== undefined && script.oom && !script.dirty && !script.flags.allowOom && DENY_OOM_COMMANDS.has(cmd)) throw oomError();
+      if (limit !== undefined && script.oom && !script.dirty && !script.flags.allowOom && DENY_OOM_COMMANDS.has(cmd)) throw this.refuse();
       script.dirty = true;
     }
-    if (limit === undefined) return;
+    if (limit === undefined || this.replicating) return;
     if (script === null && cmd !== 'eval' && cmd !== 'evalsha') {
       this.evictIfNeeded();
-      if (DENY_OOM_COMMANDS.has(cmd) && this.usedMemory > limit.maxmemory) throw oomError();
+      if (DENY_OOM_COMMANDS.has(cmd) && this.usedMemory > limit.maxmemory) throw this.refuse();
     }
     this.tick++;
     const touched = cmd === 'del' || cmd === 'exists' ? args : args.length > 0 && cmd !== 'time' && cmd !== 'script' && cmd !== 'flushall' && cmd !== 'eval' && cmd !== 'evalsha' ? [args[0]!] : [];

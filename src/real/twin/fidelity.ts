@@ -36,6 +36,10 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
   'dynomite/DC_QUORUM/atomic/node-stall',
   'dynomite/DC_SAFE_QUORUM/atomic/node-stall',
   'dynomite/DC_QUORUM/atomic/partition',
+  'primary-replica/legacy/memory-pressure',
+  'primary-replica/atomic/memory-pressure',
+  'primary-replica/legacy/eviction',
+  'primary-replica/atomic/eviction',
 ].map((name) => ({ name, named: tableRow(name) }));
 
 /** Per property: runs that violated it out of runs that exercised it. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseSimConfig, type SimConfigInput } from '../../src/sim/config.js';
-import { runSimulation } from '../../src/sim/run.js';
+import { parseSimConfig, type SimConfigInput } from '../../src/sim/run/config.js';
+import { runSimulation } from '../../src/sim/run/run.js';
 
 /** The two memory fault families on the simulated primary: what each does to a queue. */
 function config(mode: 'legacy' | 'atomic', fault: Record<string, unknown>): SimConfigInput {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { Rng } from '../rng.js';
-import { at, ms, zone } from './atoms.js';
+import { Rng } from '../kernel/rng.js';
+import { at, ms, zone } from '../settings/atoms.js';
 import type { FaultPackage } from './fault-package.js';
 import { drawPressure, fraction, liftAllLimits, memoryBand, nodeOf, pressNode } from './memory-pressure.js';
 

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import type { EvictionPolicy } from '../../redis/memory.js';
-import type { SimNode } from '../sim-node.js';
+import type { SimNode } from '../store/sim-node.js';
 import { nodeName } from '../topology/node-name.js';
-import { at, between, ms, zone } from './atoms.js';
+import { at, between, ms, zone } from '../settings/atoms.js';
 import type { Exposure } from './exposure.js';
 import type { Band, BandContext, DrawContext, FaultPackage, FaultWorld } from './fault-package.js';
-import type { Rng } from '../rng.js';
+import type { Rng } from '../kernel/rng.js';
 
 export const fraction = z.number().gt(0).lt(1);
 

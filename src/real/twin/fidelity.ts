@@ -41,6 +41,10 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
   'dynomite/DC_QUORUM/atomic/none/full',
   'dynomite/DC_QUORUM/atomic/node-crash/full',
   'dynomite/DC_QUORUM/atomic/partition/full',
+  'primary-replica/legacy/memory-pressure',
+  'primary-replica/atomic/memory-pressure',
+  'primary-replica/legacy/eviction',
+  'primary-replica/atomic/eviction',
 ].map((name) => ({ name, named: tableRow(name) }));
 
 /** Real runs per row by default: fewer make an interval too wide for "agree" to mean anything. */

@@ -34,6 +34,8 @@ const TELLING: Readonly<Record<FaultFamily, readonly string[]>> = {
     'requests refused while the datastore connection was closed',
     'requests held by the pause',
   ],
+  'memory-pressure': ['push refused'],
+  eviction: ['evicted', 'push refused'],
 };
 
 function faultCause(f: StruckFault): string {

@@ -55,7 +55,7 @@ describe('Dynomite as measured: replies under quorum', () => {
 
   it('DC_QUORUM without agreement returns the first good reply to arrive', async () => {
     const { w, store } = seeded({ a: 'x', b: 'y', c: 'z' });
-    // the coordinator's own reply arrives first (no network hop)
+    // in this world the coordinator's own reply arrives first (as in LOCAL_REPLY_FIRST_SHARE of requests)
     expect(await w.settle(store.hget('h', 'f'))).toBe('x');
     const errLocal = seeded({ a: null, b: 'y', c: 'z' });
     expect(await errLocal.w.settle(errLocal.store.hget('h', 'f'))).toBe('y');

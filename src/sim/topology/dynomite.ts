@@ -58,7 +58,10 @@ interface Rack {
  * (writes) and closes that peer link; writes it issues while the link is closed and the peer still
  * paused are dropped (PeerLink). The copies of one request leave together: one replication lag per
  * request, each copy adding its link's latency; a copy that left arrives even if the coordinator
- * dies meanwhile (DYNOMITE.md "Ordering").
+ * dies meanwhile (DYNOMITE.md "Ordering"). Heals take time: a restarted node's peers reach it at their
+ * next reconnect try (PEER_RETRY_MS), a restarted redis is served at Dynomite's next try
+ * (datastoreRetryAfter). A resumed node works through one connection's backlog after another
+ * (PausableProcess). In a quorum vote the local reply comes first only in LOCAL_REPLY_FIRST_SHARE.
  *
  * Where Dynomite's real behaviour is uncertain, the model takes the more adversarial choice:
  * writes from different coordinators reach peers in different orders with no conflict resolution

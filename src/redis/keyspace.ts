@@ -4,6 +4,7 @@ import { isOption, parseInteger, parseScore } from './argument-parsing.js';
 import { MIN_MAX_NOT_FLOAT, RedisError, SYNTAX, WRONGTYPE } from './redis-error.js';
 import { luaToReply, replyToLua, type LuaRedis, type ScriptDef, type ScriptReply } from './script.js';
 import { SortedSet } from './sorted-set.js';
+import { ScriptTimeLimitError, ScriptTwinMismatchError, type ScriptBudget } from './script-budget.js';
 
 export type Value = SortedSet | Map<string, string>;
 export type Reply = ScriptReply;
@@ -29,9 +30,12 @@ function parseBound(s: string): Bound {
 
 /**
  * How a keyspace runs a script: `'lua'` always runs its Lua text in Redis's Lua; `'twin'` runs its
- * JS twin where it has one (faster, proven equal by properties/lua-twin.test.ts) and the Lua otherwise.
+ * JS twin where it has one (faster, proven equal by properties/lua-twin.test.ts) and the Lua otherwise;
+ * `'compare'` runs the Lua and, on a copy of the script's keys, its twin too, and throws a
+ * ScriptTwinMismatchError when their replies or effects differ (the Lua's stand: it is what Redis runs).
  */
-export type ScriptMode = 'twin' | 'lua';
+export type ScriptMode = 'twin' | 'lua' | 'compare';
+export const SCRIPT_MODES = ['twin', 'lua', 'compare'] as const satisfies readonly ScriptMode[];
 
 /**
  * An in-memory Redis 7 keyspace: sorted sets, hashes, EVAL / EVALSHA / SCRIPT, with Redis's replies
@@ -45,6 +49,16 @@ function copyValue(value: Value): Value {
   return z;
 }
 
+type Outcome = { readonly reply: Reply } | { readonly thrown: unknown };
+
+function outcomeOf(run: () => Reply): Outcome {
+  try {
+    return { reply: run() };
+  } catch (thrown) {
+    return { thrown };
+  }
+}
+
 export class Keyspace {
   private readonly data = new Map<string, Value>();
   /** SCRIPT LOAD's cache, by SHA1. Like a restarted redis-server, a new keyspace starts without it. */
@@ -56,9 +70,11 @@ export class Keyspace {
   changes = 0;
 
   /** `nowMs` is this node's clock, for TIME. */
+  /** `budget` bounds each script call (none: unbounded, as a plain Redis without a time limit). */
   constructor(
     private readonly nowMs: () => number = () => 0,
     readonly scriptMode: ScriptMode = 'twin',
+    readonly scriptBudget?: ScriptBudget,
   ) {}
 
   get keyCount(): number {
@@ -82,7 +98,7 @@ export class Keyspace {
 
   /** A deep copy (a replica's full resync, a crash that keeps its data). */
   clone(nowMs: () => number = this.nowMs): Keyspace {
-    const copy = new Keyspace(nowMs, this.scriptMode);
+    const copy = new Keyspace(nowMs, this.scriptMode, this.scriptBudget);
     for (const [key, value] of this.data) copy.data.set(key, copyValue(value));
     return copy;
   }
@@ -115,18 +131,62 @@ export class Keyspace {
 
   /** What a twin calls, as a script's `redis.call`: one per keyspace, not one per script run. */
   private readonly twinRedis: LuaRedis = { call: (cmd, ...a) => replyToLua(this.exec(cmd, a)) };
+  /** The same, counting the twin's steps against the budget (only with one). */
+  private twinSteps = 0;
+  private twinScript = '';
+  private readonly countedTwinRedis: LuaRedis = {
+    call: (cmd, ...a) => {
+      if (++this.twinSteps > this.scriptBudget!.steps) throw new ScriptTimeLimitError(this.twinScript, this.scriptBudget!.steps);
+      return replyToLua(this.exec(cmd, a));
+    },
+  };
 
-  /** Runs a script atomically: its twin in twin mode when it has one, else its Lua text. */
+  /** Runs a script atomically: its twin in twin mode when it has one, else its Lua text (both, compared, in compare mode). */
   runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Reply {
-    if (this.scriptMode === 'twin' && script.twin) {
-      return luaToReply(script.twin(this.twinRedis, keys, args));
+    if (script.twin && this.scriptMode !== 'lua') {
+      return this.scriptMode === 'twin' ? this.runTwin(script, keys, args) : this.compareTwin(script, keys, args);
     }
-    return this.eval(script.lua, keys, args);
+    return runLua(script.lua, keys, args, (cmd, a) => this.exec(cmd, a), this.scriptBudget, script.name);
+  }
+
+  private runTwin(script: ScriptDef, keys: readonly string[], args: readonly string[]): Reply {
+    if (this.scriptBudget === undefined) return luaToReply(script.twin!(this.twinRedis, keys, args));
+    this.twinSteps = 0;
+    this.twinScript = script.name;
+    return luaToReply(script.twin!(this.countedTwinRedis, keys, args));
+  }
+
+  /**
+   * The Lua here, the twin on a copy of the script's KEYS (a script touches no other key): their
+   * replies (or both failing) and the keys' values afterwards must be equal.
+   */
+  private compareTwin(script: ScriptDef, keys: readonly string[], args: readonly string[]): Reply {
+    const copy = new Keyspace(this.nowMs, 'twin', this.scriptBudget);
+    copy.restore(this.snapshot(keys));
+    const twin = outcomeOf(() => copy.runTwin(script, keys, args));
+    const lua = outcomeOf(() => runLua(script.lua, keys, args, (cmd, a) => this.exec(cmd, a), this.scriptBudget, script.name));
+    if ('thrown' in lua && !(lua.thrown instanceof RedisError)) throw lua.thrown;
+    if ('thrown' in twin && !(twin.thrown instanceof RedisError)) throw twin.thrown;
+    const said = (o: Outcome) => ('thrown' in o ? `error ${(o.thrown as Error).message}` : JSON.stringify(o.reply));
+    if ('thrown' in lua !== 'thrown' in twin || ('reply' in lua && 'reply' in twin && JSON.stringify(lua.reply) !== JSON.stringify(twin.reply))) {
+      throw new ScriptTwinMismatchError(script.name, `Lua replied ${said(lua)}, the twin ${said(twin)}`);
+    }
+    const after = new Keyspace();
+    after.restore(this.snapshot(keys));
+    const luaKeys = after.dump();
+    const twinKeys = copy.dump();
+    for (const key of new Set([...Object.keys(luaKeys), ...Object.keys(twinKeys)])) {
+      const l = JSON.stringify(luaKeys[key] ?? null);
+      const t = JSON.stringify(twinKeys[key] ?? null);
+      if (l !== t) throw new ScriptTwinMismatchError(script.name, `key ${key} after the Lua: ${l}; after the twin: ${t}`);
+    }
+    if ('thrown' in lua) throw lua.thrown;
+    return lua.reply;
   }
 
   /** EVAL: the Lua text in Redis's Lua 5.1 against this keyspace. */
   eval(lua: string, keys: readonly string[], args: readonly string[]): Reply {
-    return runLua(lua, keys, args, (cmd, a) => this.exec(cmd, a));
+    return runLua(lua, keys, args, (cmd, a) => this.exec(cmd, a), this.scriptBudget);
   }
 
   private evalCommand(args: readonly string[], bySha: boolean): Reply {

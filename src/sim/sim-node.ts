@@ -3,6 +3,7 @@ import { scriptModeFromEnv } from './script-mode-env.js';
 import { SkewedClock } from './actor-time.js';
 import type { Kernel } from './kernel.js';
 import { Keyspace, type Reply, type ScriptMode, type Value } from '../redis/keyspace.js';
+import { ScriptTimeLimitError, ScriptTwinMismatchError, type ScriptBudget } from '../redis/script-budget.js';
 import { writeChanged } from './write-owner.js';
 
 /** One operation a client sends to a node. */
@@ -43,6 +44,12 @@ export function setSimScriptMode(mode: ScriptMode | undefined): ScriptMode | und
   return previous;
 }
 
+/** How a run's nodes run scripts: the mode (default: setSimScriptMode, else DYNOQ_SCRIPTS) and each call's budget. */
+export interface NodeScripts {
+  readonly mode?: ScriptMode;
+  readonly budget?: ScriptBudget;
+}
+
 /** What a node answers: a value, or a Redis error. */
 export type NodeReply = { readonly ok: true; readonly value: Reply } | { readonly ok: false; readonly error: string };
 
@@ -59,10 +66,11 @@ export class SimNode {
   constructor(
     readonly name: string,
     readonly zone: string,
-    kernel: Kernel,
+    private readonly kernel: Kernel,
+    scripts: NodeScripts = {},
   ) {
     this.clock = new SkewedClock(kernel);
-    this.keyspace = new Keyspace(() => this.clock.now(), scriptMode ?? scriptModeFromEnv());
+    this.keyspace = new Keyspace(() => this.clock.now(), scripts.mode ?? scriptMode ?? scriptModeFromEnv(), scripts.budget);
   }
 
   /** Runs `op` here; tells the call that sent it when it changed data, whatever the reply. */
@@ -88,6 +96,10 @@ export class SimNode {
       }
       return { ok: false, error: 'ERR WAIT is handled by the topology' };
     } catch (err) {
+      // Findings about the script itself end the run: on Redis the first would hold the server for
+      // good (every other client gets BUSY), the second means the twin does not simulate that script.
+      if (err instanceof ScriptTimeLimitError) this.kernel.stop({ kind: 'script-time-limit', subject: err.script, detail: `${this.name}: ${err.message}` });
+      else if (err instanceof ScriptTwinMismatchError) this.kernel.stop({ kind: 'twin-differs', subject: err.script, detail: `${this.name}: ${err.message}` });
       return { ok: false, error: err instanceof Error ? err.message : String(err) };
     }
   }
@@ -99,6 +111,6 @@ export class SimNode {
 
   wipe(): void {
     this.scriptCache.clear();
-    this.keyspace = new Keyspace(() => this.clock.now(), this.keyspace.scriptMode);
+    this.keyspace = new Keyspace(() => this.clock.now(), this.keyspace.scriptMode, this.keyspace.scriptBudget);
   }
 }

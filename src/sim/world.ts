@@ -10,6 +10,7 @@ import { DynomiteTopology } from './topology/dynomite.js';
 import { PrimaryReplicaTopology } from './topology/primary-replica.js';
 import type { Topology } from './topology/topology.js';
 import { Trace, type TraceMode } from './trace.js';
+import { runBudget } from './run-budget.js';
 
 /** Virtual time starts at a realistic epoch so that scores look like production ones. */
 export const SIM_EPOCH = 1_700_000_000_000;
@@ -58,10 +59,13 @@ export class SimWorld {
       this.observations,
     );
     const t = config.topology;
+    const budget = runBudget(config);
+    this.kernel.eventBudget = budget.events;
+    const scripts = { budget: budget.script, ...(config.scripts ? { mode: config.scripts } : {}) };
     this.topology =
       t.kind === 'dynomite'
-        ? new DynomiteTopology(this.kernel, this.network, t.zones, this.observations)
-        : new PrimaryReplicaTopology(this.kernel, this.network, t.zones, t.failoverDelayMs, this.observations);
+        ? new DynomiteTopology(this.kernel, this.network, t.zones, this.observations, scripts)
+        : new PrimaryReplicaTopology(this.kernel, this.network, t.zones, t.failoverDelayMs, this.observations, scripts);
   }
 
   /** One client connection of `actor`, living in `zone`, as a Store. */

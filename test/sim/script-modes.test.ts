@@ -58,7 +58,7 @@ describe('DYNOQ_SCRIPTS', () => {
     setSimScriptMode(undefined);
     const config = scenarioConfig(loadScenario(join(import.meta.dirname, '..', '..', 'scenarios', 'consumer-crash-unack-recovery.json')));
     await expect(runSimulation(config)).rejects.toBeInstanceOf(InvalidArgumentError);
-    await expect(runSimulation(config)).rejects.toThrow(`invalid DYNOQ_SCRIPTS: "bogus" is not 'twin' or 'lua'`);
+    await expect(runSimulation(config)).rejects.toThrow(`invalid DYNOQ_SCRIPTS: "bogus" is not 'twin', 'lua' or 'compare'`);
     process.env.DYNOQ_SCRIPTS = 'lua';
     const before = luaRunCount();
     await runSimulation(config);

@@ -2,7 +2,7 @@ import type { Connection } from '../connection.js';
 import type { Kernel } from '../kernel.js';
 import type { Network } from '../network.js';
 import type { Observations } from '../observations.js';
-import { isWrite, SimNode, type NodeReply, type StoreOp } from '../sim-node.js';
+import { isWrite, SimNode, type NodeReply, type NodeScripts, type StoreOp } from '../sim-node.js';
 import { DATASTORE_TIMEOUT_MS, DynomiteBackend } from './dynomite-backend.js';
 import { nodeName } from './node-name.js';
 import { PausableProcess } from './pausable-process.js';
@@ -61,8 +61,9 @@ export class DynomiteTopology implements Topology {
     private readonly network: Network,
     zones: readonly string[],
     private readonly observations?: Observations,
+    scripts?: NodeScripts,
   ) {
-    this.nodes = zones.map((z) => new SimNode(nodeName('dynomite', zones, z), z, kernel));
+    this.nodes = zones.map((z) => new SimNode(nodeName('dynomite', zones, z), z, kernel, scripts));
     for (const n of this.nodes) {
       const dynomite = new PausableProcess(kernel, () => observations?.emit('held', { node: n.name, process: 'dynomite' }));
       this.racks.set(n, { dynomite, backend: new DynomiteBackend(kernel, n, observations), incarnation: 0 });

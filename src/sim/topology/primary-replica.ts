@@ -2,7 +2,7 @@ import type { Connection } from '../connection.js';
 import type { Kernel } from '../kernel.js';
 import type { Network } from '../network.js';
 import type { Observations } from '../observations.js';
-import { isWrite, SimNode, type NodeReply, type StoreOp } from '../sim-node.js';
+import { isWrite, SimNode, type NodeReply, type NodeScripts, type StoreOp } from '../sim-node.js';
 import { nodeName } from './node-name.js';
 import { REFUSED, type Topology } from './topology.js';
 
@@ -40,8 +40,9 @@ export class PrimaryReplicaTopology implements Topology {
     zones: readonly string[],
     private readonly failoverDelayMs: number,
     private readonly observations?: Observations,
+    scripts?: NodeScripts,
   ) {
-    this.nodes = zones.map((z) => new SimNode(nodeName('primary-replica', zones, z), z, kernel));
+    this.nodes = zones.map((z) => new SimNode(nodeName('primary-replica', zones, z), z, kernel, scripts));
     this.primary = this.nodes[0]!;
     for (const n of this.nodes) {
       this.applied.set(n, 0);

@@ -51,6 +51,9 @@ export const PROPERTIES = {
 export type PropertyName = keyof typeof PROPERTIES;
 export const PROPERTY_NAMES = Object.keys(PROPERTIES) as [PropertyName, ...PropertyName[]];
 
+/** Properties a gate (explore, simulate) keeps whatever its `require` says: every other verdict of a simulation rests on them. */
+export const ALWAYS_REQUIRED: readonly PropertyName[] = ['twinsMatchLua'];
+
 interface KindDefinition {
   readonly label: string;
   /** The property this kind breaks; null for kinds that are reported but allowed. */

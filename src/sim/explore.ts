@@ -1,4 +1,4 @@
-import { PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../model/properties.js';
+import { ALWAYS_REQUIRED, PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../model/properties.js';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from './config.js';
 import { generateFaults, type FaultFamily } from './faults/index.js';
 import { classifyFindings, mechanismKey } from './mechanisms.js';
@@ -13,8 +13,6 @@ import type { ScriptMode } from '../redis/keyspace.js';
 export { EXACT_SHARE, EXPLORE_SCRIPTS, scriptModeOfSeed, type ExploreScripts } from './explore-scripts.js';
 import { TimeBudgetReachedError } from './time-budget.js';
 
-/** Properties every gate keeps, whatever --require says: every other verdict of a simulation rests on them. */
-export const ALWAYS_REQUIRED: readonly PropertyName[] = ['twinsMatchLua'];
 
 /**
  * Around a user's own configuration: its topology, queue options, network, workload and phases are

@@ -3,9 +3,9 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { CliError } from './cli-error.js';
 import { EXIT, describeError } from './exit-codes.js';
 import { emitJsonError, enableJsonMode, isJsonMode } from './output.js';
-import { scriptModeFromEnv } from '../sim/script-mode-env.js';
-import { EXPLORE_SCRIPTS } from '../sim/explore-scripts.js';
-import { PROFILE_NAMES } from '../sim/workloads/names.js';
+import { scriptModeFromEnv } from '../sim/store/script-mode-env.js';
+import { PROFILE_NAMES } from '../sim/settings/workload-names.js';
+import { EXPLORE_SCRIPTS } from '../sim/campaign/explore-scripts.js';
 import { PROPERTY_NAMES } from '../model/properties.js';
 import { FAULT_FAMILY_LIST as FAULT_FAMILY_NAMES } from '../sim/faults/family-names.js';
 

@@ -1,4 +1,4 @@
-import { DynoqError } from '../queue/errors.js';
+import { DynoqError } from '../errors/dynoq-errors.js';
 
 /** A store that cannot do what was asked (for example WAIT on ioredis-mock). */
 export class UnsupportedStoreFeatureError extends DynoqError {

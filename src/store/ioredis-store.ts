@@ -1,4 +1,4 @@
-import { UnsupportedOnStoreError } from '../queue/errors.js';
+import { UnsupportedOnStoreError } from '../errors/dynoq-errors.js';
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { clientSafetyProblems } from './client-safety.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { CheckReport } from '../model/checker.js';
 import type { CheckerSettings, RunPhases } from '../model/history.js';
 import { historyStart, judgeHistory } from '../model/judge.js';
-import { relativeTimes } from '../report/relative-times.js';
+import { relativeTimes } from '../model/relative-times.js';
 import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../model/properties.js';
 import { HarnessFailure } from './failure.js';
 import { checkRequired } from './harness-options.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES } from '../../src/model/properties.js';
 import { agreement, FIDELITY_ROWS, formatFidelity, mergeFidelity, type FidelityMeasurement, type RowFidelity, type Tally } from '../../src/real/twin/fidelity.js';
-import { CONFIGURATIONS } from '../../src/sim/configurations.js';
+import { CONFIGURATIONS } from '../../src/sim/run/configurations.js';
 
 const tally = (violated: number, exercised: number): Tally => Object.fromEntries(PROPERTY_NAMES.map((p) => [p, { violated, exercised }])) as Tally;
 const row = (name: string, real: Tally): RowFidelity => ({

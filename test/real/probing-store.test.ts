@@ -1,8 +1,8 @@
 import { MaxRetriesPerRequestError } from 'ioredis/built/errors/index.js';
 import { describe, expect, it } from 'vitest';
 import { probingStore } from '../../src/real/twin/probing-store.js';
-import { CallEffects } from '../../src/sim/call-effects.js';
-import { CallProbe } from '../../src/sim/call-probe.js';
+import { CallEffects } from '../../src/sim/store/call-effects.js';
+import { CallProbe } from '../../src/sim/store/call-probe.js';
 import type { Store } from '../../src/store/store.js';
 
 /** A store whose hset answers, or fails with `error`; reads are counted apart. */

@@ -3,9 +3,9 @@ import { PROPERTY_NAMES, type PropertyName } from '../../src/model/properties.js
 import { RealTwinError } from '../../src/real/twin/real-twin-error.js';
 import { realTwinProblems } from '../../src/real/twin/real-faults.js';
 import { runReal } from '../../src/real/twin/run-real.js';
-import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../src/sim/config.js';
-import { CONFIGURATIONS, configurationRun } from '../../src/sim/configurations.js';
-import { runSimulation } from '../../src/sim/run.js';
+import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../src/sim/run/config.js';
+import { CONFIGURATIONS, configurationRun } from '../../src/sim/run/configurations.js';
+import { runSimulation } from '../../src/sim/run/run.js';
 import { dynomiteBinary, dynomiteRequired } from '../support/dynomite-cluster.js';
 import { redisRequired, redisServerBinary } from '../support/redis-server.js';
 

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { runSimulation } from '../../src/sim/run.js';
-import { runBudget } from '../../src/sim/run-budget.js';
-import { loadScenario, scenarioConfig } from '../../src/sim/scenario.js';
+import { runSimulation } from '../../src/sim/run/run.js';
+import { runBudget } from '../../src/sim/run/run-budget.js';
+import { loadScenario, scenarioConfig } from '../../src/sim/run/scenario.js';
 
 // A budget far below what the run needs stands in for a run that would never end.
-vi.mock('../../src/sim/run-budget.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/sim/run-budget.js')>();
+vi.mock('../../src/sim/run/run-budget.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/sim/run/run-budget.js')>();
   return { ...real, runBudget: (c: Parameters<typeof real.runBudget>[0]) => ({ ...real.runBudget(c), events: 500 }) };
 });
 

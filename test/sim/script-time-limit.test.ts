@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { configurationAround, exploreSeed } from '../../src/sim/explore.js';
-import { runSimulation } from '../../src/sim/run.js';
-import { replayScenario } from '../../src/sim/replay.js';
-import { loadScenario, parseScenario, scenarioConfig } from '../../src/sim/scenario.js';
+import { configurationAround, exploreSeed } from '../../src/sim/campaign/explore.js';
+import { runSimulation } from '../../src/sim/run/run.js';
+import { replayScenario } from '../../src/sim/run/replay.js';
+import { loadScenario, parseScenario, scenarioConfig } from '../../src/sim/run/scenario.js';
 
 vi.mock('../../src/queue/scripts/atomic-common.js', async (importOriginal) => (await import('./planted/scripts.js')).plantEndlessPop(await importOriginal()));
 

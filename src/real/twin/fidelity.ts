@@ -1,8 +1,8 @@
 import { PROPERTIES, PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
-import { parseSimConfig, type SimConfig } from '../../sim/config.js';
-import { CONFIGURATIONS, configurationRun, type NamedConfiguration } from '../../sim/configurations.js';
-import { wilson } from '../../sim/guarantees.js';
-import { runSimulation } from '../../sim/run.js';
+import { parseSimConfig, type SimConfig } from '../../sim/run/config.js';
+import { CONFIGURATIONS, configurationRun, type NamedConfiguration } from '../../sim/run/configurations.js';
+import { wilson } from '../../sim/campaign/guarantees.js';
+import { runSimulation } from '../../sim/run/run.js';
 import { realTwinProblems } from './real-faults.js';
 import { runReal } from './run-real.js';
 

@@ -1,5 +1,5 @@
 import type { Store } from '../../store/store.js';
-import type { CallProbe } from '../../sim/call-probe.js';
+import type { CallProbe } from '../../sim/store/call-probe.js';
 
 /** Store methods that send a write (a script may write; TIME, WAIT and reads do not). */
 const WRITES: ReadonlySet<string | symbol> = new Set(['zadd', 'zrem', 'hset', 'hdel', 'del', 'runScript', 'runScriptThenWait']);

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { BaseQueue } from '../../queue/base-queue.js';
-import { CallProbe } from '../../sim/call-probe.js';
-import type { SimConfig } from '../../sim/config.js';
+import { CallProbe } from '../../sim/store/call-probe.js';
+import type { SimConfig } from '../../sim/run/config.js';
 import { actorQueues } from '../../sim/workloads/actor-queues.js';
 import type { WorkloadActor } from '../../sim/workloads/index.js';
 import { IoredisStore } from '../../store/ioredis-store.js';

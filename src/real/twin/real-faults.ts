@@ -1,4 +1,4 @@
-import type { Fault, SimConfig } from '../../sim/config.js';
+import type { Fault, SimConfig } from '../../sim/run/config.js';
 import type { RealCluster } from '../cluster.js';
 import type { RealActor } from './real-actor.js';
 

@@ -1,6 +1,7 @@
-import type { Kernel } from '../kernel.js';
-import type { Observations } from '../observations.js';
-import type { NodeReply, SimNode, StoreOp } from '../sim-node.js';
+import type { Kernel } from '../kernel/kernel.js';
+import type { Observations } from '../kernel/observations.js';
+import type { SimNode } from '../store/sim-node.js';
+import type { NodeReply, StoreOp } from '../store/store-op.js';
 import { PausableProcess } from './pausable-process.js';
 
 /** Dynomite's datastore timeout (`timeout` in its configuration; DYNOMITE.md "Failures and repair"). */

@@ -1,4 +1,4 @@
-import type { Kernel } from '../kernel.js';
+import type { Kernel } from '../kernel/kernel.js';
 
 /**
  * A server process that can be paused (SIGSTOP, a long GC) while its TCP connections stay open:

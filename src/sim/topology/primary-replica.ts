@@ -1,10 +1,11 @@
-import type { Connection } from '../connection.js';
-import type { Kernel } from '../kernel.js';
-import type { Network } from '../network.js';
-import type { Observations } from '../observations.js';
-import { isWrite, SimNode, type NodeReply, type NodeScripts, type StoreOp } from '../sim-node.js';
+import type { Connection } from '../store/connection.js';
+import type { Kernel } from '../kernel/kernel.js';
+import type { Network } from '../kernel/network.js';
+import type { Observations } from '../kernel/observations.js';
+import { SimNode, type NodeScripts } from '../store/sim-node.js';
+import { isWrite, type NodeReply, type StoreOp } from '../store/store-op.js';
 import { nodeName } from './node-name.js';
-import { REFUSED, type Topology } from './topology.js';
+import { REFUSED, type Topology } from '../store/topology.js';
 
 interface Waiter {
   readonly offset: number;

@@ -5,6 +5,7 @@ import { MIN_MAX_NOT_FLOAT, RedisError, SYNTAX, WRONGTYPE } from './redis-error.
 import { luaToReply, replyToLua, type LuaRedis, type ScriptDef, type ScriptReply } from './script.js';
 import { SortedSet } from './sorted-set.js';
 import { ScriptTimeLimitError, ScriptTwinMismatchError, type ScriptBudget } from './script-budget.js';
+import type { ScriptMode } from './script-mode.js';
 
 export type Value = SortedSet | Map<string, string>;
 export type Reply = ScriptReply;
@@ -28,14 +29,7 @@ function parseBound(s: string): Bound {
   return { value: parseScore(exclusive ? s.slice(1) : s, MIN_MAX_NOT_FLOAT), exclusive };
 }
 
-/**
- * How a keyspace runs a script: `'lua'` always runs its Lua text in Redis's Lua; `'twin'` runs its
- * JS twin where it has one (faster, proven equal by properties/lua-twin.test.ts) and the Lua otherwise;
- * `'compare'` runs the Lua and, on a copy of the script's keys, its twin too, and throws a
- * ScriptTwinMismatchError when their replies or effects differ (the Lua's stand: it is what Redis runs).
- */
-export type ScriptMode = 'twin' | 'lua' | 'compare';
-export const SCRIPT_MODES = ['twin', 'lua', 'compare'] as const satisfies readonly ScriptMode[];
+export { SCRIPT_MODES, type ScriptMode } from './script-mode.js';
 
 /**
  * An in-memory Redis 7 keyspace: sorted sets, hashes, EVAL / EVALSHA / SCRIPT, with Redis's replies

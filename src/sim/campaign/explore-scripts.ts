@@ -1,4 +1,4 @@
-import type { ScriptMode } from '../../redis/keyspace.js';
+import { SCRIPT_MODES, type ScriptMode } from '../../redis/script-mode.js';
 
 /**
  * How explore runs the scripts (`--scripts`): one mode for every seed, or `mixed` (the default):
@@ -7,7 +7,7 @@ import type { ScriptMode } from '../../redis/keyspace.js';
  * in Lua (SeedOutcome.luaConfirms).
  */
 export type ExploreScripts = ScriptMode | 'mixed';
-export const EXPLORE_SCRIPTS = ['mixed', 'twin', 'lua', 'compare'] as const satisfies readonly ExploreScripts[];
+export const EXPLORE_SCRIPTS = ['mixed', ...SCRIPT_MODES] as const satisfies readonly ExploreScripts[];
 export const EXACT_SHARE = 4;
 
 /** The script mode of seed index `i` (undefined: the process's, DYNOQ_SCRIPTS or twins). */

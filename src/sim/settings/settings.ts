@@ -1,3 +1,4 @@
+import { SCRIPT_MODES } from '../../redis/script-mode.js';
 import * as z from 'zod';
 import { ms, zone } from './atoms.js';
 import { workloadProfileFields } from './workload-profile.js';
@@ -124,7 +125,7 @@ export const settingsFields = {
       .default({ recoveryBoundMs: 5_000 })
       .describe("how the history checker judges the run"),
     scripts: z
-      .enum(['twin', 'lua', 'compare'])
+      .enum(SCRIPT_MODES)
       .optional()
       .describe(
         "how the simulated servers run the queue's scripts: twin — their JavaScript twins (fast); lua — Redis's own Lua, as Redis runs them; compare — the Lua, and each twin beside it on a copy of the script's keys, a difference ending the run as a finding (default: twin, or DYNOQ_SCRIPTS). Not part of the trace: every mode gives the same trace hash",

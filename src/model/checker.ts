@@ -375,3 +375,35 @@ export function reportOf(tallies: Tallies, out: Judged, lateness: readonly numbe
     exercised: out.exercised,
   };
 }
+
+/** Properties that only the end of a run can decide (what must have happened by then). */
+const DECIDED_AT_THE_END: readonly PropertyName[] = ['atLeastOnce', 'unackRecovery', 'deliveredPromptly'];
+
+/**
+ * The report of a run that stopped before its end (a script or the run past its budget, a twin that
+ * differs from its Lua), judged over the history up to the stop: what only the end could decide is
+ * dropped (the run never got there), and the stop is a finding of its own.
+ */
+export function reportOfStoppedRun(report: CheckReport, stop: Violation): CheckReport {
+  const violations = [...report.violations.filter((v) => !DECIDED_AT_THE_END.includes(VIOLATION_KINDS[v.kind].breaks as PropertyName)), stop].sort(
+    (a, b) => a.t - b.t || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  const counts = zeroPerKind();
+  const messagesAffected = zeroPerKind();
+  const seen = new Set<string>();
+  for (const v of violations) {
+    counts[v.kind]++;
+    const key = `${v.kind}\u0000${v.id}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      messagesAffected[v.kind]++;
+    }
+  }
+  const exercised = { ...report.exercised };
+  for (const p of DECIDED_AT_THE_END) exercised[p] = false;
+  for (const v of violations) {
+    const breaks = VIOLATION_KINDS[v.kind].breaks;
+    if (breaks) exercised[breaks] = true;
+  }
+  return { ...report, violations, counts, messagesAffected, properties: propertiesFrom(counts), exercised };
+}

@@ -41,10 +41,18 @@ export const PROPERTIES = {
     means: 'a pop never waits longer than the delivery bound while a message of its shard is free and due',
     exercisedWhen: 'a message was free and due while a consumer of its shard was waiting',
   },
+  twinsMatchLua: {
+    label: 'twins match Lua',
+    means: "the simulator's JavaScript twin of every script gives the reply and the effects its Lua gives on Redis (every other verdict of a simulation rests on it; a recorded history cannot break it)",
+    exercisedWhen: "a simulation compared its scripts' twins with their Lua (scripts: compare)",
+  },
 } as const satisfies Record<string, { readonly label: string; readonly means: string; readonly exercisedWhen: string }>;
 
 export type PropertyName = keyof typeof PROPERTIES;
 export const PROPERTY_NAMES = Object.keys(PROPERTIES) as [PropertyName, ...PropertyName[]];
+
+/** Properties a gate (explore, simulate) keeps whatever its `require` says: every other verdict of a simulation rests on them. */
+export const ALWAYS_REQUIRED: readonly PropertyName[] = ['twinsMatchLua'];
 
 interface KindDefinition {
   readonly label: string;
@@ -62,6 +70,11 @@ export const VIOLATION_KINDS = {
   unexpected: { label: 'unexpected', breaks: 'noPhantoms' },
   'priority-inversion': { label: 'priority inversion', breaks: 'priorityOrder' },
   late: { label: 'late', breaks: 'deliveredPromptly' },
+  // A script that never ends holds Redis for good (BUSY to every other client): nothing is processed after it.
+  'script-time-limit': { label: 'script past the time limit (Redis answers BUSY)', breaks: 'atLeastOnce' },
+  // A run that never reaches its end cannot process what it was pushed: a liveness finding.
+  'event-budget': { label: 'run past its event budget (never ends)', breaks: 'atLeastOnce' },
+  'twin-differs': { label: "a script's twin differs from its Lua", breaks: 'twinsMatchLua' },
   duplicate: { label: 'duplicate (allowed by at-least-once)', breaks: null },
 } as const satisfies Record<string, KindDefinition>;
 

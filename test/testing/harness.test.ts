@@ -51,6 +51,18 @@ describe('dynoq/testing: simulate', () => {
     expect(result!.config.workload.pollIntervalMs).toBe(5);
   });
 
+  it('draws random faults only from the families given (faultFamilies, as explore --faults), in the scripts mode given', async () => {
+    const config = { seed: 'fam', topology: { kind: 'primary-replica' as const, zones: ['a', 'b'] }, queue: { mode: 'atomic' as const, serverTime: true }, workload: { messages: 10, consumers: 2 }, scripts: 'compare' as const };
+    const results = await simulate({ config, seeds: 3, randomFaults: 4, faultFamilies: ['client-pause', 'consumer-clocks'] });
+    const kinds = new Set(results.flatMap((r) => r.config.faults.map((f) => f.kind)));
+    expect(kinds.size).toBeGreaterThan(0);
+    expect([...kinds].every((k) => k === 'pause-client' || k === 'consumer-clocks')).toBe(true);
+    // compare mode: every script call checked against its Lua, and no difference on the correct scripts
+    expect(results.every((r) => r.config.scripts === 'compare' && r.report.exercised.twinsMatchLua && r.report.properties.twinsMatchLua)).toBe(true);
+    const unrestricted = await simulate({ config, seeds: 3, randomFaults: 4 });
+    expect(unrestricted.flatMap((r) => r.config.faults.map((f) => f.kind)).some((k) => k !== 'pause-client' && k !== 'consumer-clocks')).toBe(true);
+  });
+
   it('a violated property rejects with the seed and a scenario file that replays it', async () => {
     const known = scenarioConfig(loadScenario('scenarios/primary-crash-loses-pushes.json'));
     const failure = await rejection(simulate({ config: known, failuresDir: dir }));

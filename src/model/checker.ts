@@ -5,7 +5,7 @@ import { holdsOf, type Hold } from './holds.js';
 import { judgeLate, latenessOf, waitingPops } from './late.js';
 import { groupById, mayHaveApplied, mayHaveCreated, placeOf, prioritiesAt, shardAt, type MessageOps } from './message-ops.js';
 import { judgePriority } from './priority-order.js';
-import { nonePerProperty, propertiesFrom, VIOLATION_KINDS, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
+import { nonePerProperty, propertiesFrom, VIOLATION_KINDS, worstFirst, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
 
 export interface Violation {
   readonly kind: ViolationKind;
@@ -34,6 +34,7 @@ export interface CheckReport {
   readonly acked: number;
   /** Operations whose outcome is unknown (the checker neither required nor blamed their effect). */
   readonly unknownOps: number;
+  /** Every finding, worst first (WORST_FIRST), then in time order, then by id. */
   readonly violations: readonly Violation[];
   /** Findings per kind, and distinct messages affected per kind. */
   readonly counts: Readonly<Record<ViolationKind, number>>;
@@ -72,8 +73,11 @@ export interface Judged {
 
 type Found = (kind: ViolationKind, t: number, processes: string[], detail: string) => void;
 
-/** Every per-message definition of SPEC §6.2 and §6.5 over the operations of one message. */
-export function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: CheckerSettings, out: Judged): void {
+/**
+ * Every per-message definition of SPEC §6.2 and §6.5 over the operations of one message.
+ * `popsAtEnd`: the unknown pops still in flight when the history ended (any message's; see judgeLoss).
+ */
+export function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: CheckerSettings, out: Judged, popsAtEnd: readonly PopOp[] = []): void {
   const found: Found = (kind, t, processes, detail) => out.violations.push({ kind, id, t, processes, detail });
   const holds = holdsOf(m);
   if (m.deliveries.length > 0) out.exercised.noPhantoms = true;
@@ -103,7 +107,7 @@ export function judgeMessage(id: string, m: MessageOps, phases: RunPhases, setti
 
   judgeResurrection(m, holds, found, out.exercised);
   judgeDueTimes(m, found, out);
-  judgeLoss(m, phases, settings, found);
+  judgeLoss(id, m, holds, popsAtEnd, phases, settings, found);
   judgeRecovery(m, holds, phases, settings, found, out.exercised);
 }
 
@@ -152,9 +156,11 @@ function judgeDueTimes(m: MessageOps, found: Found, out: Judged): void {
 /**
  * At-least-once is about processing: the latest push that returned ok must be followed by an ack
  * that returned ok or unknown, or a remove that may have applied, by the end of the run. A message
- * not yet due by the end (its latest due time plus the delivery bound) is not owed.
+ * not yet due by the end (its latest due time plus the delivery bound) is not owed. Nor is one still
+ * held when the history ends (its holder may yet ack it) or one that a pop still in flight at the end
+ * may have taken: whether it is processed is unknown, not lost (see stillOpenAtEnd).
  */
-function judgeLoss(m: MessageOps, phases: RunPhases, settings: CheckerSettings, found: Found): void {
+function judgeLoss(id: string, m: MessageOps, holds: readonly Hold[], popsAtEnd: readonly PopOp[], phases: RunPhases, settings: CheckerSettings, found: Found): void {
   const okPushes = m.pushes.filter((p) => p.outcome === 'ok' && mayHaveCreated(p));
   if (okPushes.length === 0) return;
   const last = okPushes.reduce((a, b) => (b.invokedAt > a.invokedAt ? b : a));
@@ -163,6 +169,7 @@ function judgeLoss(m: MessageOps, phases: RunPhases, settings: CheckerSettings, 
   const deciding = decidingOps(m, visibilityOps(m), phases.end, phases.end);
   const dueBy = Math.max(latestDue(last), ...deciding.map(latestDue));
   if (dueBy + (settings.deliveryBoundMs ?? 0) > phases.end) return;
+  if (stillOpenAtEnd(id, m, holds, popsAtEnd, last, phases.end)) return;
   const after = m.deliveries.filter((d) => d.completedAt >= last.invokedAt);
   if (after.length === 0) {
     found('lost-never-delivered', phases.end, [last.process], `pushed at ${last.completedAt}, never delivered`);
@@ -170,6 +177,22 @@ function judgeLoss(m: MessageOps, phases: RunPhases, settings: CheckerSettings, 
     const endings = after.map((d) => d.process).join(', ');
     found('lost-after-delivery', phases.end, [last.process, ...after.map((d) => d.process)], `pushed at ${last.completedAt}, delivered to ${endings}, never acked`);
   }
+}
+
+/**
+ * Whether the message's processing since `last` (its latest ok push) was still open when the history
+ * ended: a delivery since then still held at the end (not acked, released or removed, its lease not
+ * yet over), or a pop in flight at the end that could have taken it (its shard, any shard, or it by id).
+ */
+export function stillOpenAtEnd(id: string, m: MessageOps, holds: readonly Hold[], popsAtEnd: readonly PopOp[], last: { readonly invokedAt: number }, end: number): boolean {
+  if (holds.some((h) => h.d.completedAt >= last.invokedAt && h.until >= end)) return true;
+  if (popsAtEnd.length === 0) return false;
+  return unknownPopsReaching(popsAtEnd, id, placeOf(m).shard).length > 0;
+}
+
+/** The unknown pops of a history still in flight at its end (their completion is the end). */
+export function popsInFlightAtEnd(pops: readonly PopOp[], end: number): PopOp[] {
+  return pops.filter((p) => p.outcome === 'unknown' && p.completedAt >= end);
 }
 
 /**
@@ -334,18 +357,19 @@ export function checkHistory(history: readonly HistoryOp[], phases: RunPhases, s
   const out = noFindings();
   const tallies = noTallies();
   for (const op of history) tallyOp(op, tallies);
+  const atEnd = popsInFlightAtEnd(pops, phases.end);
   for (const [id, m] of byId) {
     tallyMessage(m, tallies);
-    judgeMessage(id, m, phases, settings, out);
+    judgeMessage(id, m, phases, settings, out, atEnd);
   }
   const lateness = settings.deliveryBoundMs === undefined ? [] : judgeShards(byId, pops, phases, settings.deliveryBoundMs, out);
   return reportOf(tallies, out, lateness);
 }
 
-/** The report from the tallies and findings (violations in time order, then by id). */
+/** The report from the tallies and findings (violations worst first, then in time order, then by id). */
 export function reportOf(tallies: Tallies, out: Judged, lateness: readonly number[]): CheckReport {
   const { pushed, delivered, deliveries, acked, unknownOps } = tallies;
-  const violations = out.violations.sort((a, b) => a.t - b.t || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const violations = out.violations.sort(worstFirst);
   const counts = zeroPerKind();
   const messagesAffected = zeroPerKind();
   const seen = new Set<string>();

@@ -1,4 +1,4 @@
-import { addShardPart, judgeMessage, judgeShardSets, noFindings, noTallies, reportOf, shardPartOf, tallyMessage, tallyOp, type ShardPart, type ShardSets } from './checker.js';
+import { addShardPart, judgeMessage, judgeShardSets, noFindings, noTallies, popsInFlightAtEnd, reportOf, shardPartOf, tallyMessage, tallyOp, type ShardPart, type ShardSets } from './checker.js';
 import { extrasOf, MAX_EXTRAS_PER_MESSAGE, noEndings, tallyEndings, type OpExtra } from './endings.js';
 import { completeAtEnd, extraFields, FaultSpans, HistoryFileError, parseHistoryLine, runOf, type RunLine } from './history-file.js';
 import type { DeliverOp, HistoryOp, PopOp } from './history.js';
@@ -220,6 +220,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   if (ops === 0) throw new HistoryFileError(file, 0, 'no operations');
   const { phases, settings } = runOf(run, first, last, file, overrides);
   for (const p of inFlightPops) completeAtEnd(p, phases.end);
+  const popsAtEnd = popsInFlightAtEnd(unknownPops, phases.end);
   const lineCount = n;
   const isLast = lastLines.bits(lineCount);
   const faults = faultSpans.done();
@@ -238,9 +239,9 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   const judge = (id: string, ops: HistoryOp[], at: number) => {
     const m = groupById(ops).byId.get(id)!;
     tallyMessage(m, tallies);
-    tallyEndings(m, endings);
+    tallyEndings(m, endings, { id, end: phases.end, pops: popsAtEnd });
     const before = out.violations.length;
-    judgeMessage(id, m, phases, settings, out);
+    judgeMessage(id, m, phases, settings, out, popsAtEnd);
     if (out.violations.length > before) extrasById.set(id, extrasOf(ops));
     if (bound === undefined) return;
     const part = shardPartOf(id, m, unknownPops, phases);

@@ -1,7 +1,7 @@
-import { PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../model/properties.js';
+import { PROPERTIES_WORST_FIRST, PROPERTY_NAMES, VIOLATION_KINDS, worstFinding, type PropertyName } from '../model/properties.js';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from './config.js';
 import { generateFaults, type FaultFamily } from './faults/index.js';
-import { classifyFindings, mechanismKey } from './mechanisms.js';
+import { classifyFindings, mechanismKey, mechanismsWorstFirst } from './mechanisms.js';
 import { Rng } from './rng.js';
 import { relativeTimes } from '../report/relative-times.js';
 import { runSimulation } from './run.js';
@@ -115,31 +115,35 @@ export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promi
   if (task.shrinkUntil !== undefined && !budgetClock) throw new Error('exploreSeed: shrinkUntil needs a budget clock');
   const config = task.base ? configurationAround(task.base, task.seed, task.families) : randomConfiguration(task.seed, task.families);
   const result = await runSimulation(config);
-  const failing = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
+  const failing = PROPERTIES_WORST_FIRST.filter((p) => !result.report.properties[p]);
   const exercised = PROPERTY_NAMES.filter((p) => result.report.exercised[p]);
   const calls = Object.keys(result.calls);
   const found = classifyFindings(result.report.violations, result.history, result.faults);
-  const mechanisms = [...new Set(found.map(mechanismKey))].sort();
+  const mechanisms = mechanismsWorstFirst(found);
   const required = task.require ?? PROPERTY_NAMES;
   const known = new Set(task.known ?? []);
-  const gate = failing.filter((p) => required.includes(p) && found.some((m) => VIOLATION_KINDS[m.kind].breaks === p && !known.has(mechanismKey(m))));
+  const gating = found.filter((m) => required.includes(VIOLATION_KINDS[m.kind].breaks!) && !known.has(mechanismKey(m)));
+  const gate = failing.filter((p) => gating.some((m) => VIOLATION_KINDS[m.kind].breaks === p));
+  // Shrunk to keep the worst finding that fails the gate, so that the scenario is titled by it.
+  const worstKind = gating.reduce<(typeof gating)[number] | undefined>((w, m) => (!w || VIOLATION_KINDS[m.kind].rank < VIOLATION_KINDS[w.kind].rank ? m : w), undefined)?.kind;
   const plain = { seed: task.seed, failing, gate, mechanisms, exercised, calls, traceHash: result.traceHash };
   if (gate.length === 0) return plain;
   const until = task.shrinkUntil;
-  const small = await shrink(config, (r) => gate.some((p) => !r.report.properties[p]), {
-    keepLiveness: gate.includes('atLeastOnce'),
+  const small = await shrink(config, (r) => (worstKind !== undefined ? r.report.counts[worstKind] > 0 : gate.some((p) => !r.report.properties[p])), {
+    keepLiveness: worstKind !== undefined && VIOLATION_KINDS[worstKind].breaks === 'atLeastOnce',
     firstRun: result,
     unhashedCandidates: true,
     ...(until !== undefined && budgetClock ? { timeUp: () => budgetClock.now() >= until } : {}),
   });
   const held = PROPERTY_NAMES.filter((p) => small.result.report.properties[p]);
   const violated = PROPERTY_NAMES.filter((p) => !small.result.report.properties[p]);
+  const violatedWorstFirst = PROPERTIES_WORST_FIRST.filter((p) => violated.includes(p));
   const name = `found-${task.seed}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
-  const firstFound = small.result.report.violations.find((v) => VIOLATION_KINDS[v.kind].breaks !== null);
-  const first = firstFound ? `${firstFound.kind} of ${firstFound.id} at t+${Math.round(firstFound.t - SIM_EPOCH)} ms: ${relativeTimes(firstFound.detail, SIM_EPOCH)}` : 'n/a';
+  const worstFound = worstFinding(small.result.report.violations);
+  const worst = worstFound ? `${worstFound.kind} of ${worstFound.id} at t+${Math.round(worstFound.t - SIM_EPOCH)} ms: ${relativeTimes(worstFound.detail, SIM_EPOCH)}` : 'n/a';
   const scenario = {
     name,
-    description: `Found by dynoq explore (seed ${task.seed}), shrunk in ${small.runs} runs${small.stoppedByTime ? ' (stopped at the --time budget: may not be the smallest)' : ''}: violates ${violated.join(', ')}. First violation: ${first}`,
+    description: `Found by dynoq explore (seed ${task.seed}), shrunk in ${small.runs} runs${small.stoppedByTime ? ' (stopped at the --time budget: may not be the smallest)' : ''}: violates ${violatedWorstFirst.join(', ')}. Worst violation: ${worst}`,
     ...small.config,
     keepTrace: false,
     expect: { hold: held, violate: violated, traceHash: small.result.traceHash },

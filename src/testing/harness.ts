@@ -6,7 +6,7 @@ import type { ModelCheckQueueOptions } from '../harness/model-check.js';
 import { ModelCheckFailure } from '../harness/model-check-failure.js';
 import type { QueueMode } from '../queue/dyno-queue.js';
 import { parseSimConfig, type SimConfigInput } from '../sim/config.js';
-import { PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
+import { PROPERTIES_WORST_FIRST, PROPERTY_NAMES, worstFinding, type PropertyName } from '../model/properties.js';
 import { generateFaults } from '../sim/faults/index.js';
 import { Rng } from '../sim/rng.js';
 import { relativeTimes } from '../report/relative-times.js';
@@ -282,7 +282,7 @@ export async function simulate(options: SimulateOptions = {}): Promise<SimResult
     const { seed } = config;
     const result = await runSimulation(config);
     results.push(result);
-    const broken = required.filter((p) => !result.report.properties[p]);
+    const broken = PROPERTIES_WORST_FIRST.filter((p) => required.includes(p) && !result.report.properties[p]);
     if (broken.length > 0) {
       const dir = options.failuresDir ?? join(tmpdir(), 'dynoq-failures');
       mkdirSync(dir, { recursive: true });
@@ -290,13 +290,13 @@ export async function simulate(options: SimulateOptions = {}): Promise<SimResult
       const file = join(dir, `${name}.json`);
       const held = PROPERTY_NAMES.filter((p) => result.report.properties[p]);
       const violated = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
-      const first = result.report.violations.find((v) => v.kind !== 'duplicate');
+      const worst = worstFinding(result.report.violations, broken);
       writeFileSync(
         file,
         `${JSON.stringify({ name, description: `simulate(): seed ${seed} violated ${broken.join(', ')}`, ...config, keepTrace: false, expect: { hold: held, violate: violated, traceHash: result.traceHash } }, null, 2)}\n`,
       );
       throw new HarnessFailure(
-        `simulation seed ${seed} violated ${broken.join(', ')}${first ? `; first: ${first.kind} of ${first.id} at t+${Math.round(first.t - SIM_EPOCH)} ms: ${relativeTimes(first.detail, SIM_EPOCH)}` : ''}`,
+        `simulation seed ${seed} violated ${broken.join(', ')}${worst ? `; worst: ${worst.kind} of ${worst.id} at t+${Math.round(worst.t - SIM_EPOCH)} ms: ${relativeTimes(worst.detail, SIM_EPOCH)}` : ''}`,
         seed,
         undefined,
         undefined,

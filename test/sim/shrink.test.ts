@@ -85,6 +85,8 @@ describe('shrinking under a time budget (explore --time)', () => {
     await expect(exploreSeed({ seed: 'explore-15', shrinkUntil: 1_000 })).rejects.toThrow(/budget clock/);
     expect([o.shrinkRuns, o.shrinkStoppedByTime]).toEqual([1, true]);
     expect(String(o.scenario?.description)).toContain('stopped at the --time budget: may not be the smallest');
+    // Titled by its worst finding (the only kind here: early).
+    expect(String(o.scenario?.description)).toMatch(/violates onTime\. Worst violation: early of \S+ at t\+\d+ ms/);
     expect((o.scenario as unknown as { expect: { violate: string[] } }).expect.violate).toContain('onTime');
   }, 60_000);
 });

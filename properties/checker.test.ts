@@ -481,7 +481,7 @@ function bruteForce(history: HistoryOp[], p: { livenessStart: number; end: numbe
     });
     const okPush = pushes.find((x) => x.outcome === 'ok');
     // still held when the history ends: its holder may yet ack it (unknown, not lost)
-    const heldAtEnd = okPush !== undefined && dels.some((d) => d.completedAt >= okPush.invokedAt && holdEnd(d) >= p.end);
+    const heldAtEnd = okPush !== undefined && dels.some((d) => d.completedAt >= okPush.invokedAt && !acks.some((a) => a.process === d.process) && holdEnd(d) >= p.end);
     if (okPush && !heldAtEnd && !acks.some((a) => a.outcome !== 'fail' && a.completedAt >= okPush.invokedAt)) {
       if (dels.some((d) => d.completedAt >= okPush.invokedAt)) out['lost-after-delivery']++;
       else out['lost-never-delivered']++;
@@ -632,7 +632,7 @@ function bruteForceWholeApi(history: Op[], p: { livenessStart: number; end: numb
       const discharged = ev.some((y) => (y.type === 'ack' || y.type === 'remove') && applied(y) && y.completedAt >= last.invokedAt);
       const dueBy = Math.max(lastDue(last as Vis), ...ev.filter(mayMakeVisible).filter((v) => v.invokedAt < p.end && !overtaken(ev, v, p.end)).map(lastDue));
       // still held at the end, or a pop in flight at the end may have taken it: unknown, not lost
-      const heldAtEnd = dels.some((d) => d.completedAt >= last.invokedAt && holdEnd(d) >= p.end);
+      const heldAtEnd = dels.some((d) => d.completedAt >= last.invokedAt && !own('ack', d) && !own('release', d) && holdEnd(d) >= p.end);
       const popAtEnd = pops.some((q) => q.outcome === 'unknown' && q.completedAt >= p.end && (q.via === 'id' ? q.id === id : q.shard === undefined || q.shard === shardOf(id)));
       if (!discharged && !heldAtEnd && !popAtEnd && dueBy + B <= p.end) {
         if (dels.some((d) => d.completedAt >= last.invokedAt)) out['lost-after-delivery']++;

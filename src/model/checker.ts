@@ -185,7 +185,7 @@ function judgeLoss(id: string, m: MessageOps, holds: readonly Hold[], popsAtEnd:
  * yet over), or a pop in flight at the end that could have taken it (its shard, any shard, or it by id).
  */
 export function stillOpenAtEnd(id: string, m: MessageOps, holds: readonly Hold[], popsAtEnd: readonly PopOp[], last: { readonly invokedAt: number }, end: number): boolean {
-  if (holds.some((h) => h.d.completedAt >= last.invokedAt && h.until >= end)) return true;
+  if (holds.some((h) => h.d.completedAt >= last.invokedAt && !h.ack && !h.release && h.until >= end)) return true;
   if (popsAtEnd.length === 0) return false;
   return unknownPopsReaching(popsAtEnd, id, placeOf(m).shard).length > 0;
 }

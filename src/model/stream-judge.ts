@@ -171,6 +171,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   let run: RunLine | undefined;
   let first = Infinity;
   let last = -Infinity;
+  let endLine = -Infinity;
   let ops = 0;
   let n = 0;
   try {
@@ -197,6 +198,10 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
             faultSpans.add(parsed.fault, file, n);
             continue;
           }
+          if (parsed.kind === 'end') {
+            endLine = Math.max(endLine, parsed.at);
+            continue;
+          }
           const op = parsed.op;
           ({ type, invokedAt, completedAt } = op);
           id = op.type === 'pop' ? undefined : op.id;
@@ -218,7 +223,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     throw err;
   }
   if (ops === 0) throw new HistoryFileError(file, 0, 'no operations');
-  const { phases, settings } = runOf(run, first, last, file, overrides);
+  const { phases, settings } = runOf(run, first, last, file, overrides, endLine);
   for (const p of inFlightPops) completeAtEnd(p, phases.end);
   const popsAtEnd = popsInFlightAtEnd(unknownPops, phases.end);
   const lineCount = n;

@@ -318,6 +318,30 @@ describe('history checker: priority order (SPEC §6.5), judged only with a deliv
   });
 });
 
+describe('history checker: un-ack recovery on demand (pops recorded, a delivery bound)', () => {
+  // c1's lease on m ran out at 2_500: the reaper must have re-queued it by 2_500 + 100 + 400 = 3_000.
+  const base = [pushTo('m', 0, 's', 9), deliverVia('m', 2_000, 'c1', 'schedule', 's')];
+  const later = [deliverVia('m', 5_000, 'c2', 'schedule', 's', 4_990), ack('m', 5_010, 'c2')];
+
+  it('a re-delivery owed while every consumer of its shard was busy is not slow: no pop asked for it', () => {
+    // The explored client-crash finding, in small: re-delivered 2 s after the deadline, but no pop of
+    // shard s waited meanwhile (the consumers worked through more urgent messages).
+    exactly([...base, ...later, pop('c3', 's', 1_990, 2_000, 0)], { duplicate: 1 }, bounded);
+    // without pops in the history the deadline alone decides, as before
+    exactly([...base, ...later], { 'slow-recovery': 1, duplicate: 1 }, bounded);
+  });
+
+  it('a pop of its shard that waited longer than B while the re-delivery was owed, and returned without it, is a slow recovery', () => {
+    exactly([...base, ...later, pop('c3', 's', 3_100, 3_300, 0)], { 'slow-recovery': 1, duplicate: 1 }, bounded);
+    // waiting no longer than B, or on another shard, or before it was owed: not one
+    exactly([...base, ...later, pop('c3', 's', 3_100, 3_150, 0)], { duplicate: 1 }, bounded);
+    exactly([...base, ...later, pop('c3', 't', 3_100, 3_300, 0)], { duplicate: 1 }, bounded);
+    exactly([...base, ...later, pop('c3', 's', 2_700, 3_040, 0)], { duplicate: 1 }, bounded);
+    // a pop that may have taken it (unknown) ends what is owed
+    exactly([...base, ...later, pop('c4', 's', 3_010, 3_020, 0, 'unknown'), pop('c3', 's', 3_100, 3_300, 0)], { duplicate: 1 }, bounded);
+  });
+});
+
 describe('history checker: late (SPEC §6.6)', () => {
   const m = pushTo('m', 0, 's', 0);
   const taken = (t: number) => [deliverVia('m', t + 2, 'c1', 'schedule', 's', t), pop('c1', 's', t, t + 2, 1), ack('m', t + 10, 'c1')];
@@ -580,6 +604,21 @@ function bruteForceWholeApi(history: Op[], p: { livenessStart: number; end: numb
     return lastDue(last) < t;
   };
 
+  // The waits of a shard: its ok pops by the schedule, one consumer's pops that follow an empty one at
+  // once (within 1 ms) continuing the same wait.
+  const waitingOf = (shard: string | undefined) => {
+    const single = pops.filter((q) => q.outcome === 'ok' && q.via === 'schedule' && q.shard === shard);
+    return single.map((q) => {
+      let start = q.invokedAt;
+      for (;;) {
+        const before = single.find((o) => o !== q && o.process === q.process && o.delivered === 0 && o.completedAt <= start && start - o.completedAt <= 1);
+        if (!before) break;
+        start = before.invokedAt;
+      }
+      return { ...q, invokedAt: start };
+    });
+  };
+
   for (const id of ids) {
     const ev = opsOf(id);
     const dels = ev.filter((o): o is Del => o.type === 'deliver').sort((a, b) => a.completedAt - b.completedAt);
@@ -622,6 +661,20 @@ function bruteForceWholeApi(history: Op[], p: { livenessStart: number; end: numb
       for (const x of ev) if (x.type === 'reschedule' && applied(x) && x.invokedAt > d.completedAt && x.invokedAt <= deadline) deadline = Math.max(deadline, lastDue(x) + allowance);
       if (deadline > p.end) return;
       const since = Math.max(-Infinity, ...creators.filter((c) => c.invokedAt <= d.completedAt).map((c) => c.invokedAt));
+      if (pops.length > 0) {
+        // On demand: owed from deadline - B until taken again, acked or removed, created anew or an
+        // unknown pop that could reach it began; slow when a pop of its shard waited longer than B then.
+        const from = deadline - B;
+        const takers = [
+          ...dels.filter((_n, j) => j > i),
+          ...ev.filter((y) => (y.type === 'ack' || y.type === 'remove') && applied(y) && y.completedAt >= since),
+          ...creators.filter((c) => c.invokedAt > d.completedAt),
+          ...pops.filter((q) => q.outcome === 'unknown' && (q.via === 'id' ? q.id === id : q.shard === undefined || q.shard === shardOf(id)) && q.completedAt > holdEnd(d)),
+        ];
+        const to = Math.min(p.end, ...takers.map((y) => y.invokedAt));
+        if (to > from && waitingOf(d.shard ?? shardOf(id)).some((q) => Math.min(q.completedAt, to) - Math.max(q.invokedAt, from) > B)) out['slow-recovery']++;
+        return;
+      }
       const recovered = dels.some((n, j) => j > i && n.completedAt <= deadline) || ev.some((y) => (y.type === 'ack' || y.type === 'remove') && applied(y) && y.completedAt >= since && y.completedAt <= deadline);
       if (!recovered) out['slow-recovery']++;
     });
@@ -658,17 +711,7 @@ function bruteForceWholeApi(history: Op[], p: { livenessStart: number; end: numb
   }
   // late: per stretch of a message's freedom, some ok pop by the schedule on its shard overlapping it by more than B
   for (const [id, g] of grid) {
-    const single = pops.filter((q) => q.outcome === 'ok' && q.via === 'schedule' && q.shard === shardOf(id));
-    // One consumer's pops that follow an empty one at once (within 1 ms) continue the same wait.
-    const waiting = single.map((q) => {
-      let start = q.invokedAt;
-      for (;;) {
-        const before = single.find((o) => o !== q && o.process === q.process && o.delivered === 0 && o.completedAt <= start && start - o.completedAt <= 1);
-        if (!before) break;
-        start = before.invokedAt;
-      }
-      return { ...q, invokedAt: start };
-    });
+    const waiting = waitingOf(shardOf(id));
     let t = 0;
     while (t < g.length) {
       if (!g[t]) {

@@ -173,6 +173,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   let last = -Infinity;
   let endLine = -Infinity;
   let ops = 0;
+  let popsRecorded = false;
   let n = 0;
   try {
     for await (const batch of source()) {
@@ -212,6 +213,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
           }
         }
         ops++;
+        if (type === 'pop') popsRecorded = true;
         if (invokedAt < first) first = invokedAt;
         if (completedAt > last) last = completedAt;
         if (type !== 'pop' && id !== undefined) lastLines.set(hashId(id), n);
@@ -246,10 +248,10 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     tallyMessage(m, tallies);
     tallyEndings(m, endings, { id, end: phases.end, pops: popsAtEnd });
     const before = out.violations.length;
-    judgeMessage(id, m, phases, settings, out, popsAtEnd);
+    judgeMessage(id, m, phases, settings, out, { popsAtEnd, popsRecorded });
     if (out.violations.length > before) extrasById.set(id, extrasOf(ops));
     if (bound === undefined) return;
-    const part = shardPartOf(id, m, unknownPops, phases);
+    const part = shardPartOf(id, m, unknownPops, phases, settings);
     if (part) parts.push({ ordinal: at, part: { ...part, deliveries: part.deliveries.map(slimDelivery) } });
   };
   n = 0;

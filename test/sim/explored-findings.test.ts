@@ -15,4 +15,13 @@ describe('explored findings the checker had wrong', () => {
     // m2 was still delivered twice (two lives): reported, allowed
     expect(report.violations.some((v) => v.kind === 'duplicate' && v.id === 'm2')).toBe(true);
   }, 60_000);
+
+  it('a lease that ran out while its shard\'s consumers were down, re-delivered late only because the restarted consumers were busy with more urgent messages, is no slow recovery', async () => {
+    const { report } = await run('client-crash-unack-recovery');
+    // The reaper re-queued m20 at its first run after the restart; both consumers of shard b then
+    // worked through more urgent messages without a pop waiting until it was taken.
+    expect(report.counts['slow-recovery']).toBe(0);
+    expect(report.properties.unackRecovery).toBe(true);
+    expect(report.exercised.unackRecovery).toBe(true);
+  }, 60_000);
 });

@@ -337,8 +337,10 @@ describe('history checker: un-ack recovery on demand (pops recorded, a delivery 
     exactly([...base, ...later, pop('c3', 's', 3_100, 3_150, 0)], { duplicate: 1 }, bounded);
     exactly([...base, ...later, pop('c3', 't', 3_100, 3_300, 0)], { duplicate: 1 }, bounded);
     exactly([...base, ...later, pop('c3', 's', 2_700, 3_040, 0)], { duplicate: 1 }, bounded);
-    // a pop that may have taken it (unknown) ends what is owed
+    // a pop that may have taken it (unknown) may have leased it to nobody: not owed until that lease
+    // (as long as c1's, 500 ms) ran out and the allowance passed again (3_020 + 500 + 500 = 4_020)
     exactly([...base, ...later, pop('c4', 's', 3_010, 3_020, 0, 'unknown'), pop('c3', 's', 3_100, 3_300, 0)], { duplicate: 1 }, bounded);
+    exactly([...base, ...later, pop('c4', 's', 3_010, 3_020, 0, 'unknown'), pop('c3', 's', 4_100, 4_300, 0)], { 'slow-recovery': 1, duplicate: 1 }, bounded);
   });
 });
 
@@ -662,17 +664,33 @@ function bruteForceWholeApi(history: Op[], p: { livenessStart: number; end: numb
       if (deadline > p.end) return;
       const since = Math.max(-Infinity, ...creators.filter((c) => c.invokedAt <= d.completedAt).map((c) => c.invokedAt));
       if (pops.length > 0) {
-        // On demand: owed from deadline - B until taken again, acked or removed, created anew or an
-        // unknown pop that could reach it began; slow when a pop of its shard waited longer than B then.
+        // On demand: owed from deadline - B until taken again, acked or removed or created anew, except
+        // while an unknown pop that could reach it may have leased it (from its invocation to its
+        // return + the hold's lease length + reaper + bound); one finding per owed stretch in which a
+        // pop of its shard waited longer than B.
         const from = deadline - B;
         const takers = [
           ...dels.filter((_n, j) => j > i),
           ...ev.filter((y) => (y.type === 'ack' || y.type === 'remove') && applied(y) && y.completedAt >= since),
           ...creators.filter((c) => c.invokedAt > d.completedAt),
-          ...pops.filter((q) => q.outcome === 'unknown' && (q.via === 'id' ? q.id === id : q.shard === undefined || q.shard === shardOf(id)) && q.completedAt > holdEnd(d)),
         ];
         const to = Math.min(p.end, ...takers.map((y) => y.invokedAt));
-        if (to > from && waitingOf(d.shard ?? shardOf(id)).some((q) => Math.min(q.completedAt, to) - Math.max(q.invokedAt, from) > B)) out['slow-recovery']++;
+        const lease = d.leaseUntil - d.invokedAt;
+        const gaps = pops
+          .filter((q) => q.outcome === 'unknown' && (q.via === 'id' ? q.id === id : q.shard === undefined || q.shard === shardOf(id)) && q.completedAt > holdEnd(d))
+          .map((q) => [q.invokedAt, q.completedAt + lease + allowance - B] as const);
+        const owedAt = (t: number) => t >= from && t < to && !gaps.some(([a, b]) => t >= a && t < b);
+        // the owed stretches, on the 1 ms grid (t + 0.5 stands for (t, t + 1))
+        const stretches: [number, number][] = [];
+        for (let t = Math.floor(from); t < to; t++) {
+          if (!owedAt(t + 0.5)) continue;
+          const last = stretches.at(-1);
+          if (last && last[1] === t) last[1] = t + 1;
+          else stretches.push([t, t + 1]);
+        }
+        if (stretches.length > 0) stretches[0]![0] = Math.max(stretches[0]![0], from);
+        const waits = waitingOf(d.shard ?? shardOf(id));
+        for (const [a, b] of stretches) if (waits.some((q) => Math.min(q.completedAt, b) - Math.max(q.invokedAt, a) > B)) out['slow-recovery']++;
         return;
       }
       const recovered = dels.some((n, j) => j > i && n.completedAt <= deadline) || ev.some((y) => (y.type === 'ack' || y.type === 'remove') && applied(y) && y.completedAt >= since && y.completedAt <= deadline);

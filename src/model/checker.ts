@@ -287,11 +287,14 @@ export interface OwedStretch {
 
 /**
  * When each re-delivery was owed (judgeRecovery, on demand): from `from` until the message was taken
- * again, acked, removed or created anew, or an unknown pop that could reach it began — whichever came
- * first (never blame an order the history allows) — or the end of the run.
+ * again, acked, removed or created anew (whichever came first), or the end of the run — except while
+ * an unknown pop that could reach it may have leased it to nobody: from that pop's invocation until
+ * such a lease (as long as the hold's) has ended and the allowance has passed again (never blame an
+ * order the history allows).
  */
 function owedStretches(id: string, m: MessageOps, holds: readonly Hold[], reaching: readonly PopOp[], phases: RunPhases, settings: CheckerSettings): OwedStretch[] {
   const out: OwedStretch[] = [];
+  const allowance = settings.reaperIntervalMs + settings.recoveryBoundMs;
   for (const o of owedOf(m, holds, phases, settings)) {
     const shard = shardOwed(m, o);
     if (shard === undefined) continue;
@@ -300,8 +303,18 @@ function owedStretches(id: string, m: MessageOps, holds: readonly Hold[], reachi
     for (const n of holds.slice(o.index + 1)) to = Math.min(to, n.d.invokedAt);
     for (const a of [...m.acks, ...m.removes]) if (mayHaveApplied(a) && a.completedAt >= since) to = Math.min(to, a.invokedAt);
     for (const p of m.pushes) if (mayHaveCreated(p) && p.invokedAt > o.h.d.completedAt) to = Math.min(to, p.invokedAt);
-    for (const p of reaching) if (p.completedAt > o.h.until) to = Math.min(to, p.invokedAt);
-    if (to > o.from) out.push({ shard, iv: { id, priority: 0, from: o.from, to }, holder: o.h.d.process, ended: o.ended });
+    const lease = o.h.d.leaseUntil - o.h.d.invokedAt;
+    const gaps = reaching
+      .filter((p) => p.completedAt > o.h.until && p.invokedAt < to)
+      .map((p) => ({ from: p.invokedAt, to: p.completedAt + lease + allowance }))
+      .sort((a, b) => a.from - b.from);
+    let from = o.from;
+    for (const g of gaps) {
+      if (g.from > from) out.push({ shard, iv: { id, priority: 0, from, to: Math.min(g.from, to) }, holder: o.h.d.process, ended: o.ended });
+      from = Math.max(from, g.to);
+      if (from >= to) break;
+    }
+    if (to > from) out.push({ shard, iv: { id, priority: 0, from, to }, holder: o.h.d.process, ended: o.ended });
   }
   return out;
 }
@@ -390,7 +403,8 @@ export function judgeShardSets(shards: ShardSets, pops: readonly PopOp[], boundM
     if (waiting.length > 0) for (const x of latenessOf(s.deliveries, s.free, waiting)) lateness.push(x);
     // Un-ack recovery on demand: a pop of the shard that waited longer than B while a re-delivery was owed.
     for (const f of judgeLate(waiting, s.owed.map((o) => o.iv), boundMs).findings) {
-      const o = s.owed.find((x) => x.iv.id === f.id && x.iv.from < f.t) ?? s.owed.find((x) => x.iv.id === f.id)!;
+      const mine = s.owed.filter((x) => x.iv.id === f.id);
+      const o = [...mine].reverse().find((x) => x.iv.from < f.t) ?? mine[0]!;
       out.violations.push({
         kind: 'slow-recovery',
         id: f.id,

@@ -6,16 +6,15 @@ import type { ModelCheckQueueOptions } from '../harness/model-check.js';
 import { ModelCheckFailure } from '../harness/model-check-failure.js';
 import type { QueueMode } from '../queue/dyno-queue.js';
 import { parseSimConfig, type SimConfigInput } from '../sim/config.js';
-import { PROPERTIES_WORST_FIRST, PROPERTY_NAMES, worstFinding, type PropertyName } from '../model/properties.js';
+import { PROPERTIES_WORST_FIRST, PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
 import { generateFaults } from '../sim/faults/index.js';
 import { Rng } from '../sim/rng.js';
-import { relativeTimes } from '../report/relative-times.js';
 import { runSimulation, SIM_EPOCH, type SimResult } from '../sim/run.js';
 import { connect } from '../store/connect.js';
 import { IoredisStore } from '../store/ioredis-store.js';
 import type { Store } from '../store/store.js';
 import { RedisUnavailableError, unavailability } from '../store/redis-unavailable.js';
-import { fastCheckReplay, HarnessFailure } from './failure.js';
+import { fastCheckReplay, HarnessFailure, worstClause } from './failure.js';
 import { needingFastCheck } from './optional-peer.js';
 import { parseHarnessQueueOptions, type HarnessQueueOptions } from './queue-setup.js';
 import { InvalidArgumentError } from '../queue/errors.js';
@@ -290,13 +289,12 @@ export async function simulate(options: SimulateOptions = {}): Promise<SimResult
       const file = join(dir, `${name}.json`);
       const held = PROPERTY_NAMES.filter((p) => result.report.properties[p]);
       const violated = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
-      const worst = worstFinding(result.report.violations, broken);
       writeFileSync(
         file,
         `${JSON.stringify({ name, description: `simulate(): seed ${seed} violated ${broken.join(', ')}`, ...config, keepTrace: false, expect: { hold: held, violate: violated, traceHash: result.traceHash } }, null, 2)}\n`,
       );
       throw new HarnessFailure(
-        `simulation seed ${seed} violated ${broken.join(', ')}${worst ? `; worst: ${worst.kind} of ${worst.id} at t+${Math.round(worst.t - SIM_EPOCH)} ms: ${relativeTimes(worst.detail, SIM_EPOCH)}` : ''}`,
+        `simulation seed ${seed} violated ${broken.join(', ')}${worstClause(result.report.violations, broken, SIM_EPOCH)}`,
         seed,
         undefined,
         undefined,

@@ -2,9 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { CheckReport } from '../model/checker.js';
 import type { CheckerSettings, RunPhases } from '../model/history.js';
 import { historyStart, judgeHistory } from '../model/judge.js';
-import { relativeTimes } from '../report/relative-times.js';
-import { PROPERTIES, PROPERTIES_WORST_FIRST, PROPERTY_NAMES, worstFinding, type PropertyName } from '../model/properties.js';
-import { HarnessFailure } from './failure.js';
+import { PROPERTIES, PROPERTIES_WORST_FIRST, PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
+import { HarnessFailure, worstClause } from './failure.js';
 import { checkRequired } from './harness-options.js';
 
 export interface JudgeOptions extends Partial<RunPhases & CheckerSettings> {
@@ -24,9 +23,8 @@ export async function judge(file: string, options: JudgeOptions = {}): Promise<C
   const start = historyStart(history);
   const broken = PROPERTIES_WORST_FIRST.filter((p) => required.includes(p) && !report.properties[p]);
   if (broken.length > 0) {
-    const worst = worstFinding(report.violations, broken);
     throw new HarnessFailure(
-      `history ${file} violated ${broken.map((p) => PROPERTIES[p].label).join(', ')}${worst ? `; worst: ${worst.kind} of ${worst.id} at t+${Math.round(worst.t - start)} ms: ${relativeTimes(worst.detail, start)}` : ''}`,
+      `history ${file} violated ${broken.map((p) => PROPERTIES[p].label).join(', ')}${worstClause(report.violations, broken, start)}`,
       undefined,
       undefined,
       undefined,

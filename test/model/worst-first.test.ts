@@ -6,6 +6,10 @@ import { PROPERTIES_WORST_FIRST, VIOLATION_KIND_NAMES, VIOLATION_KINDS, WORST_FI
 import { formatJudgement } from '../../src/cli/commands/judge.js';
 import { renderHtmlReport } from '../../src/report/html-report.js';
 import { mechanismsWorstFirst } from '../../src/sim/mechanisms.js';
+import { formatSummary } from '../../src/cli/summary.js';
+import { parseSimConfig } from '../../src/sim/config.js';
+import type { SimResult } from '../../src/sim/run.js';
+import { worstClause } from '../../src/testing/failure.js';
 
 /**
  * One history with findings of several kinds, the least severe first in time: m-late waits while a pop
@@ -21,6 +25,9 @@ const history: HistoryOp[] = [
   { type: 'deliver', process: 'c2', id: 'm-late', invokedAt: 410, completedAt: 420, outcome: 'ok', leaseUntil: 910, via: 'schedule', shard: 't' },
   { type: 'ack', process: 'c2', id: 'm-late', invokedAt: 430, completedAt: 431, outcome: 'ok' },
   { type: 'push', process: 'p', id: 'm-lost', invokedAt: 0, completedAt: 1, outcome: 'ok', delayMs: 0 },
+  // a phantom after the early delivery: after it in time and in the table's order, before it by severity
+  { type: 'deliver', process: 'c3', id: 'ghost', invokedAt: 90, completedAt: 100, outcome: 'ok', leaseUntil: 590, via: 'id' },
+  { type: 'ack', process: 'c3', id: 'ghost', invokedAt: 110, completedAt: 111, outcome: 'ok' },
 ];
 const phases = { livenessStart: 0, end: 5_000 };
 const settings = { reaperIntervalMs: 100, recoveryBoundMs: 400, deliveryBoundMs: 50 };
@@ -34,7 +41,7 @@ describe('worst first: one severity order of findings', () => {
 
   it('the checker lists findings worst first, and worstFinding picks the loss over earlier findings', () => {
     const report = checkHistory(history, phases, settings);
-    expect(report.violations.map((v) => v.kind)).toEqual(['lost-never-delivered', 'early', 'late']);
+    expect(report.violations.map((v) => v.kind)).toEqual(['lost-never-delivered', 'unexpected', 'early', 'late']);
     expect(worstFinding(report.violations)?.id).toBe('m-lost');
     expect(worstFinding(report.violations, ['onTime', 'deliveredPromptly'])?.id).toBe('m-early');
   });
@@ -44,7 +51,8 @@ describe('worst first: one severity order of findings', () => {
     const text = formatJudgement(report, 'h.jsonl', 0, 50);
     const at = (label: string) => text.indexOf(`  ${label}:`);
     expect(at('lost (never delivered)')).toBeGreaterThan(0);
-    expect(at('lost (never delivered)')).toBeLessThan(at('early'));
+    expect(at('lost (never delivered)')).toBeLessThan(at('unexpected'));
+    expect(at('unexpected')).toBeLessThan(at('early'));
     expect(at('early')).toBeLessThan(at('late'));
   });
 
@@ -53,7 +61,25 @@ describe('worst first: one severity order of findings', () => {
     const shuffled = { ...report, violations: [...report.violations].reverse() };
     const html = renderHtmlReport({ title: 't', history, faults: [], report: shuffled, start: 0, livenessStart: 0, end: 5_000 });
     const data = JSON.parse(/<script[^>]*id="data"[^>]*>([^<]*)<\/script>/.exec(html)![1]!) as { violations: { kind: string }[] };
-    expect(data.violations.map((v) => v.kind)).toEqual(['lost-never-delivered', 'early', 'late']);
+    expect(data.violations.map((v) => v.kind)).toEqual(['lost-never-delivered', 'unexpected', 'early', 'late']);
+  });
+
+  it('simulate() and judge() failures name the worst finding of the properties that failed', () => {
+    const report = checkHistory(history, phases, settings);
+    expect(worstClause(report.violations, ['atLeastOnce', 'onTime', 'deliveredPromptly'], 0)).toBe('; worst: lost-never-delivered of m-lost at t+5000 ms: pushed at t+1 ms, never delivered');
+    expect(worstClause(report.violations, ['onTime', 'deliveredPromptly', 'noPhantoms'], 0)).toBe('; worst: unexpected of ghost at t+100 ms: delivered but never pushed');
+    expect(worstClause(report.violations, ['onTime', 'deliveredPromptly'], 0)).toMatch(/^; worst: early of m-early at t\+50 ms: /);
+    expect(worstClause(report.violations, ['noDoublePop'], 0)).toBe('');
+  });
+
+  it('dynoq sim prints the kinds worst first', () => {
+    const report = checkHistory(history, phases, settings);
+    const config = parseSimConfig({ topology: { kind: 'primary-replica' } });
+    const text = formatSummary({ config, report, faults: [], replicas: null, traceEvents: 0, traceHash: 'h' } as unknown as SimResult, 't');
+    expect(text.indexOf('  lost (never delivered):')).toBeGreaterThan(0);
+    expect(text.indexOf('  lost (never delivered):')).toBeLessThan(text.indexOf('  unexpected:'));
+    expect(text.indexOf('  unexpected:')).toBeLessThan(text.indexOf('  early:'));
+    expect(text.indexOf('  early:')).toBeLessThan(text.indexOf('  late:'));
   });
 
   it('mechanisms are named worst kind first', () => {

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROPERTIES, PROPERTIES_WORST_FIRST, PROPERTY_NAMES, VIOLATION_KINDS, WORST_FIRST } from '../model/properties.js';
-import type { SimConfig, SimConfigInput } from '../sim/config.js';
-import { classifyFindings, mechanismCounts } from '../sim/mechanisms.js';
-import type { SimResult } from '../sim/run.js';
+import type { SimConfig, SimConfigInput } from '../sim/run/config.js';
+import { classifyFindings, mechanismCounts } from '../sim/campaign/mechanisms.js';
+import type { SimResult } from '../sim/run/run.js';
 
 /**
  * What `npm start` tells: the same workload, replication lag and a zone failure with a client

@@ -3,8 +3,8 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { CliError } from './cli-error.js';
 import { EXIT, describeError } from './exit-codes.js';
 import { emitJsonError, enableJsonMode, isJsonMode } from './output.js';
-import { scriptModeFromEnv } from '../sim/script-mode-env.js';
-import { PROFILE_NAMES } from '../sim/workloads/names.js';
+import { scriptModeFromEnv } from '../sim/store/script-mode-env.js';
+import { PROFILE_NAMES } from '../sim/settings/workload-names.js';
 import { PROPERTY_NAMES } from '../model/properties.js';
 import { FAULT_FAMILY_LIST as FAULT_FAMILY_NAMES } from '../sim/faults/family-names.js';
 
@@ -181,9 +181,9 @@ program
   .description('Run the real twins of the fidelity rows (real redis-server/Sentinel and Dynomite processes) next to the simulator and write the comparison table (docs/FIDELITY.md)')
   .option('--out <file>', 'Markdown output', 'FIDELITY.md')
   .option('--data <file>', 'the measurement as JSON, which --only merges into (default: the output with .json)')
-  .option('--runs <n>', 'real runs per row at most', positiveInt('--runs'), 5)
+  .option('--runs <n>', 'real runs per row at most (fewer than 20 make intervals too wide to disagree)', positiveInt('--runs'), 20)
   .option('--sim-seeds <n>', 'simulated seeds per row', positiveInt('--sim-seeds'), 40)
-  .option('--budget-minutes <n>', 'wall-clock budget for all real runs (rows take turns)', positiveInt('--budget-minutes'), 20)
+  .option('--budget-minutes <n>', 'wall-clock budget for all real runs (rows take turns)', positiveInt('--budget-minutes'), 600)
   .option('--only <text>', 'measure only rows whose name contains this; the others are kept from the earlier data')
   .action((opts) => run(false, async () => (await import('./commands/fidelity.js')).fidelityCommand(opts))());
 

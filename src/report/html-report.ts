@@ -3,8 +3,8 @@ import type { HistoryOp } from '../model/history.js';
 import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS, worstFirst } from '../model/properties.js';
 import { faultBands, type Band } from '../sim/faults/index.js';
 import { nodeName } from '../sim/topology/node-name.js';
-import type { Fault, SimConfig } from '../sim/config.js';
-import { relativeTimes } from './relative-times.js';
+import type { Fault, SimConfig } from '../sim/run/config.js';
+import { relativeTimes } from '../model/relative-times.js';
 import { seriesOf } from './series.js';
 
 export interface ReportInput {

@@ -1,6 +1,6 @@
 import type { Violation } from '../model/checker.js';
 import { worstFinding, type PropertyName } from '../model/properties.js';
-import { relativeTimes } from '../report/relative-times.js';
+import { relativeTimes } from '../model/relative-times.js';
 
 /**
  * A harness check that failed. The message says how to replay it: fast-check's seed and shrink path

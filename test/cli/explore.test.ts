@@ -6,7 +6,7 @@ import { CliError } from '../../src/cli/cli-error.js';
 import { exploreCommand } from '../../src/cli/commands/explore.js';
 import { mergeCommand } from '../../src/cli/commands/merge.js';
 import { replayCommand } from '../../src/cli/commands/replay.js';
-import { loadScenario } from '../../src/sim/scenario.js';
+import { loadScenario } from '../../src/sim/run/scenario.js';
 
 const lines = (file: string) =>
   readFileSync(file, 'utf8')

@@ -5,10 +5,10 @@ import { judgeHistory } from '../../src/model/judge.js';
 import { PROPERTIES_WORST_FIRST, VIOLATION_KIND_NAMES, VIOLATION_KINDS, WORST_FIRST, worstFinding } from '../../src/model/properties.js';
 import { formatJudgement } from '../../src/cli/commands/judge.js';
 import { renderHtmlReport } from '../../src/report/html-report.js';
-import { mechanismsWorstFirst } from '../../src/sim/mechanisms.js';
+import { mechanismsWorstFirst } from '../../src/sim/campaign/mechanisms.js';
 import { formatSummary } from '../../src/cli/summary.js';
-import { parseSimConfig } from '../../src/sim/config.js';
-import type { SimResult } from '../../src/sim/run.js';
+import { parseSimConfig } from '../../src/sim/run/config.js';
+import type { SimResult } from '../../src/sim/run/run.js';
 import { worstClause } from '../../src/testing/failure.js';
 
 /**

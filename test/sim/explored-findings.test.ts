@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runSimulation } from '../../src/sim/run.js';
-import { loadScenario, scenarioConfig } from '../../src/sim/scenario.js';
+import { runSimulation } from '../../src/sim/run/run.js';
+import { loadScenario, scenarioConfig } from '../../src/sim/run/scenario.js';
 
 /** Scenarios found by exploring the full profile on which the checker was wrong (the queue was right). */
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'findings');

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseSimConfig, type SimConfigInput } from '../../src/sim/config.js';
-import { CONFIGURATIONS, configurationRun } from '../../src/sim/configurations.js';
-import { configProblems } from '../../src/sim/config-problems.js';
+import { parseSimConfig, type SimConfigInput } from '../../src/sim/run/config.js';
+import { CONFIGURATIONS, configurationRun } from '../../src/sim/run/configurations.js';
+import { configProblems } from '../../src/sim/run/config-problems.js';
 import { applicableFamilies, FAULT_FAMILIES, FAULT_FAMILY_NAMES, generateFaults, familyOf, type FaultWorld } from '../../src/sim/faults/index.js';
-import { classifyFindings } from '../../src/sim/mechanisms.js';
-import { Rng } from '../../src/sim/rng.js';
-import { runSimulation } from '../../src/sim/run.js';
+import { classifyFindings } from '../../src/sim/campaign/mechanisms.js';
+import { Rng } from '../../src/sim/kernel/rng.js';
+import { runSimulation } from '../../src/sim/run/run.js';
 import { DynomiteTopology } from '../../src/sim/topology/dynomite.js';
 import { world } from './fixtures.js';
 

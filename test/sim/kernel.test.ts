@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Kernel } from '../../src/sim/kernel.js';
+import { Kernel } from '../../src/sim/kernel/kernel.js';
 
 describe('Kernel', () => {
   it('a cancelled event never runs, and the clock does not stop at its time', async () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseSimConfig } from '../../src/sim/config.js';
-import { CONFIGURATIONS, configurationRun } from '../../src/sim/configurations.js';
-import { HistoryRecorder, RECLASSIFIED } from '../../src/sim/history-recorder.js';
-import { runSimulation } from '../../src/sim/run.js';
-import { CallProbe } from '../../src/sim/sim-store.js';
+import { parseSimConfig } from '../../src/sim/run/config.js';
+import { CONFIGURATIONS, configurationRun } from '../../src/sim/run/configurations.js';
+import { HistoryRecorder, RECLASSIFIED } from '../../src/sim/workloads/history-recorder.js';
+import { runSimulation } from '../../src/sim/run/run.js';
+import { CallProbe } from '../../src/sim/store/sim-store.js';
 import type { DynomiteTopology } from '../../src/sim/topology/dynomite.js';
-import { parseTrace } from '../../src/sim/trace-file.js';
+import { parseTrace } from '../../src/sim/run/trace-file.js';
 import { world, type World } from './fixtures.js';
 
 /**

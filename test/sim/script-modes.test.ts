@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../../src/queue/errors.js';
 import { luaRunCount } from '../../src/redis/lua-engine.js';
-import { runSimulation } from '../../src/sim/run.js';
-import { loadScenario, scenarioConfig } from '../../src/sim/scenario.js';
-import { setSimScriptMode } from '../../src/sim/sim-node.js';
+import { runSimulation } from '../../src/sim/run/run.js';
+import { loadScenario, scenarioConfig } from '../../src/sim/run/scenario.js';
+import { setSimScriptMode } from '../../src/sim/store/sim-node.js';
 
 /**
  * Exact Lua and twins are interchangeable: a scenario run with every script in Redis's Lua gives the

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseSimConfig } from '../../src/sim/config.js';
-import { configProblems } from '../../src/sim/config-problems.js';
-import { exploreSeed } from '../../src/sim/explore.js';
-import { runSimulation } from '../../src/sim/run.js';
-import { shrink } from '../../src/sim/shrink.js';
+import { parseSimConfig } from '../../src/sim/run/config.js';
+import { configProblems } from '../../src/sim/run/config-problems.js';
+import { exploreSeed } from '../../src/sim/campaign/explore.js';
+import { runSimulation } from '../../src/sim/run/run.js';
+import { shrink } from '../../src/sim/campaign/shrink.js';
 
 /** One zone, one producer, one consumer: the smallest run there is, for tests that shrink it. */
 function oneZone(seed: string, messages: number, more: object = {}) {

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayCommand } from '../../src/cli/commands/replay.js';
 import { checkAgainstModel, compareWithRedis, HarnessFailure, judge, simulate } from '../../src/public/testing.js';
-import { loadScenario, scenarioConfig } from '../../src/sim/scenario.js';
+import { loadScenario, scenarioConfig } from '../../src/sim/run/scenario.js';
 import { connect } from '../../src/store/connect.js';
 import { UnsafeClientError } from '../../src/store/errors.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';

@@ -1,11 +1,11 @@
 import { appendFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { shardSeedIndex, type ExploreTask, type SeedOutcome, type Shard } from '../../sim/explore.js';
+import { shardSeedIndex, type ExploreTask, type SeedOutcome, type Shard } from '../../sim/campaign/explore.js';
 import { systemClock } from '../../runtime/system-time.js';
-import { runPoolTask } from '../../sim/pool-handlers.js';
-import { runInPool, type PoolTask } from '../../sim/pool.js';
-import { loadScenario, scenarioConfig } from '../../sim/scenario.js';
+import { runPoolTask } from '../../sim/campaign/pool-handlers.js';
+import { runInPool, type PoolTask } from '../../sim/campaign/pool.js';
+import { loadScenario, scenarioConfig } from '../../sim/run/scenario.js';
 import { EXIT } from '../exit-codes.js';
 import { PROPERTIES, PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
 import { DRIVEN_METHODS } from '../../sim/workloads/coverage.js';

@@ -3,7 +3,7 @@ import type { FaultSpan } from '../../model/history-file.js';
 import type { JudgeReport } from '../../model/judge.js';
 import { VIOLATION_KINDS, WORST_FIRST } from '../../model/properties.js';
 import { judgeStream } from '../../model/stream-judge.js';
-import { relativeTimes } from '../../report/relative-times.js';
+import { relativeTimes } from '../../model/relative-times.js';
 import { latenessLine, verdictLine } from '../verdicts.js';
 import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { issueLines } from '../../runtime/zod-issues.js';
 import { PROPERTY_NAMES } from '../../model/properties.js';
-import type { SeedOutcome } from '../../sim/explore.js';
+import type { SeedOutcome } from '../../sim/campaign/explore.js';
 import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 import { emitJson, writeOutput } from '../output.js';

@@ -96,6 +96,7 @@ export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<Real
       if (partitions.get(key)!.length === 0) partitions.delete(key);
       for (const [a, b] of pairs) unblock(a, b);
     },
+    redisPort: (zone) => cluster.racks[at(zone)]!.redis.port,
     // Each node's redis read directly (Dynomite would coordinate the read); a node counts as up
     // when its Dynomite and redis both run and neither is paused.
     async dumps(prefix) {

@@ -98,6 +98,26 @@ describe.runIf(redisAvailable)('real twins on a Redis primary with replicas and 
     const r = await twin(withFaults('primary-replica/atomic/client-crash', [{ at: 1_500, kind: 'crash-client', actor: 'consumer-1' }]));
     expect(r.broken, r.log).toEqual([]);
   }, 120_000);
+
+  it('the primary full for 2 s, by a lowered maxmemory and then by another tenant (atomic): at-least-once holds for real', async () => {
+    const r = await twin(
+      withFaults('primary-replica/atomic/memory-pressure', [
+        { at: 500, kind: 'memory-pressure', zone: 'a', means: 'limit', fraction: 0.3, durationMs: 1_500 },
+        { at: 2_200, kind: 'memory-pressure', zone: 'a', means: 'tenant', fraction: 0.3, durationMs: 1_500 },
+      ]),
+    );
+    expect(r.claimed).toContain('atLeastOnce');
+    expect(r.broken, r.log).toEqual([]);
+  }, 120_000);
+
+  it('the primary evicting (allkeys-lru) while over its maxmemory (atomic): acknowledged pushes are lost for real, as simulated', async () => {
+    const config = withFaults('primary-replica/atomic/eviction', [{ at: 1_000, kind: 'eviction', zone: 'a', policy: 'allkeys-lru', fraction: 0.3, durationMs: 2_000, seed: 1 }]);
+    const simulated = await runSimulation(parseSimConfig(config), { traceHash: false });
+    expect(simulated.report.properties.atLeastOnce).toBe(false);
+    const real = await runReal(parseSimConfig(config));
+    expect(real.faults.filter((f) => f.error)).toEqual([]);
+    expect(real.report.properties.atLeastOnce, real.log.join('\n')).toBe(false);
+  }, 120_000);
 });
 
 describe.runIf(dynomiteAvailable)('real twins on Dynomite (3 racks, DC_QUORUM)', () => {

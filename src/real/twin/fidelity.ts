@@ -41,6 +41,10 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
   'dynomite/DC_QUORUM/atomic/none/full',
   'dynomite/DC_QUORUM/atomic/node-crash/full',
   'dynomite/DC_QUORUM/atomic/partition/full',
+  'primary-replica/legacy/memory-pressure',
+  'primary-replica/atomic/memory-pressure',
+  'primary-replica/legacy/eviction',
+  'primary-replica/atomic/eviction',
   // The zone-failover client (connect's opt-in `dynomite.failover`), moved by client-failover faults.
   'dynomite/DC_QUORUM/atomic/client-failover',
   'dynomite/DC_QUORUM/legacy/client-failover',

@@ -1,5 +1,6 @@
 import type { Fault, SimConfig } from '../../sim/run/config.js';
 import type { RealCluster } from '../cluster.js';
+import { withProbe } from '../processes/probe.js';
 import type { RealActor } from './real-actor.js';
 
 /** What a real fault acts on: the processes, and the clients of this Node process. */
@@ -64,6 +65,66 @@ export class RealFaultState {
   readonly happened = new HappenedSchedule();
   /** Clients a client-failover fault moved off their zone's node. */
   readonly movedClients = new Set<string>();
+  /** Per zone, the timer that frees a Redis put over its maxmemory. */
+  readonly memory = new Map<string, NodeJS.Timeout>();
+}
+
+const FILLER_KEY = 'dynoq-twin:tenant';
+
+/** `used_memory` and `used_memory_dataset` of a redis-server. */
+async function memoryOf(port: number): Promise<{ used: number; dataset: number }> {
+  const info = await withProbe(port, (c) => c.info('memory'));
+  const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+  return { used: field('used_memory'), dataset: field('used_memory_dataset') };
+}
+
+/**
+ * Puts the zone's redis-server over its maxmemory as the simulated fault does: what fits is
+ * `fraction` of its dataset, by CONFIG SET maxmemory (means 'limit', also for eviction) or by a
+ * maxmemory at what it uses now and a filler client's key (means 'tenant'); freed after `durationMs`.
+ */
+async function pressMemory(
+  w: RealFaultWorld,
+  s: RealFaultState,
+  f: FaultOf<'memory-pressure' | 'eviction'>,
+): Promise<void> {
+  if (s.memory.has(f.zone)) return;
+  const port = w.cluster.redisPort(f.zone);
+  const { used, dataset } = await memoryOf(port);
+  const over = Math.max(1, Math.floor(dataset * (1 - f.fraction)));
+  const policy = f.kind === 'eviction' ? f.policy : 'noeviction';
+  const means = f.kind === 'memory-pressure' ? f.means : 'limit';
+  await withProbe(port, async (c) => {
+    await c.config('SET', 'maxmemory-policy', policy);
+    // The tenant's key first, then the limit at what the server used before it: a SET sent with the
+    // limit already at the server's use would be refused (its own query buffer takes it over).
+    if (means === 'tenant') await c.set(FILLER_KEY, 'x'.repeat(over));
+    await c.config('SET', 'maxmemory', String(means === 'tenant' ? used : Math.max(1, used - over)));
+  });
+  const since = w.now();
+  const healed = s.happened.struck(f, since);
+  w.log(`redis of ${f.zone} over its maxmemory by ${over} B (${means === 'tenant' ? 'a filler client' : 'CONFIG SET maxmemory'}, ${policy}) for ${f.durationMs} ms`);
+  s.memory.set(
+    f.zone,
+    setTimeout(() => {
+      s.memory.delete(f.zone);
+      void freeMemory(w, f.zone).then(() => healed(w.now() - since));
+    }, f.durationMs),
+  );
+}
+
+/** Lifts the limit (maxmemory 0, noeviction) and removes the filler; a server that is down is left alone. */
+async function freeMemory(w: RealFaultWorld, zone: string): Promise<void> {
+  try {
+    await withProbe(w.cluster.redisPort(zone), async (c) => {
+      await c.del(FILLER_KEY);
+      await c.config('SET', 'maxmemory', '0');
+      await c.config('SET', 'maxmemory-policy', 'noeviction');
+    });
+    w.log(`redis of ${zone} freed (maxmemory 0)`);
+  } catch (err) {
+    w.log(`redis of ${zone} not freed: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 /** How each fault a real twin can strike is done by real means. */
@@ -147,6 +208,8 @@ const REAL_FAULTS: { readonly [K in Kind]?: (w: RealFaultWorld, s: RealFaultStat
     for (const a of w.actors()) if (a.name.startsWith('consumer-')) a.clock.offset = f.offsetMs;
     s.happened.struck(f, w.now());
   },
+  'memory-pressure': (w, s, f) => pressMemory(w, s, f),
+  eviction: (w, s, f) => pressMemory(w, s, f),
 };
 
 async function pauseFor(w: RealFaultWorld, s: RealFaultState, f: FaultOf<'stall-node' | 'stall-backend'>, which: 'node' | 'backend'): Promise<void> {
@@ -211,6 +274,13 @@ export async function healRealFaults(w: RealFaultWorld, s: RealFaultState): Prom
     w.log(`SIGCONT ${which} ${zone} (liveness)`);
   }
   s.paused.clear();
+  await Promise.all(
+    [...s.memory].map(async ([zone, timer]) => {
+      clearTimeout(timer);
+      await freeMemory(w, zone);
+    }),
+  );
+  s.memory.clear();
   // At once, as the simulator heals: one restart does not wait for another's peers to reconnect.
   await Promise.all([
     ...[...s.backendsDown].map(async ([zone, empty]) => {
@@ -245,6 +315,8 @@ export function faultTarget(f: Fault): string {
     case 'restart-backend':
     case 'stall-node':
     case 'stall-backend':
+    case 'memory-pressure':
+    case 'eviction':
       return `zone:${f.zone}`;
     case 'partition':
       return `partition:${f.from}/${f.to}`;

@@ -3,7 +3,7 @@ import type { Kernel } from '../kernel/kernel.js';
 import type { Network } from '../kernel/network.js';
 import type { Observations } from '../kernel/observations.js';
 import { Rng } from '../kernel/rng.js';
-import { SimNode } from '../store/sim-node.js';
+import { SimNode, type NodeScripts } from '../store/sim-node.js';
 import { isWrite, type NodeReply, type StoreOp } from '../store/store-op.js';
 import { DATASTORE_TIMEOUT_MS, DynomiteBackend } from './dynomite-backend.js';
 import { nodeName } from './node-name.js';
@@ -88,8 +88,9 @@ export class DynomiteTopology implements Topology {
     private readonly observations?: Observations,
     /** Draws, per quorum request, whether the local reply reaches the vote first (LOCAL_REPLY_FIRST_SHARE). */
     private readonly voteOrder: Rng = new Rng('dynomite', 'vote-order'),
+    scripts?: NodeScripts,
   ) {
-    this.nodes = zones.map((z) => new SimNode(nodeName('dynomite', zones, z), z, kernel));
+    this.nodes = zones.map((z) => new SimNode(nodeName('dynomite', zones, z), z, kernel, scripts));
     for (const n of this.nodes) {
       const dynomite = new PausableProcess(kernel, () => observations?.emit('held', { node: n.name, process: 'dynomite' }));
       this.racks.set(n, { dynomite, backend: new DynomiteBackend(kernel, n, observations), incarnation: 0, peersFrom: 0, diedAt: 0 });

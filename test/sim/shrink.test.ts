@@ -77,12 +77,12 @@ describe('shrinking under a time budget (explore --time)', () => {
   }, 60_000);
 
   it('exploreSeed: a shrinkUntil already past shrinks nothing and marks the outcome; the scenario still fails', async () => {
-    // Seed explore-15 violates onTime alone (measured: a delays-profile run).
+    // Seed long-0 violates onTime alone (measured).
     // A budget clock already at the deadline: no real time involved.
-    const o = await exploreSeed({ seed: 'explore-15', shrinkUntil: 1_000 }, { now: () => 1_000 });
+    const o = await exploreSeed({ seed: 'long-0', shrinkUntil: 1_000 }, { now: () => 1_000 });
     expect(o.failing).toEqual(['onTime']);
     // A deadline with no clock to read it on is refused, not silently ignored.
-    await expect(exploreSeed({ seed: 'explore-15', shrinkUntil: 1_000 })).rejects.toThrow(/budget clock/);
+    await expect(exploreSeed({ seed: 'long-0', shrinkUntil: 1_000 })).rejects.toThrow(/budget clock/);
     expect([o.shrinkRuns, o.shrinkStoppedByTime]).toEqual([1, true]);
     expect(String(o.scenario?.description)).toContain('stopped at the --time budget: may not be the smallest');
     expect((o.scenario as unknown as { expect: { violate: string[] } }).expect.violate).toContain('onTime');

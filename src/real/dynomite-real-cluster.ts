@@ -47,12 +47,16 @@ export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<Real
   return {
     kind: 'dynomite',
     zones,
-    client(zone: string, role: ConnectionRole): Redis {
+    client(zone: string, role: ConnectionRole, options = {}): Redis {
       const consistency = role === 'quorum' ? spec.quorumConsistency : spec.nonQuorumConsistency;
-      const c = connect(cluster.racks[at(zone)]!.url, { dynomite: { consistency } }) as Redis;
+      const i = at(zone);
+      // The next zones' nodes first, as the simulated failover client moves to the next zone.
+      const failover = options.failover ? zones.map((_, k) => cluster.racks[(i + 1 + k) % zones.length]!).slice(0, -1).map((r) => ({ host: '127.0.0.1', port: r.port })) : undefined;
+      const c = connect(cluster.racks[i]!.url, { dynomite: { consistency, ...(failover ? { failover } : {}) } }) as Redis;
       clients.push(c);
       return c;
     },
+    nodeAddress: (zone) => ({ host: '127.0.0.1', port: cluster.racks[at(zone)]!.port }),
     async crashNode(zone) {
       const i = at(zone);
       await cluster.killNode(i);

@@ -167,6 +167,19 @@ describe.runIf(dynomiteAvailable)('real twins on Dynomite (3 racks, DC_QUORUM)',
     console.log(`dynomite crash twin as it happened: ${real.happened.map((f) => `${f.kind} ${f.at} ms`).join(', ')}`);
   }, 120_000);
 
+  it('a zone-failover client moved to another zone\'s node by a client-failover fault, and home again for the liveness phase', async () => {
+    const config = parseSimConfig(configurationRun(CONFIGURATIONS.find((c) => c.name === 'dynomite/DC_QUORUM/atomic/client-failover')!, 'f1'));
+    expect(config.network.clientFailover).toBe(true);
+    expect(realTwinProblems(config)).toEqual([]);
+    const moves = config.faults.filter((f) => f.kind === 'client-failover');
+    expect(moves.length).toBeGreaterThan(0);
+    const real = await runReal(config);
+    expect(real.faults.filter((f) => f.error), 'every fault struck the real processes').toEqual([]);
+    expect(real.log.filter((l) => /fails over to/.test(l)).length).toBeGreaterThan(0);
+    expect(real.happened.filter((f) => f.kind === 'client-failover').length).toBeGreaterThan(0);
+    expect(real.report.pushed, 'the real run pushed messages').toBeGreaterThan(0);
+  }, 120_000);
+
   it('a Dynomite node paused for 2 s (atomic)', async () => {
     const r = await twin(withFaults('dynomite/DC_QUORUM/atomic/node-stall', [{ at: 1_000, kind: 'stall-node', zone: 'b', durationMs: 2_000 }]));
     expect(r.broken, r.log).toEqual([]);

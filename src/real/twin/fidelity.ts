@@ -45,6 +45,9 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
   'primary-replica/atomic/memory-pressure',
   'primary-replica/legacy/eviction',
   'primary-replica/atomic/eviction',
+  // The zone-failover client (connect's opt-in `dynomite.failover`), moved by client-failover faults.
+  'dynomite/DC_QUORUM/atomic/client-failover',
+  'dynomite/DC_QUORUM/legacy/client-failover',
 ].map((name) => ({ name, named: tableRow(name) }));
 
 /** Real runs per row by default: fewer make an interval too wide for "agree" to mean anything. */
@@ -335,7 +338,7 @@ export function formatFidelity(m: FidelityMeasurement, explanations: Explanation
     '',
     'A cell is *runs that violated the property / runs that exercised it (95 % Wilson interval)*. The seed-by-seed cell is *runs with the same verdict on both sides / runs both exercised*, with how many only the simulator or only reality violated. A property **agrees** only when both say so: the intervals of the simulated and the real rate overlap, **and** the seeds where one side alone violated are not significantly lopsided (McNemar\'s exact test, 5 %). Otherwise the verdict names the side that breaks the property more often: **simulator harsher** or **simulator gentler**. The column *could detect* says how far the real rate would have to be from the simulated one for the intervals to part with this many real runs: *agree* means "no difference larger than that", not proof of none.',
     '',
-    'Real faults are real means: SIGKILL and a restart from the append-only file (or without it, for faults that lose data), SIGSTOP/SIGCONT, a client whose connections are closed, a client clock set off in its process, and on Dynomite a partition between two nodes held in a TCP proxy on each peer link (bytes held, delivered in order at the heal unless the connection closed meanwhile). Faults with no real means here — partitions on a primary with replicas, lag spikes, a store node\'s clock, a zone-failover client — are not run: seeds whose schedule has one are skipped and counted. The failover-client rows of the guarantees table have no twin yet: the real twin runs the client dynoq ships by default.',
+    'Real faults are real means: SIGKILL and a restart from the append-only file (or without it, for faults that lose data), SIGSTOP/SIGCONT, a client whose connections are closed, a client clock set off in its process, and on Dynomite a partition between two nodes held in a TCP proxy on each peer link (bytes held, delivered in order at the heal unless the connection closed meanwhile). On the failover-client rows the real clients are `connect()`\'s opt-in zone-failover client, and a client-failover fault moves a client\'s connections to the other zone\'s node (its in-flight calls fail as on any reconnect). Faults with no real means here — partitions on a primary with replicas, lag spikes, a store node\'s clock — are not run: seeds whose schedule has one are skipped and counted.',
     '',
     'Scoring a refused write is the same on both sides: on a real Dynomite a write answered as refused (an ack voted down to 0) may have run on one replica, and the client cannot tell, so the real twin scores every refused write on Dynomite **unknown**; the simulator knows, and scores a refusal unknown exactly when some replica ran it (SPEC §6.1). ioredis\'s `MaxRetriesPerRequestError` is a fail only for a write it held in its offline queue (never sent); on a write made while the connection was ready it is unknown (it was in flight: seen applied on every backend).',
     '',

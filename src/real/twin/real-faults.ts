@@ -65,6 +65,8 @@ export class RealFaultState {
   readonly happened = new HappenedSchedule();
   /** Per zone, the timer that frees a Redis put over its maxmemory. */
   readonly memory = new Map<string, NodeJS.Timeout>();
+  /** Clients a client-failover fault moved off their zone's node. */
+  readonly movedClients = new Set<string>();
 }
 
 const FILLER_KEY = 'dynoq-twin:tenant';
@@ -179,6 +181,14 @@ const REAL_FAULTS: { readonly [K in Kind]?: (w: RealFaultWorld, s: RealFaultStat
     };
     s.partitions.add(p);
   },
+  'client-failover': async (w, s, f) => {
+    const a = w.actor(f.actor);
+    if (!a || a.crashed) return;
+    a.failOver(w.cluster.nodeAddress(f.toZone));
+    s.movedClients.add(f.actor);
+    s.happened.struck(f, w.now());
+    w.log(`client ${f.actor} fails over to ${f.toZone}`);
+  },
   'crash-client': async (w, s, f) => {
     w.actor(f.actor)?.crash();
     s.happened.struck(f, w.now());
@@ -229,7 +239,7 @@ export function realTwinProblems(config: SimConfig): string[] {
   const problems: string[] = [];
   const t = config.topology;
   if (t.kind !== 'primary-replica' && t.kind !== 'dynomite') problems.push(`topology ${t.kind as string} has no real twin (primary-replica and dynomite do)`);
-  if (config.network.clientFailover) problems.push('network.clientFailover: the real twin runs the client dynoq ships by default (one node, never moves); a failover client is not built here');
+  if (config.network.clientFailover && t.kind !== 'dynomite') problems.push('network.clientFailover: a failover client moves between Dynomite nodes; on a primary with replicas the client follows Sentinel');
   if (config.network.profile === 'wan') problems.push('network.profile wan: real twins run on loopback (lan); the lag spikes would need a proxy per link, not built');
   const clientNames = (name: string) => /^(producer|consumer|operator)/.test(name);
   for (const f of config.faults) {
@@ -284,7 +294,12 @@ export async function healRealFaults(w: RealFaultWorld, s: RealFaultState): Prom
   ]);
   s.backendsDown.clear();
   s.nodesDown.clear();
-  for (const a of w.actors()) a.clock.offset = 0;
+  for (const a of w.actors()) {
+    a.clock.offset = 0;
+    // Back to its own zone's node, as the simulator's liveness phase moves every connection home.
+    if (s.movedClients.has(a.name)) a.failOver(w.cluster.nodeAddress(a.zone));
+  }
+  s.movedClients.clear();
 }
 
 /**
@@ -304,6 +319,7 @@ export function faultTarget(f: Fault): string {
     case 'partition':
       return `partition:${f.from}/${f.to}`;
     case 'crash-client':
+    case 'client-failover':
       return `client:${f.actor}`;
     case 'clock-skew':
     case 'clock-jump':

@@ -73,9 +73,9 @@ function until(deadline: number, done: () => boolean): Promise<void> {
  * profile, fault schedule, phases) on real processes on loopback, in real time. The same workload
  * drivers make the same recorded calls through the same queue, the faults strike at their times by
  * real means (SIGKILL, restart with or without the AOF, SIGSTOP/SIGCONT, a client's connections
- * closed, a client clock set off, Dynomite peer-link bytes held in proxies), and the same checker
- * judges the history. What a real run cannot do (a partition on primary-replica, a lag spike, a
- * store node's clock, a failover client) is refused with a
+ * closed or moved to another Dynomite node, a client clock set off, Dynomite peer-link bytes held in
+ * proxies), and the same checker judges the history. What a real run cannot do (a partition on
+ * primary-replica, a lag spike, a store node's clock) is refused with a
  * RealTwinError before anything starts. Not deterministic: the seed fixes the workload's choices
  * and the fault schedule, not the timing.
  */

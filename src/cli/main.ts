@@ -128,7 +128,7 @@ program
   .option('--seed <seed>', 'base seed; seed i is <seed>-<i>', seedArg, 'explore')
   .option('--from <scenario>', "explore around this scenario's topology, queue and workload (new seeds and fault schedules)")
   .option('--require <properties>', `the properties the set-up must keep, comma-separated (default all): a finding that breaks only others is reported, not failed; one of ${PROPERTY_LIST}`, propertyList)
-  .option('--faults <families>', `the fault families to draw, comma-separated (default: every family the configuration allows); one of ${FAULT_FAMILY_NAMES.join(', ')}`, familyList)
+  .option('--faults <families>', `the fault families to draw, comma-separated (default: every family the configuration allows, but eviction, drawn only when named); one of ${FAULT_FAMILY_NAMES.join(', ')}`, familyList)
   .option('--known <file>', 'a JSON array of mechanisms ("kind ← cause", as docs/GUARANTEES.md prints them) already known for this set-up: findings made only of them do not fail')
   .option('--out <dir>', 'where found scenarios go', 'scenarios/found')
   .option('--jobs <n>', 'worker threads (default 1; give the number of cores to use them all)', positiveInt('--jobs'))

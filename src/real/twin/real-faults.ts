@@ -63,10 +63,10 @@ export class RealFaultState {
   readonly paused = new Map<string, RealPause>();
   readonly partitions = new Set<RealPartition>();
   readonly happened = new HappenedSchedule();
-  /** Clients a client-failover fault moved off their zone's node. */
-  readonly movedClients = new Set<string>();
   /** Per zone, the timer that frees a Redis put over its maxmemory. */
   readonly memory = new Map<string, NodeJS.Timeout>();
+  /** Clients a client-failover fault moved off their zone's node. */
+  readonly movedClients = new Set<string>();
 }
 
 const FILLER_KEY = 'dynoq-twin:tenant';

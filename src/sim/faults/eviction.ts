@@ -28,6 +28,8 @@ export const evictionFamily: FaultPackage<Eviction> = {
   family: 'eviction',
   description: 'a Redis with an allkeys eviction policy is over its maxmemory for a while',
   schemas: evictionSchemas,
+  // A policy IoredisStore refuses (EvictionPolicyError): drawn only when named.
+  drawnByDefault: false,
   apply(world, f, exposure) {
     const rng = new Rng(String(f.seed), 'eviction');
     pressNode(world, nodeOf(world, f.zone), f, f.policy, exposure, () => rng.float());

@@ -116,8 +116,12 @@ export interface FaultGeneratorOptions {
   readonly families?: readonly FaultFamily[];
 }
 
-/** The families that can change something in a configuration (only those are drawn). */
-export function applicableFamilies(config: SimSettings, families: readonly FaultFamily[] = FAULT_FAMILY_NAMES): FaultFamily[] {
+/** The families a swarm or explore draws when none are named (see `FaultPackage.drawnByDefault`). */
+export const DEFAULT_FAMILIES: readonly FaultFamily[] = FAULT_FAMILY_NAMES.filter((f) => (FAULT_FAMILIES[f] as { drawnByDefault?: boolean }).drawnByDefault !== false);
+
+/** The families that can change something in a configuration (only those are drawn); by
+ * default the families drawn by default. */
+export function applicableFamilies(config: SimSettings, families: readonly FaultFamily[] = DEFAULT_FAMILIES): FaultFamily[] {
   return families.filter((f) => FAULT_FAMILIES[f].applicable(config));
 }
 

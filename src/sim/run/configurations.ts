@@ -55,11 +55,6 @@ const NETWORK = { profile: 'lan', clientFailover: false } as const;
 /** The client-failover rows: a zone-failover client (connect's `dynomite.failover`, or Dyno's own). */
 const FAILOVER_CLIENT = { network: { ...NETWORK, clientFailover: true } } as const;
 const FAILOVER_DELAY_MS = 1_000;
-/**
- * Families the swarm leaves out: an evicting policy is a set-up dynoq refuses (EvictionPolicyError),
- * not a fault to survive, and its certain losses would hide every other mechanism of a swarm row.
- */
-const NOT_IN_SWARM: readonly FaultFamily[] = ['eviction'];
 /** Faults drawn per run: for one family alone, and for the swarm. */
 const FAULTS_PER_FAMILY_RUN = 2;
 const FAULTS_PER_SWARM_RUN = 4;
@@ -185,7 +180,7 @@ export function configurationRun(named: NamedConfiguration, seed: string): SimCo
     safetyMs: config.phases.safetyMs,
     ...(named.faultsStartWithinMs !== undefined ? { startWithinMs: named.faultsStartWithinMs } : {}),
     config,
-    families: swarm ? applicableFamilies(config).filter((f) => !NOT_IN_SWARM.includes(f)) : [named.faults],
+    families: swarm ? applicableFamilies(config) : [named.faults],
   });
   return { ...named.config, seed, faults };
 }

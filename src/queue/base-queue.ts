@@ -40,6 +40,8 @@ export abstract class BaseQueue implements DynoQueue {
   readonly [RECORDING_HOOKS]: RecordingHooks;
   /** Every script call, keys and args built in one place. */
   protected readonly scripts: QueueScripts;
+  /** The most one popOnce leases (one bounded script); a larger pop takes several attempts. */
+  protected readonly popScriptCount: number = Number.POSITIVE_INFINITY;
   private closed = false;
   private reaperHandle: TimerHandle | undefined;
   private reaping: Promise<unknown> | undefined;
@@ -78,7 +80,7 @@ export abstract class BaseQueue implements DynoQueue {
   abstract atomicRemove(id: string): Promise<boolean>;
   abstract setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean>;
   abstract setTimeout(id: string, timeoutMs: number): Promise<boolean>;
-  abstract remove(id: string): Promise<boolean>;
+  abstract remove(id: string, token?: string): Promise<boolean>;
   abstract ensure(message: MessageInput): Promise<boolean>;
   /** The local shard's sorted sets a `localShardOnly` predicate restricts matches to. */
   protected abstract localPredicateSets(): string[];
@@ -236,6 +238,7 @@ export abstract class BaseQueue implements DynoQueue {
    */
   async *consume(options: ConsumeOptions = {}): AsyncIterableIterator<PoppedMessage> {
     checkOptionKeys(options, CONSUME_OPTIONS, 'consume options');
+    checkSignal(options.signal);
     const batch = options.batch ?? 1;
     this.checkCount(batch, 'batch');
     const wait = options.wait ?? 1_000;
@@ -293,13 +296,19 @@ export abstract class BaseQueue implements DynoQueue {
     const out: PoppedMessage[] = [];
     if (signal?.aborted) return out;
     for (;;) {
+      let got: PoppedMessage[];
       try {
-        out.push(...(await attempt(count - out.length)));
+        got = await attempt(count - out.length);
+        out.push(...got);
       } catch (err) {
         return keepLeased(out, err);
       }
+      // (the clock is read as before the bound existed: a simulated clock's reads are part of its run)
       const left = deadline - clock.now();
-      if (out.length >= count || left <= 0 || this.closed || signal?.aborted) return out;
+      if (out.length >= count || this.closed || signal?.aborted) return out;
+      // one script leases at most popScriptCount: a full one means more may be due, so go on at once
+      if (got.length >= this.popScriptCount) continue;
+      if (left <= 0) return out;
       await this.sleep(Math.min(this.options.pollInterval, left), signal);
       if (this.closed || signal?.aborted) return out;
     }
@@ -352,6 +361,7 @@ export abstract class BaseQueue implements DynoQueue {
 
   protected checkPopOptions(options: PopOptions): void {
     checkOptionKeys(options, POP_OPTIONS, 'pop options');
+    checkSignal(options.signal);
   }
 
   protected checkWait(wait: number): number {
@@ -373,6 +383,15 @@ export abstract class BaseQueue implements DynoQueue {
 
   protected shardSetKeys(shard: string): string[] {
     return [this.keys.queue(shard), this.keys.unack(shard)];
+  }
+}
+
+/** An AbortSignal or anything shaped like one (a polyfill's); anything else is refused before any timer is set. */
+function checkSignal(signal: unknown): void {
+  if (signal === undefined) return;
+  const s = signal as Partial<AbortSignal> | null;
+  if (s === null || typeof s !== 'object' || typeof s.aborted !== 'boolean' || typeof s.addEventListener !== 'function' || typeof s.removeEventListener !== 'function') {
+    throw new InvalidArgumentError('signal', `must be an AbortSignal (got ${shownValue(signal)})`);
   }
 }
 

@@ -73,7 +73,11 @@ export interface DynoQueue {
   ackManyAndPop(items: readonly AckItem[], count: number): Promise<AckManyAndPop>;
   setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean>;
   setTimeout(id: string, timeoutMs: number): Promise<boolean>;
-  remove(id: string): Promise<boolean>;
+  /**
+   * Removes a message wherever it is. Atomic, given a token: a leased message only under that
+   * lease (false for a stale token); with requireLeaseToken, a leased message only with its token.
+   */
+  remove(id: string, token?: string): Promise<boolean>;
   /** Dyno's atomicRemove: remove as one script (atomic mode: the same as remove). */
   atomicRemove(id: string): Promise<boolean>;
   ensure(message: MessageInput): Promise<boolean>;

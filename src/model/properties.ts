@@ -41,6 +41,11 @@ export const PROPERTIES = {
     means: 'a pop never waits longer than the delivery bound while a message of its shard is free and due',
     exercisedWhen: 'a message was free and due while a consumer of its shard was waiting',
   },
+  keepsConsuming: {
+    label: 'keeps consuming',
+    means: 'no consumer loop ends on its own while its shard has (or later has) a message free and due: a loop outlives the faults',
+    exercisedWhen: "a store error reached a consumer's pop, or a consumer loop ended before the run did",
+  },
 } as const satisfies Record<string, { readonly label: string; readonly means: string; readonly exercisedWhen: string }>;
 
 export type PropertyName = keyof typeof PROPERTIES;
@@ -62,6 +67,7 @@ export const VIOLATION_KINDS = {
   unexpected: { label: 'unexpected', breaks: 'noPhantoms' },
   'priority-inversion': { label: 'priority inversion', breaks: 'priorityOrder' },
   late: { label: 'late', breaks: 'deliveredPromptly' },
+  'consumer-stopped': { label: 'consumer stopped', breaks: 'keepsConsuming' },
   duplicate: { label: 'duplicate (allowed by at-least-once)', breaks: null },
 } as const satisfies Record<string, KindDefinition>;
 

@@ -153,7 +153,7 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
 
   const report = checkHistory(
     recorder.history,
-    { livenessStart, end: endedAt },
+    { livenessStart, end: endedAt, stopped: recorder.stops },
     checkerSettings(config),
   );
   let traceHash: string | null = null;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkHistory } from '../src/model/checker.js';
-import type { CheckerSettings, DeliveryVia, HistoryOp, Outcome } from '../src/model/history.js';
+import type { CheckerSettings, DeliveryVia, HistoryOp, Outcome, RunPhases } from '../src/model/history.js';
 import { formatHistoryFile, HistoryFileError, parseHistoryFile } from '../src/model/history-file.js';
 import { FAILURE_KINDS, kindsBreaking, PROPERTY_NAMES, VIOLATION_KIND_NAMES, zeroPerKind, type ViolationKind } from '../src/model/properties.js';
 
@@ -409,7 +409,8 @@ describe('exposure: which properties a history could have broken (SPEC §6.5)', 
     const seen = new Set<string>();
     // a consumer of shard s stopped at 50 while m was free and due there
     const stoppedPhases = { ...phases, stopped: [{ process: 'c1', shard: 's', at: 50 }] };
-    for (const [h, s, ph] of [...broken.map(([h, s]) => [h, s, phases] as const), [[pushTo('m', 0, 's', 0), pop('c1', 's', 10, 20, 0)], bounded, stoppedPhases] as const]) {
+    const cases: [HistoryOp[], CheckerSettings, RunPhases][] = [...broken.map(([h, s]): [HistoryOp[], CheckerSettings, RunPhases] => [h, s, phases]), [[pushTo('m', 0, 's', 0), pop('c1', 's', 10, 20, 0)], bounded, stoppedPhases]];
+    for (const [h, s, ph] of cases) {
       const r = check(h, ph, s);
       for (const p of PROPERTY_NAMES) {
         if (!r.properties[p]) {

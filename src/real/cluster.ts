@@ -36,6 +36,8 @@ export interface RealCluster {
   partition(from: string, to: string, oneWay: boolean): void;
   /** Ends one partition(from, to) still in effect (none: nothing happens). */
   heal(from: string, to: string): void;
+  /** The port of the zone's redis-server (Dynomite: its backend's), for admin commands such as CONFIG SET maxmemory. */
+  redisPort(zone: string): number;
   /** Every node that is up: the queue's keys (prefix) and their values, per node, for a replica comparison. */
   dumps(prefix: string): Promise<readonly Readonly<Record<string, string>>[]>;
   /** Kill every process, remove every directory. Idempotent. */

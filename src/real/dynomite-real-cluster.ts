@@ -58,12 +58,13 @@ export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<Real
       await cluster.killNode(i);
       await cluster.killBackend(i);
     },
-    // The datastore first, so Dynomite finds it at its first request.
+    // The datastore first, so Dynomite finds it at its first request. Done once the node answers, as
+    // a simulated restart: its peers reach it at their next try (DYNOMITE.md "Heals take time").
     async restartNode(zone, { empty }) {
       const i = at(zone);
       await cluster.killNode(i);
       await cluster.restartBackend(i, { empty });
-      await cluster.startNode(i);
+      await cluster.startNode(i, { waitForPeers: false });
     },
     crashBackend: (zone) => cluster.killBackend(at(zone)),
     restartBackend: (zone, { empty }) => cluster.restartBackend(at(zone), { empty }),
@@ -91,6 +92,7 @@ export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<Real
       if (partitions.get(key)!.length === 0) partitions.delete(key);
       for (const [a, b] of pairs) unblock(a, b);
     },
+    redisPort: (zone) => cluster.racks[at(zone)]!.redis.port,
     // Each node's redis read directly (Dynomite would coordinate the read); a node counts as up
     // when its Dynomite and redis both run and neither is paused.
     async dumps(prefix) {

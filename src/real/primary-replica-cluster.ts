@@ -161,6 +161,7 @@ export async function startPrimaryReplicaCluster(spec: PrimaryReplicaSpec): Prom
       resumeOwned(server(zone).process);
       paused.delete(zoneIndex(zones, zone));
     },
+    redisPort: (zone) => server(zone).port,
     // A paused server would never answer: only the running, unpaused ones, in zone order.
     async dumps(prefix) {
       const up = servers.filter((s, i) => !hasExited(s.process) && !paused.has(i));

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSimulation } from '../../src/sim/run.js';
-import { loadScenario, scenarioConfig } from '../../src/sim/scenario.js';
+import { runSimulation } from '../../src/sim/run/run.js';
+import { loadScenario, scenarioConfig } from '../../src/sim/run/scenario.js';
 import { dynoq, root } from '../support/dynoq-cli.js';
 
 /** `dynoq report TRACE`: a trace is validated like a history file, and the exit code is the verdict's. */

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BaseQueue } from '../../src/queue/base-queue.js';
 import type { ConsumeOptions } from '../../src/queue/dyno-queue.js';
 import type { PoppedMessage } from '../../src/queue/message.js';
-import { parseSimConfig, type SimConfigInput } from '../../src/sim/config.js';
-import { runSimulation } from '../../src/sim/run.js';
+import { parseSimConfig, type SimConfigInput } from '../../src/sim/run/config.js';
+import { runSimulation } from '../../src/sim/run/run.js';
 
 // Keeps consuming (liveness): the simulator runs the README's consume() loop, entered once. A
 // consume() planted to end at the first store error (what consume() did before it outlived
@@ -45,7 +45,7 @@ describe('keeps consuming: a consumer loop that ends before the run does is name
     for (const seed of ['kc-1', 'kc-2', 'kc-3']) {
       const r = await runSimulation(parseSimConfig(config(seed)));
       expect(r.report.properties.keepsConsuming, seed).toBe(false);
-      for (const v of r.report.violations.filter((x) => x.kind === 'consumer-stopped')) for (const p of v.processes) named.add(p);
+      for (const v of r.report.violations.filter((x: { kind: string }) => x.kind === 'consumer-stopped')) for (const p of v.processes) named.add(p);
     }
     expect([...named].every((p) => /^consumer-\d+$/.test(p))).toBe(true);
     expect(named.size).toBeGreaterThan(0);

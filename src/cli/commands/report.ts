@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { OP_TYPES } from '../../model/history.js';
 import { judgeHistory } from '../../model/judge.js';
-import { checkerSettings } from '../../sim/checker-settings.js';
+import { checkerSettings } from '../../sim/settings/checker-settings.js';
 import { checkHistory } from '../../model/checker.js';
 import { renderHtmlReport } from '../../report/html-report.js';
-import { readTrace } from '../../sim/trace-file.js';
-import { SIM_EPOCH, type SimResult } from '../../sim/run.js';
+import { readTrace } from '../../sim/run/trace-file.js';
+import { SIM_EPOCH, type SimResult } from '../../sim/run/run.js';
 import { EXIT } from '../exit-codes.js';
 import { writeOutput } from '../output.js';
 import { sha256File } from '../sha256-file.js';

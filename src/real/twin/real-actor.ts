@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { BaseQueue } from '../../queue/base-queue.js';
-import { CallProbe } from '../../sim/call-probe.js';
-import type { SimConfig } from '../../sim/config.js';
+import { CallProbe } from '../../sim/store/call-probe.js';
+import type { SimConfig } from '../../sim/run/config.js';
 import { actorQueues } from '../../sim/workloads/actor-queues.js';
 import type { WorkloadActor } from '../../sim/workloads/index.js';
 import { IoredisStore } from '../../store/ioredis-store.js';
@@ -45,7 +45,7 @@ export class RealActor implements WorkloadActor {
       const s = new IoredisStore(client, { dynomite });
       // The queue holds settled messages back only with more than one rack (base-queue reads racks).
       const racked: Store = dynomite ? Object.assign(Object.create(s) as Store, { racks: cluster.zones.length }) : s;
-      return probe ? probingStore(racked, probe, dynomite) : racked;
+      return probe ? probingStore(racked, probe, dynomite, () => client.status === 'ready') : racked;
     };
     const queues = actorQueues({
       config,

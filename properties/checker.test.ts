@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkHistory, reportOfStoppedRun } from '../src/model/checker.js';
-import type { CheckerSettings, DeliveryVia, HistoryOp, Outcome } from '../src/model/history.js';
+import type { CheckerSettings, DeliveryVia, HistoryOp, Outcome, RunPhases } from '../src/model/history.js';
 import { formatHistoryFile, HistoryFileError, parseHistoryFile } from '../src/model/history-file.js';
 import { FAILURE_KINDS, kindsBreaking, PROPERTY_NAMES, VIOLATION_KIND_NAMES, zeroPerKind, type ViolationKind } from '../src/model/properties.js';
 
@@ -38,7 +38,8 @@ describe('the table of properties and kinds', () => {
   it('every property is broken by at least one kind, every failure kind breaks exactly one property', () => {
     for (const p of PROPERTY_NAMES) expect(kindsBreaking(p).length, p).toBeGreaterThan(0);
     expect(FAILURE_KINDS).toEqual(VIOLATION_KIND_NAMES.filter((k) => k !== 'duplicate'));
-    expect(PROPERTY_NAMES).toEqual(['atLeastOnce', 'unackRecovery', 'noDoublePop', 'acksAreFinal', 'onTime', 'noPhantoms', 'priorityOrder', 'deliveredPromptly', 'twinsMatchLua']);
+    expect(PROPERTY_NAMES).toEqual(['atLeastOnce', 'unackRecovery', 'noDoublePop', 'acksAreFinal', 'onTime', 'noPhantoms', 'priorityOrder', 'deliveredPromptly', 'twinsMatchLua', 'keepsConsuming']);
+    expect(kindsBreaking('keepsConsuming')).toEqual(['consumer-stopped']);
     expect(kindsBreaking('priorityOrder')).toEqual(['priority-inversion']);
     expect(kindsBreaking('deliveredPromptly')).toEqual(['late']);
   });
@@ -460,8 +461,11 @@ describe('exposure: which properties a history could have broken (SPEC §6.5)', 
       [[pushTo('m', 0, 's', 0), pop('c1', 's', 100, 300, 0), deliverVia('m', 402, 'c1', 'schedule', 's', 400), ack('m', 410, 'c1')], bounded],
     ];
     const seen = new Set<string>();
-    for (const [h, s] of broken) {
-      const r = check(h, phases, s);
+    // a consumer of shard s stopped at 50 while m was free and due there
+    const stoppedPhases = { ...phases, stopped: [{ process: 'c1', shard: 's', at: 50 }] };
+    const cases: [HistoryOp[], CheckerSettings, RunPhases][] = [...broken.map(([h, s]): [HistoryOp[], CheckerSettings, RunPhases] => [h, s, phases]), [[pushTo('m', 0, 's', 0), pop('c1', 's', 10, 20, 0)], bounded, stoppedPhases]];
+    for (const [h, s, ph] of cases) {
+      const r = check(h, ph, s);
       for (const p of PROPERTY_NAMES) {
         if (!r.properties[p]) {
           seen.add(p);
@@ -478,6 +482,24 @@ describe('exposure: which properties a history could have broken (SPEC §6.5)', 
     expect(stopped.exercised.atLeastOnce).toBe(false);
     seen.add('twinsMatchLua');
     expect([...seen].sort()).toEqual([...PROPERTY_NAMES].sort());
+  });
+
+  it('keeps consuming: a consumer that stopped while its shard had work is named; one that stopped with none left holds, exercised', () => {
+    const stopped = (at: number) => ({ ...phases, stopped: [{ process: 'c1', shard: 's', at }] });
+    // m is free and due on s from 0 until c2 takes it at 5,000: c1 stopped at 50 left it to nobody
+    const left = check([pushTo('m', 0, 's', 0), pop('c1', 's', 10, 20, 0), deliverVia('m', 5_000, 'c2', 'schedule', 's', 4_990), ack('m', 5_010, 'c2')], stopped(50), bounded);
+    expect(left.properties.keepsConsuming).toBe(false);
+    expect(left.violations.filter((v) => v.kind === 'consumer-stopped').map((v) => [v.id, v.processes, v.t])).toEqual([['m', ['c1'], 50]]);
+    // c1 stopped after the last message was taken: nothing was left to it
+    const done = check([pushTo('m', 0, 's', 0), deliverVia('m', 30, 'c1', 'schedule', 's', 20), ack('m', 40, 'c1')], stopped(50), bounded);
+    expect(done.properties.keepsConsuming).toBe(true);
+    expect(done.exercised.keepsConsuming).toBe(true);
+    // another shard's work is not its
+    expect(check([pushTo('m', 0, 't', 0)], stopped(50), bounded).properties.keepsConsuming).toBe(true);
+    // no stop, no error reaching a consumer: not exercised; a failed pop by the schedule exercises it
+    const clean = [pushTo('m', 0, 's', 0), deliverVia('m', 30, 'c1', 'schedule', 's', 20), ack('m', 40, 'c1')];
+    expect(check(clean, phases, bounded).exercised.keepsConsuming).toBe(false);
+    expect(check([...clean, pop('c1', 's', 50, 60, 0, 'unknown')], phases, bounded).exercised.keepsConsuming).toBe(true);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { CheckerSettings, DeliverOp, HistoryOp, PopOp, RunPhases } from './history.js';
+import type { CheckerSettings, DeliverOp, HistoryOp, PopOp, RunPhases, StoppedConsumer } from './history.js';
 import { decidingOps, delays, earliestDue, latestDue, visibilityOps } from './due-time.js';
 import { freeIntervals, unknownPopsReaching, type FreeInterval } from './free-intervals.js';
 import { holdsOf, type Hold } from './holds.js';
@@ -423,7 +423,31 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
     const part = shardPartOf(id, m, pops, phases, settings);
     if (part) addShardPart(shards, part);
   }
+  judgeStopped(phases.stopped ?? [], shards, pops.some(consumerPopFailed), out);
   return judgeShardSets(shards, pops, boundMs, out);
+}
+
+/** A pop by the schedule that did not return ok: a store error reached a consumer. */
+export const consumerPopFailed = (p: PopOp): boolean => p.via === 'schedule' && p.outcome !== 'ok';
+
+/**
+ * Keeps consuming (liveness): a consumer loop that ended on its own is a finding when its shard had a
+ * message free and due at or after the end (work it left to nobody), named by the first such message.
+ */
+export function judgeStopped(stopped: readonly StoppedConsumer[], shards: ShardSets, errorReachedConsumer: boolean, out: Judged): void {
+  if (stopped.length > 0 || errorReachedConsumer) out.exercised.keepsConsuming = true;
+  for (const s of stopped) {
+    const left = (shards.get(s.shard)?.free ?? []).filter((iv) => iv.to > s.at).sort((a, b) => Math.max(a.from, s.at) - Math.max(b.from, s.at) || (a.id < b.id ? -1 : 1))[0];
+    if (!left) continue;
+    const t = Math.max(left.from, s.at);
+    out.violations.push({
+      kind: 'consumer-stopped',
+      id: left.id,
+      t,
+      processes: [s.process],
+      detail: `consumer ${s.process} of shard ${s.shard} stopped at ${s.at}; ${left.id} was free and due there from ${t} to ${left.to}`,
+    });
+  }
 }
 
 /** Counts of messages and operations that the report states (not findings). */

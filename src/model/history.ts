@@ -139,6 +139,18 @@ export interface RunPhases {
   /** When the liveness phase began (faults healed) and when the run ended. */
   readonly livenessStart: number;
   readonly end: number;
+  /**
+   * Consumer loops that ended on their own before the run did (not crashed, not stopped by the
+   * run's end), each with the shard it popped and when it ended: what keeps consuming judges.
+   */
+  readonly stopped?: readonly StoppedConsumer[];
+}
+
+/** A consumer loop that ended before the run did. */
+export interface StoppedConsumer {
+  readonly process: string;
+  readonly shard: string;
+  readonly at: number;
 }
 
 export interface CheckerSettings {

@@ -46,6 +46,11 @@ export const PROPERTIES = {
     means: "the simulator's JavaScript twin of every script gives the reply and the effects its Lua gives on Redis (every other verdict of a simulation rests on it; a recorded history cannot break it)",
     exercisedWhen: "a simulation compared its scripts' twins with their Lua (scripts: compare)",
   },
+  keepsConsuming: {
+    label: 'keeps consuming',
+    means: 'no consumer loop ends on its own while its shard has (or later has) a message free and due: a loop outlives the faults',
+    exercisedWhen: "a store error reached a consumer's pop, or a consumer loop ended before the run did",
+  },
 } as const satisfies Record<string, { readonly label: string; readonly means: string; readonly exercisedWhen: string }>;
 
 export type PropertyName = keyof typeof PROPERTIES;
@@ -65,7 +70,7 @@ interface KindDefinition {
 /**
  * Every kind of finding. The ranks order them by what the user's work suffers, worst first:
  * a Redis that stops answering everyone (a script past the time limit), then work silently never done
- * (lost; a run that never ends cannot finish its work either) before work done twice at once (double pop: the exclusivity a
+ * (lost; a run that never ends, or a consumer that stopped with work left to it, cannot finish it either) before work done twice at once (double pop: the exclusivity a
  * consumer relies on is gone) before work done again after it was declared final (resurrection) or
  * done without ever being asked for (unexpected) — both deliveries that must not happen, but one at a
  * time — before a simulation that ran other code than Redis runs (a twin unlike its Lua: the run's other
@@ -79,16 +84,18 @@ export const VIOLATION_KINDS = {
   'lost-after-delivery': { label: 'lost (delivered, then dropped)', breaks: 'atLeastOnce', rank: 3 },
   // A run that never reaches its end cannot process what it was pushed: a liveness finding.
   'event-budget': { label: 'run past its event budget (never ends)', breaks: 'atLeastOnce', rank: 4 },
-  'double-pop': { label: 'double pop', breaks: 'noDoublePop', rank: 5 },
-  resurrection: { label: 'resurrection', breaks: 'acksAreFinal', rank: 6 },
-  unexpected: { label: 'unexpected', breaks: 'noPhantoms', rank: 7 },
+  // A consumer loop that ended with work left to it: that work waits for nobody (liveness).
+  'consumer-stopped': { label: 'consumer stopped', breaks: 'keepsConsuming', rank: 5 },
+  'double-pop': { label: 'double pop', breaks: 'noDoublePop', rank: 6 },
+  resurrection: { label: 'resurrection', breaks: 'acksAreFinal', rank: 7 },
+  unexpected: { label: 'unexpected', breaks: 'noPhantoms', rank: 8 },
   // The simulation ran code that is not what Redis runs: every other verdict of the run is in doubt.
-  'twin-differs': { label: "a script's twin differs from its Lua", breaks: 'twinsMatchLua', rank: 8 },
-  'slow-recovery': { label: 'slow recovery', breaks: 'unackRecovery', rank: 9 },
-  early: { label: 'early', breaks: 'onTime', rank: 10 },
-  'priority-inversion': { label: 'priority inversion', breaks: 'priorityOrder', rank: 11 },
-  late: { label: 'late', breaks: 'deliveredPromptly', rank: 12 },
-  duplicate: { label: 'duplicate (allowed by at-least-once)', breaks: null, rank: 13 },
+  'twin-differs': { label: "a script's twin differs from its Lua", breaks: 'twinsMatchLua', rank: 9 },
+  'slow-recovery': { label: 'slow recovery', breaks: 'unackRecovery', rank: 10 },
+  early: { label: 'early', breaks: 'onTime', rank: 11 },
+  'priority-inversion': { label: 'priority inversion', breaks: 'priorityOrder', rank: 12 },
+  late: { label: 'late', breaks: 'deliveredPromptly', rank: 13 },
+  duplicate: { label: 'duplicate (allowed by at-least-once)', breaks: null, rank: 14 },
 } as const satisfies Record<string, KindDefinition>;
 
 export type ViolationKind = keyof typeof VIOLATION_KINDS;

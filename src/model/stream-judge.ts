@@ -1,4 +1,4 @@
-import { addShardPart, judgeMessage, judgeShardSets, noFindings, noTallies, popsInFlightAtEnd, reportOf, shardPartOf, tallyMessage, tallyOp, type ShardPart, type ShardSets } from './checker.js';
+import { addShardPart, consumerPopFailed, judgeMessage, judgeShardSets, judgeStopped, noFindings, noTallies, popsInFlightAtEnd, reportOf, shardPartOf, tallyMessage, tallyOp, type ShardPart, type ShardSets } from './checker.js';
 import { extrasOf, MAX_EXTRAS_PER_MESSAGE, noEndings, tallyEndings, type OpExtra } from './endings.js';
 import { completeAtEnd, extraFields, FaultSpans, HistoryFileError, parseHistoryLine, runOf, type RunLine } from './history-file.js';
 import type { DeliverOp, HistoryOp, PopOp } from './history.js';
@@ -240,6 +240,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   const open = new Map<string, { ordinal: number; ops: HistoryOp[] }>();
   const parts: { ordinal: number; part: ShardPart }[] = [];
   const waiting: PopOp[] = [];
+  let errorReachedConsumer = false;
   const extrasById = new Map<string, OpExtra[]>();
   let ordinal = 0;
   let peakOpen = 0;
@@ -269,6 +270,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
       }
       tallyOp(op, tallies);
       if (op.type === 'pop') {
+        if (consumerPopFailed(op)) errorReachedConsumer = true;
         if (bound !== undefined && op.outcome === 'ok' && op.via === 'schedule' && op.shard !== undefined) waiting.push(slimPop(op));
         continue;
       }
@@ -293,6 +295,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     parts.sort((a, b) => a.ordinal - b.ordinal);
     const shards: ShardSets = new Map();
     for (const p of parts) addShardPart(shards, p.part);
+    judgeStopped(phases.stopped ?? [], shards, errorReachedConsumer, out);
     // judgeShardSets reads unknown pops only through freeIntervals (done per message above).
     lateness = judgeShardSets(shards, waiting, bound, out);
   }

@@ -628,6 +628,43 @@ describe('an ack the vote refused but one replica ran (issue 29)', () => {
   });
 });
 
+describe('Dynomite as measured: a client whose node dies', () => {
+  it("calls in flight fail within 0.1–0.2 s with ioredis's MaxRetriesPerRequestError, not after the request timeout, and may have run", async () => {
+    const w = world('dynomite');
+    // both peers paused: a DC_QUORUM write through a waits for them, in flight when a dies
+    ['b', 'c'].forEach((z) => dyn(w).pause(nodeOf(w, z), 'dynomite', w.kernel.now + 60_000));
+    const probe = new CallProbe();
+    const store = w.client('c', 'a', { consistency: 'DC_QUORUM', timeoutMs: 5_000, probe });
+    const t0 = w.kernel.now;
+    w.kernel.after(20, () => w.topology.crash(nodeOf(w, 'a'), false));
+    const r = await timed(w, () => store.hset('h', 'f', 'v'));
+    expect(r.error?.message).toMatch(/^MaxRetriesPerRequestError/);
+    expect(r.ms).toBeGreaterThanOrEqual(100);
+    expect(r.ms).toBeLessThanOrEqual(200);
+    expect(w.kernel.now - t0).toBeLessThan(5_000);
+    expect(outcomeOfError(r.error, probe)).toBe('unknown');
+  });
+
+  it('the failover client moves to the next node within ~0.2 s of the death, idle included', async () => {
+    const w = new SimWorld(
+      parseSimConfig({
+        seed: 'failover-idle',
+        topology: { kind: 'dynomite', zones: ['a', 'b', 'c'] },
+        network: { latencyBaseMs: 1, latencyJitterMs: 0, lagMeanMs: 0, lagSpikeProbability: 0, requestTimeoutMs: 500, clientFailover: true },
+      }),
+    );
+    const idle = w.client('idle', 'a');
+    expect(idle.connection.nodeZone).toBe('a');
+    w.topology.crash(w.topology.nodes.find((n) => n.zone === 'a')!, false);
+    await w.advance(150);
+    expect(idle.connection.nodeZone).toBe('a');
+    await w.advance(60);
+    expect(idle.connection.nodeZone).toBe('b');
+    // and its next call is served by that node
+    expect(await w.settle(idle.hset('h', 'f', 'v'))).toBe(1);
+  });
+});
+
 /** Appends `v` to the string at `k` through `store` (Redis APPEND): the value shows the order a replica ran them in. */
 const appendTo = (store: { runScript: (s: ScriptDef, k: string[], a: string[]) => Promise<unknown> }, k: string, v: string) => store.runScript(APPEND, [k], [v]);
 

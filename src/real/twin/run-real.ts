@@ -142,7 +142,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
     recorder.seal();
     const end = Date.now();
     for (const a of actors.values()) a.crash();
-    const report = checkHistory(recorder.history, { livenessStart, end }, checkerSettings(config));
+    const report = checkHistory(recorder.history, { livenessStart, end, stopped: recorder.stops }, checkerSettings(config));
     let replicas: ReplicaComparison | null = null;
     if (cluster.kind === 'dynomite') {
       await until(Date.now() + REPLICATION_SETTLE_MS, () => false);

@@ -275,9 +275,17 @@ export class DynomiteTopology implements Topology {
     );
   }
 
+  /** Every client connection, idle ones included: each hears of its node's death (DYNOMITE.md "Clients"). */
+  private readonly clients = new Set<Connection>();
+
+  attach(conn: Connection): void {
+    this.clients.add(conn);
+  }
+
   crash(node: SimNode, loseUnreplicated: boolean): void {
     if (node.up) this.rack(node).diedAt = this.kernel.now;
     node.up = false;
+    for (const conn of this.clients) if (conn.nodeZone === node.zone) conn.nodeDied?.();
     // Its connections die with it: a restarted process opens fresh peer links. What it had already
     // handed to them still arrives (forward); it answers nothing more.
     this.rack(node).incarnation++;

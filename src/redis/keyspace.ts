@@ -228,7 +228,7 @@ export class Keyspace {
       copy.limit = { maxmemory: this.limit.maxmemory, policy: 'noeviction' };
       copy.tenantBytes = this.usedMemory - copy.bytes;
     }
-    const twin = outcomeOf(() => copy.runTwin(script, keys, args));
+    const twin = outcomeOf(() => (copy.limit === undefined ? copy.runTwin(script, keys, args) : copy.asScript(COMPAT, () => copy.runTwin(script, keys, args))));
     const lua = outcomeOf(() => this.evalNamed(script.lua, keys, args, script.name));
     if ('thrown' in lua && !(lua.thrown instanceof RedisError)) throw lua.thrown;
     if ('thrown' in twin && !(twin.thrown instanceof RedisError)) throw twin.thrown;

@@ -38,6 +38,8 @@ export interface ProfileSettings {
   readonly holding: z.output<typeof holdingSchema>;
   /** null: no operator client. */
   readonly operator: z.output<typeof operatorSchema> | null;
+  /** Two racer clients making the races users hit (src/sim/workloads/race.ts) every `intervalMs`, or null for none. */
+  readonly races: { readonly intervalMs: number } | null;
 }
 
 const NO_HOLDING = { extend: 0, release: 0, reschedule: 0 } as const;
@@ -58,6 +60,7 @@ export const PROFILES: Readonly<Record<ProfileName, ProfileSettings & { readonly
     consumerLoops: ['pop-ack'],
     holding: NO_HOLDING,
     operator: null,
+    races: null,
   },
   delays: {
     description: 'every message delayed by up to 3 s, pop + ack',
@@ -67,6 +70,7 @@ export const PROFILES: Readonly<Record<ProfileName, ProfileSettings & { readonly
     consumerLoops: ['pop-ack'],
     holding: NO_HOLDING,
     operator: null,
+    races: null,
   },
   full: {
     description:
@@ -77,6 +81,7 @@ export const PROFILES: Readonly<Record<ProfileName, ProfileSettings & { readonly
     consumerLoops: CONSUMER_LOOPS,
     holding: { extend: 0.08, release: 0.06, reschedule: 0.04 },
     operator: { intervalMs: 100, reschedule: 3, remove: 1, ensure: 2, popById: 1, popByPredicate: 1, read: 5 },
+    races: { intervalMs: 150 },
   },
 };
 
@@ -111,5 +116,6 @@ export function resolveProfile(w: ProfileFieldsOut): ProfileSettings {
     consumerLoops: w.consumerLoops ?? p.consumerLoops,
     holding: w.holding ?? p.holding,
     operator: w.operator === undefined ? p.operator : w.operator,
+    races: p.races,
   };
 }

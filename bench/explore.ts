@@ -10,10 +10,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SeedOutcome } from '../src/sim/explore.js';
-import { measureGuarantees } from '../src/sim/measure-guarantees.js';
-import { runPoolTask } from '../src/sim/pool-handlers.js';
-import { runInPool } from '../src/sim/pool.js';
+import type { SeedOutcome } from '../src/sim/campaign/explore.js';
+import { measureGuarantees } from '../src/sim/campaign/measure-guarantees.js';
+import { runPoolTask } from '../src/sim/campaign/pool-handlers.js';
+import { runInPool } from '../src/sim/campaign/pool.js';
 
 const RUNS = Number(process.env.BENCH_EXPLORE_RUNS ?? 24);
 const TABLE_SEEDS = Number(process.env.BENCH_TABLE_SEEDS ?? 4);

@@ -12,9 +12,9 @@
  * hook, not something the library offers. The ratio printed is the most simulated seconds per wall
  * second a simulator with no queue client, Dynomite, network, trace or checker could reach.
  */
-import { Kernel } from '../src/sim/kernel.js';
-import { parseSimConfig, type SimConfigInput } from '../src/sim/config.js';
-import { runSimulation } from '../src/sim/run.js';
+import { Kernel } from '../src/sim/kernel/kernel.js';
+import { parseSimConfig, type SimConfigInput } from '../src/sim/run/config.js';
+import { runSimulation } from '../src/sim/run/run.js';
 import { Keyspace } from '../src/redis/keyspace.js';
 import { referenceWorkload, SPARSE_HOUR } from './sim-workloads.js';
 

@@ -3,8 +3,8 @@
  * bench/sim.ts (the TypeScript sources) and bench/sim-compiled.ts (the compiled dist/, what the
  * `dynoq` bin runs), so that both measure exactly the same runs.
  */
-import type { SimConfigInput } from '../src/sim/config.js';
-import type { SimResult } from '../src/sim/run.js';
+import type { SimConfigInput } from '../src/sim/run/config.js';
+import type { SimResult } from '../src/sim/run/run.js';
 
 /** 3 zones, 6 consumers, up to 10,000 messages, replication lag with spikes, node b crashes at 2 s and restarts at 5 s. */
 export function referenceWorkload(messages: number): SimConfigInput {

@@ -13,11 +13,11 @@ import RedisMock from 'ioredis-mock';
 import { checkHistory } from '../src/model/checker.js';
 import type { HistoryOp } from '../src/model/history.js';
 import { createQueue } from '../src/queue/create-queue.js';
-import { ActorTimers, SkewedClock } from '../src/sim/actor-time.js';
-import { parseSimConfig } from '../src/sim/config.js';
-import { runSimulation } from '../src/sim/run.js';
-import { setSimScriptMode } from '../src/sim/sim-node.js';
-import { SimWorld } from '../src/sim/world.js';
+import { ActorTimers, SkewedClock } from '../src/sim/kernel/actor-time.js';
+import { parseSimConfig } from '../src/sim/run/config.js';
+import { runSimulation } from '../src/sim/run/run.js';
+import { setSimScriptMode } from '../src/sim/store/sim-node.js';
+import { SimWorld } from '../src/sim/run/world.js';
 import { IoredisMockStore } from '../src/store/ioredis-mock-store.js';
 import { describeRuns, referenceWorkload, SPARSE_HOUR, steady, timedRun } from './sim-workloads.js';
 

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES, VIOLATION_KINDS } from '../src/model/properties.js';
-import { parseSimConfig } from '../src/sim/config.js';
-import { CONFIGURATIONS, configurationRun } from '../src/sim/configurations.js';
-import { runSimulation } from '../src/sim/run.js';
+import { parseSimConfig } from '../src/sim/run/config.js';
+import { CONFIGURATIONS, configurationRun } from '../src/sim/run/configurations.js';
+import { runSimulation } from '../src/sim/run/run.js';
 
 const SCALE = Number(process.env.DYNOQ_PROPERTY_SCALE ?? 1);
 const SEEDS = Math.max(1, Math.round(4 * SCALE));

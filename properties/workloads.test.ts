@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../src/model/properties.js';
-import { parseSimConfig } from '../src/sim/config.js';
-import { runSimulation } from '../src/sim/run.js';
+import { parseSimConfig } from '../src/sim/run/config.js';
+import { runSimulation } from '../src/sim/run/run.js';
 
 const SCALE = Number(process.env.DYNOQ_PROPERTY_SCALE ?? 1);
 

@@ -16,7 +16,7 @@ const ENTRIES = {
   model: 'public/model',
   testing: 'public/testing',
   cli: 'cli/main',
-  'pool-worker': 'sim/pool-worker',
+  'pool-worker': 'sim/campaign/pool-worker',
 };
 /** Runtime dependencies and the optional peer stay imports; everything else (zod included) is bundled. */
 const EXTERNAL = ['ioredis', 'lua-redis-wasm', 'seedrandom', 'commander', 'fast-check'];

@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runSimulation } from '../src/sim/run.js';
-import { loadScenario, parseScenario, ScenarioError, scenarioConfig, scenarioJsonSchema } from '../src/sim/scenario.js';
+import { runSimulation } from '../src/sim/run/run.js';
+import { loadScenario, parseScenario, ScenarioError, scenarioConfig, scenarioJsonSchema } from '../src/sim/run/scenario.js';
 
 const DIR = join(import.meta.dirname, '..', 'scenarios');
 /** Hand-made scenarios, and one shrunk scenario per mechanism the guarantees table found. */

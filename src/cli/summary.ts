@@ -1,11 +1,11 @@
-import { VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../model/properties.js';
-import { deliveryBound } from '../sim/delivery-bound.js';
+import { VIOLATION_KINDS, WORST_FIRST } from '../model/properties.js';
+import { deliveryBound } from '../sim/settings/delivery-bound.js';
 import { latenessLine, verdictLine } from './verdicts.js';
-import { relativeTimes } from '../report/relative-times.js';
+import { relativeTimes } from '../model/relative-times.js';
 import { describeExposure } from '../sim/faults/index.js';
-import { SIM_EPOCH, type SimResult } from '../sim/run.js';
+import { SIM_EPOCH, type SimResult } from '../sim/run/run.js';
 import type { CheckReport } from '../model/checker.js';
-import type { SimConfig } from '../sim/config.js';
+import type { SimConfig } from '../sim/run/config.js';
 import type { RealResult } from '../real/twin/run-real.js';
 
 /** The human summary of one run, in messages (not events), with every finding kind and fault. */
@@ -45,7 +45,7 @@ function verdictLines(r: { readonly config: SimConfig; readonly report: CheckRep
     latenessLine(rep, deliveryBound(c)),
     verdictLine(rep),
   ];
-  for (const kind of VIOLATION_KIND_NAMES) {
+  for (const kind of WORST_FIRST) {
     const n = rep.messagesAffected[kind];
     if (n === 0) continue;
     lines.push(`  ${VIOLATION_KINDS[kind].label}: ${n} message(s)${rep.counts[kind] > n ? ` (${rep.counts[kind]} findings)` : ''}`);

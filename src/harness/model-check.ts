@@ -11,8 +11,11 @@ import { parseQueueOptions, type QueueOptionsInput } from '../queue/options.js';
 import type { ScriptDef } from '../redis/script.js';
 import type { Store } from '../store/store.js';
 import { FakeTime } from './manual-time.js';
-import { relativeTimes } from '../report/relative-times.js';
+import { relativeTimes } from '../model/relative-times.js';
 import { ModelCheckFailure } from './model-check-failure.js';
+import type { Layout } from './layout.js';
+
+export type { Layout } from './layout.js';
 
 export { ModelCheckFailure };
 import { agree, commandsArb, IDS, LOCAL_SHARD, ModelDisagreement, sortedMessages, type Real } from './model-ops.js';
@@ -26,19 +29,6 @@ import { agree, commandsArb, IDS, LOCAL_SHARD, ModelDisagreement, sortedMessages
 const UNACK = 100;
 /** The shard listed before the queue's own in the layouts with an extra shard; nothing is pushed to it. */
 const EXTRA_SHARD = 'x';
-
-/**
- * What a sequence runs on besides the store. The model is always one shard on a hand-driven clock;
- * a layout changes what the queue's scripts see of it.
- */
-export interface Layout {
-  /** Atomic: how long a due message waits before promotion (the queue's settleMs; 0 but on Dynomite). */
-  readonly settleMs: number;
-  /** An empty shard listed first, so that the scripts' per-shard loops and the local shard's keys are not the first ones. */
-  readonly extraShard: boolean;
-  /** Atomic: the scripts read the server's clock (the setup's `serverClock`, which the model follows). */
-  readonly serverTime: boolean;
-}
 
 export const ONE_SHARD: Layout = { settleMs: 0, extraShard: false, serverTime: false };
 

@@ -8,8 +8,8 @@
 
 /** The scanned fields of the last line `scanLineBytes` accepted (module scratch: one scan allocates nothing). */
 export const scanned = {
-  /** 'run', 'fault', 'pop' or 'other'. */
-  kind: 'other' as 'run' | 'fault' | 'pop' | 'other',
+  /** 'run', 'fault', 'end', 'pop' or 'other'. */
+  kind: 'other' as 'run' | 'fault' | 'end' | 'pop' | 'other',
   /** hashIdBytes of the id; 0 when the line has no string id. */
   idHash: 0,
   invokedAt: NaN,
@@ -142,7 +142,7 @@ export function scanLineBytes(b: Uint8Array, from: number, to: number): boolean 
         if (equals(b, keyFrom, keyTo, 'type')) {
           if (!isString) return false;
           typeSeen = true;
-          scanned.kind = equals(b, valueFrom + 1, valueTo - 1, 'pop') ? 'pop' : equals(b, valueFrom + 1, valueTo - 1, 'run') ? 'run' : equals(b, valueFrom + 1, valueTo - 1, 'fault') ? 'fault' : 'other';
+          scanned.kind = equals(b, valueFrom + 1, valueTo - 1, 'pop') ? 'pop' : equals(b, valueFrom + 1, valueTo - 1, 'run') ? 'run' : equals(b, valueFrom + 1, valueTo - 1, 'fault') ? 'fault' : equals(b, valueFrom + 1, valueTo - 1, 'end') ? 'end' : 'other';
         }
         break;
       case 7:
@@ -348,7 +348,7 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
     if (b[i] !== 125) return undefined;
     i++;
     while (i < to && isSpace(b[i]!)) i++;
-    if (i !== to || type === ABSENT || type === 'run' || type === 'fault') return undefined;
+    if (i !== to || type === ABSENT || type === 'run' || type === 'fault' || type === 'end') return undefined;
     break;
   }
   // The fields in one order, each only when the line had it (absent stays absent, null stays null), then the recorder's own.

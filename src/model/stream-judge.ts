@@ -1,4 +1,4 @@
-import { addShardPart, judgeMessage, judgeShardSets, noFindings, noTallies, reportOf, shardPartOf, tallyMessage, tallyOp, type ShardPart, type ShardSets } from './checker.js';
+import { addShardPart, judgeMessage, judgeShardSets, noFindings, noTallies, popsInFlightAtEnd, reportOf, shardPartOf, tallyMessage, tallyOp, type ShardPart, type ShardSets } from './checker.js';
 import { extrasOf, noEndings, tallyEndings, type OpExtra } from './endings.js';
 import { completeAtEnd, FaultSpans, HistoryFileError, historyLineOf, parseHistoryLine, runOf, type HistoryLine, type RunLine } from './history-file.js';
 import type { DeliverOp, HistoryOp, PopOp, RunPhases } from './history.js';
@@ -208,7 +208,9 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   let run: RunLine | undefined;
   let first = Infinity;
   let last = -Infinity;
+  let endLine = -Infinity;
   let ops = 0;
+  let popsRecorded = false;
   let n = 0;
   // A line the scan declines (or a string batch's): parsed in full, then noted as a scanned one is.
   const slowLine = (line: string): void => {
@@ -230,6 +232,10 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
         faultSpans.add(parsed.fault, file, n);
         return;
       }
+      if (parsed.kind === 'end') {
+        endLine = Math.max(endLine, parsed.at);
+        return;
+      }
       const op = parsed.op;
       ({ type, invokedAt, completedAt } = op);
       id = op.type === 'pop' ? undefined : op.id;
@@ -240,6 +246,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
       }
     }
     ops++;
+    if (type === 'pop') popsRecorded = true;
     if (invokedAt < first) first = invokedAt;
     if (completedAt > last) last = completedAt;
     if (type !== 'pop' && id !== undefined) lastLines.set(hashIdString(id), n);
@@ -259,11 +266,12 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
         const to = b.indexOf(10, from);
         n++;
         // The scan's plain line: a completed operation with numeric times (pops: ok or fail; others: a string id).
-        if (scanLineBytes(b, from, to) && scanned.kind !== 'run' && scanned.kind !== 'fault' && scanned.invokedAt === scanned.invokedAt && scanned.completedAt === scanned.completedAt && (scanned.kind === 'pop' ? scanned.decided : scanned.idHash !== 0)) {
+        if (scanLineBytes(b, from, to) && scanned.kind !== 'run' && scanned.kind !== 'fault' && scanned.kind !== 'end' && scanned.invokedAt === scanned.invokedAt && scanned.completedAt === scanned.completedAt && (scanned.kind === 'pop' ? scanned.decided : scanned.idHash !== 0)) {
           ops++;
           if (scanned.invokedAt < first) first = scanned.invokedAt;
           if (scanned.completedAt > last) last = scanned.completedAt;
           if (scanned.kind !== 'pop') lastLines.set(scanned.idHash, n);
+          else popsRecorded = true;
         } else {
           const line = decoder.decode(b.subarray(from, to)).trim();
           if (line !== '') slowLine(line);
@@ -277,8 +285,9 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     throw err;
   }
   if (ops === 0) throw new HistoryFileError(file, 0, 'no operations');
-  const { phases, settings } = runOf(run, first, last, file, overrides);
+  const { phases, settings } = runOf(run, first, last, file, overrides, endLine);
   for (const p of inFlightPops) completeAtEnd(p, phases.end);
+  const popsAtEnd = popsInFlightAtEnd(unknownPops, phases.end);
   const lineCount = n;
   const isLast = lastLines.bits(lineCount);
   const faults = faultSpans.done();
@@ -298,13 +307,13 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   const judge = (id: string, ops: HistoryOp[], at: number) => {
     const m = groupById(ops).byId.get(id)!;
     tallyMessage(m, tallies);
-    tallyEndings(m, endings);
+    tallyEndings(m, endings, { id, end: phases.end, pops: popsAtEnd });
     const before = out.violations.length;
-    judgeMessage(id, m, phases, settings, out);
+    judgeMessage(id, m, phases, settings, out, { popsAtEnd, popsRecorded });
     if (out.violations.length > before) extrasById.set(id, extrasOf(ops));
     observer.message?.(id, ops, out.violations.length > before);
     if (bound === undefined) return;
-    const part = shardPartOf(id, m, unknownPops, phases);
+    const part = shardPartOf(id, m, unknownPops, phases, settings);
     if (part) parts.push({ ordinal: at, part: { ...part, deliveries: part.deliveries.map(slimDelivery) } });
   };
   const onLine = (parsed: HistoryLine): void => {

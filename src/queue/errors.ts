@@ -1,7 +1,6 @@
-/** Every error the queue raises on purpose carries a stable `code`. */
-export abstract class DynoqError extends Error {
-  abstract readonly code: string;
-}
+import { DynoqError } from '../errors/dynoq-errors.js';
+
+export { DynoqError, InvalidArgumentError, UnsupportedOnStoreError } from '../errors/dynoq-errors.js';
 
 /** A message field that is not acceptable; nothing was written. */
 export class InvalidMessageError extends DynoqError {
@@ -13,35 +12,6 @@ export class InvalidMessageError extends DynoqError {
   ) {
     super(`invalid message${messageId ? ` ${JSON.stringify(messageId)}` : ''}: ${field} ${reason}`);
     this.name = 'InvalidMessageError';
-  }
-}
-
-/**
- * An option the store cannot keep (e.g. server time or durable writes on Dynomite, where every
- * replica re-executes scripts with its own clock and WAIT closes the connection). Raised when the
- * queue is built, before anything is written.
- */
-export class UnsupportedOnStoreError extends DynoqError {
-  readonly code = 'UNSUPPORTED_ON_STORE';
-  constructor(
-    readonly option: string,
-    readonly store: string,
-    readonly reason: string,
-  ) {
-    super(`${option} is not supported on ${store}: ${reason}`);
-    this.name = 'UnsupportedOnStoreError';
-  }
-}
-
-/** An argument or option that is not acceptable; nothing was written. */
-export class InvalidArgumentError extends DynoqError {
-  readonly code = 'INVALID_ARGUMENT';
-  constructor(
-    readonly argument: string,
-    readonly reason: string,
-  ) {
-    super(`invalid ${argument}: ${reason}`);
-    this.name = 'InvalidArgumentError';
   }
 }
 

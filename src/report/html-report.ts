@@ -1,10 +1,10 @@
 import type { CheckReport } from '../model/checker.js';
 import type { HistoryOp } from '../model/history.js';
-import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS } from '../model/properties.js';
+import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS, worstFirst } from '../model/properties.js';
 import { faultBands, type Band } from '../sim/faults/index.js';
 import { nodeName } from '../sim/topology/node-name.js';
-import type { Fault, SimConfig } from '../sim/config.js';
-import { relativeTimes } from './relative-times.js';
+import type { Fault, SimConfig } from '../sim/run/config.js';
+import { relativeTimes } from '../model/relative-times.js';
 import { seriesOf, type Series } from './series.js';
 
 export interface ReportInput {
@@ -147,7 +147,8 @@ function* dataPieces(data: Record<string, unknown>, history: readonly PageOp[]):
 /** The page of renderHtmlReport, in pieces to write one after the other (a large page is never one string). */
 export function* htmlReportPieces(page: ReportPage): Generator<string> {
   const input = page;
-  const allViolations = page.report.violations.filter((v) => VIOLATION_KINDS[v.kind].breaks !== null);
+  // Cards worst first (a run that lost messages shows its losses before its late deliveries).
+  const allViolations = page.report.violations.filter((v) => VIOLATION_KINDS[v.kind].breaks !== null).sort(worstFirst);
   const data = {
     title: page.title,
     start: page.start,

@@ -1,5 +1,5 @@
 import { Cluster, Command, Redis, ReplyError, type ClusterOptions, type RedisOptions } from 'ioredis';
-import { InvalidArgumentError } from '../queue/errors.js';
+import { InvalidArgumentError } from '../errors/dynoq-errors.js';
 import { parseDatabase } from './database.js';
 
 /** A host and port of a Sentinel or a Cluster node. */

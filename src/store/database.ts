@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { InvalidArgumentError } from '../queue/errors.js';
+import { InvalidArgumentError } from '../errors/dynoq-errors.js';
 import { DatabaseRefusedError } from './errors.js';
 
 /**

@@ -1,4 +1,4 @@
-import { DynoqError } from '../queue/errors.js';
+import { DynoqError } from '../errors/dynoq-errors.js';
 
 /**
  * The Redis a check was pointed at could not be used (refused, timed out, closed, refused the

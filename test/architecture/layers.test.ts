@@ -35,15 +35,101 @@ function closure(file: string): Set<string> {
   return seen;
 }
 
+/** Every source file of src/ with the project files it imports. */
+function importGraph(): Map<string, string[]> {
+  return new Map(sourceFiles('src').map((f) => [f, importsOf(f)]));
+}
+
+/** Import circles among files: the strongly connected components of more than one file (Tarjan), and files importing themselves. */
+function importCircles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  let next = 0;
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || (graph.get(v) ?? []).includes(v)) circles.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return circles;
+}
+
+/**
+ * Folder pairs that import each other: two folders, neither inside the other (so `src/queue` and
+ * `src/store`, or `src/sim/run` and `src/sim/faults`), each with a file that imports a file of the
+ * other. A folder counts with everything under it.
+ */
+function foldersImportingEachOther(graph: Map<string, string[]>): string[] {
+  const ancestors = (f: string): string[] => {
+    const parts = f.split('/').slice(0, -1);
+    return parts.map((_, i) => parts.slice(0, i + 1).join('/')).filter((d) => d !== 'src');
+  };
+  const arrows = new Set<string>();
+  for (const [from, tos] of graph)
+    for (const to of tos) {
+      if (!graph.has(to)) continue;
+      for (const a of ancestors(from))
+        for (const b of ancestors(to)) if (a !== b && !a.startsWith(`${b}/`) && !b.startsWith(`${a}/`)) arrows.add(`${a} ${b}`);
+    }
+  return [...arrows]
+    .map((arrow) => arrow.split(' ') as [string, string])
+    .filter(([a, b]) => a < b && arrows.has(`${b} ${a}`))
+    .map(([a, b]) => `${a} ↔ ${b}`)
+    .sort();
+}
+
 function violations(dirs: string[], forbidden: (imported: string) => boolean): string[] {
   return dirs.flatMap(sourceFiles).flatMap((f) => [...closure(f)].filter(forbidden).map((bad) => `${f} → ${bad}`));
 }
 
 describe('layers', () => {
   it('the import scanner sees imports (a rule that could never fire would prove nothing)', () => {
-    expect(importsOf('src/sim/sim-node.ts')).toContain('src/redis/keyspace.ts');
-    expect(closure('src/sim/sim-node.ts')).toContain('src/redis/lua-engine.ts');
+    expect(importsOf('src/sim/store/sim-node.ts')).toContain('src/redis/keyspace.ts');
+    expect(closure('src/sim/store/sim-node.ts')).toContain('src/redis/lua-engine.ts');
     expect(violations(['src/sim'], (f) => f.startsWith('src/redis/'))).not.toEqual([]);
+  });
+
+  it('the circle and folder-pair finders find what they look for', () => {
+    const graph = new Map([
+      ['src/a/x.ts', ['src/a/y.ts']],
+      ['src/a/y.ts', ['src/b/z.ts']],
+      ['src/b/z.ts', ['src/a/x.ts']],
+      ['src/c/w.ts', ['src/c/w.ts']],
+      ['src/d/e/v.ts', ['src/d/u.ts']],
+      ['src/d/u.ts', ['src/d/e/v.ts']],
+    ]);
+    expect(importCircles(graph)).toEqual([['src/a/x.ts', 'src/a/y.ts', 'src/b/z.ts'], ['src/c/w.ts'], ['src/d/e/v.ts', 'src/d/u.ts']]);
+    expect(foldersImportingEachOther(graph)).toEqual(['src/a ↔ src/b']);
+  });
+
+  it('no import circle in src/ (type-only imports count: a circle of types still ties the files together)', () => {
+    expect(importCircles(importGraph())).toEqual([]);
+  });
+
+  it('no two folders of src/ import each other (a folder with everything under it; a folder and one inside it may)', () => {
+    expect(foldersImportingEachOther(importGraph())).toEqual([]);
   });
 
   it('src/redis imports nothing from src/sim, src/store or src/queue', () => {

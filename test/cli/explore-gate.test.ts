@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/cli-error.js';
 import { exploreCommand } from '../../src/cli/commands/explore.js';
 import { readKnown } from '../../src/cli/known-mechanisms.js';
-import type { SeedOutcome } from '../../src/sim/explore.js';
+import type { SeedOutcome } from '../../src/sim/campaign/explore.js';
 import { dynoq, root as repo } from '../support/dynoq-cli.js';
 
 const outcomes = (file: string) =>
@@ -49,7 +49,7 @@ describe('dynoq explore as a CI gate: --require, --faults, --known', () => {
     const out = join(root, 'pause');
     await exploreCommand({ runs: 4, seed: 'explore', out, faults: ['client-pause'] });
     expect(outcomes(join(out, 'explore.jsonl')).length).toBe(4);
-    const { randomConfiguration } = await import('../../src/sim/explore.js');
+    const { randomConfiguration } = await import('../../src/sim/campaign/explore.js');
     for (const i of [0, 1, 2, 3]) {
       for (const f of randomConfiguration(`explore-${i}`, ['client-pause']).faults) expect(f.kind).toBe('pause-client');
     }

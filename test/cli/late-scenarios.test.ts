@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadScenario, scenarioConfig } from '../../src/sim/scenario.js';
-import { runSimulation } from '../../src/sim/run.js';
+import { loadScenario, scenarioConfig } from '../../src/sim/run/scenario.js';
+import { runSimulation } from '../../src/sim/run/run.js';
 import { dynoq, root } from '../support/dynoq-cli.js';
 
 const file = (kind: string) => join(root, 'scenarios', 'late', `clock-behind-${kind}.json`);

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSimulation } from '../../src/sim/run.js';
-import { loadScenario, scenarioConfig } from '../../src/sim/scenario.js';
+import { runSimulation } from '../../src/sim/run/run.js';
+import { loadScenario, scenarioConfig } from '../../src/sim/run/scenario.js';
 import { dynoq, root } from '../support/dynoq-cli.js';
 
 /** `dynoq report TRACE`: a trace is validated like a history file, and the exit code is the verdict's. */
@@ -68,7 +68,9 @@ describe('dynoq report', () => {
     expect(ok.stdout).toMatch(/report written to h-held\.html \(3 history operations, 0 violations\)/);
     expect(ok.code).toBe(0);
     expect(readFileSync(join(cwd, 'h-held.html'), 'utf8')).toContain('judged history · 3 operations · 2 processes');
-    write('h-lost.jsonl', [push, deliver]); // no run line: told apart by its first operation
+    // No run line (told apart by its first operation); m's lease runs out long before the history ends (another message's ack): lost.
+    const later = { ...ack, id: 'm2', invokedAt: 100_000, completedAt: 100_001 };
+    write('h-lost.jsonl', [push, deliver, { ...push, id: 'm2', invokedAt: 99_990, completedAt: 99_991 }, { ...deliver, id: 'm2', invokedAt: 99_995, completedAt: 99_996, leaseUntil: 200_000 }, later]);
     expect((await dynoq(['report', 'h-lost.jsonl', '--html', 'h-lost.html'], cwd)).code).toBe(1);
     write('h-bad.jsonl', [{ type: 'run', version: 2 }, push, { ...ack, outcome: 'maybe' }]);
     const bad = await dynoq(['report', 'h-bad.jsonl', '--html', 'h-bad.html'], cwd);

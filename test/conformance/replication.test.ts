@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createQueue } from '../../src/queue/create-queue.js';
 import { DurabilityError } from '../../src/queue/errors.js';
 import type { QueueOptionsInput } from '../../src/queue/options.js';
-import { ActorTimers, SkewedClock } from '../../src/sim/actor-time.js';
+import { ActorTimers, SkewedClock } from '../../src/sim/kernel/actor-time.js';
 import { PrimaryReplicaTopology } from '../../src/sim/topology/primary-replica.js';
 import { safeRedisOptions } from '../../src/store/connect.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';

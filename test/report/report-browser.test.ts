@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHtmlReport } from '../../src/report/html-report.js';
-import { parseSimConfig } from '../../src/sim/config.js';
-import { runSimulation, SIM_EPOCH, type SimResult } from '../../src/sim/run.js';
-import { loadScenario, scenarioConfig } from '../../src/sim/scenario.js';
+import { parseSimConfig } from '../../src/sim/run/config.js';
+import { runSimulation, SIM_EPOCH, type SimResult } from '../../src/sim/run/run.js';
+import { loadScenario, scenarioConfig } from '../../src/sim/run/scenario.js';
 import { browserAvailable, CHROMIUM, launchChromium } from '../support/browser.js';
 
 

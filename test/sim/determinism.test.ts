@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSimConfig, type SimConfigInput } from '../../src/sim/config.js';
+import { parseSimConfig, type SimConfigInput } from '../../src/sim/run/config.js';
 import { generateFaults } from '../../src/sim/faults/index.js';
-import { Rng } from '../../src/sim/rng.js';
-import { runSimulation } from '../../src/sim/run.js';
+import { Rng } from '../../src/sim/kernel/rng.js';
+import { runSimulation } from '../../src/sim/run/run.js';
 
 const RUNS = Number(process.env.DYNOQ_PROPERTY_SCALE ?? 1) * 6;
 

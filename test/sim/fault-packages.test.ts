@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseSimConfig, type SimConfigInput } from '../../src/sim/config.js';
-import { CONFIGURATIONS, configurationRun } from '../../src/sim/configurations.js';
-import { configProblems } from '../../src/sim/config-problems.js';
+import { parseSimConfig, type SimConfigInput } from '../../src/sim/run/config.js';
+import { CONFIGURATIONS, configurationRun } from '../../src/sim/run/configurations.js';
+import { configProblems } from '../../src/sim/run/config-problems.js';
 import { applicableFamilies, FAULT_FAMILIES, FAULT_FAMILY_NAMES, generateFaults, familyOf, type FaultWorld } from '../../src/sim/faults/index.js';
-import { classifyFindings } from '../../src/sim/mechanisms.js';
-import { Rng } from '../../src/sim/rng.js';
-import { runSimulation } from '../../src/sim/run.js';
+import { classifyFindings } from '../../src/sim/campaign/mechanisms.js';
+import { Rng } from '../../src/sim/kernel/rng.js';
+import { runSimulation } from '../../src/sim/run/run.js';
 import { DynomiteTopology } from '../../src/sim/topology/dynomite.js';
 import { world } from './fixtures.js';
 
@@ -141,6 +141,7 @@ describe('fault packages: each strikes, records what it changed, and heals only 
     dynomite.pause(w.topology.nodes[1]!, 'dynomite', w.kernel.now + 600_000);
     const faultWorld = { ...w, actor: () => undefined, actors: () => [], heldBy: () => [], inFlight: () => 0 } as unknown as FaultWorld;
     FAULT_FAMILIES['backend-crash'].healAll(faultWorld);
+    await w.advance(1_000); // Dynomite serves the restarted redis from its next try, 1 s after it died
     const store = w.client('c', 'a', { consistency: 'DC_ONE' });
     expect(await w.settle(store.hset('h', 'f', 'v'))).toBe(1);
     await w.advance(1_000);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseSimConfig, type SimConfigInput } from '../../src/sim/config.js';
-import { runSimulation } from '../../src/sim/run.js';
-import { SimTimeoutError } from '../../src/sim/sim-store.js';
+import { parseSimConfig, type SimConfigInput } from '../../src/sim/run/config.js';
+import { runSimulation } from '../../src/sim/run/run.js';
+import { SimTimeoutError } from '../../src/sim/store/sim-store.js';
 import { PrimaryReplicaTopology } from '../../src/sim/topology/primary-replica.js';
 import { world } from './fixtures.js';
 

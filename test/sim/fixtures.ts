@@ -1,7 +1,7 @@
-import { parseSimConfig } from '../../src/sim/config.js';
-import type { Consistency } from '../../src/sim/connection.js';
-import type { CallProbe, SimStore } from '../../src/sim/sim-store.js';
-import { SimWorld } from '../../src/sim/world.js';
+import { parseSimConfig } from '../../src/sim/run/config.js';
+import type { Consistency } from '../../src/sim/store/connection.js';
+import type { CallProbe, SimStore } from '../../src/sim/store/sim-store.js';
+import { SimWorld } from '../../src/sim/run/world.js';
 
 export interface World extends Omit<SimWorld, 'client'> {
   client(

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES, type PropertyName } from '../../src/model/properties.js';
 import { firstShowings } from '../../src/cli/commands/guarantees.js';
-import { CONFIGURATIONS } from '../../src/sim/configurations.js';
-import { guaranteesMarkdown, type GuaranteeRow, type PropertyCell } from '../../src/sim/guarantees.js';
-import { scenarioName } from '../../src/sim/mechanism-scenarios.js';
+import { CONFIGURATIONS } from '../../src/sim/run/configurations.js';
+import { guaranteesMarkdown, type GuaranteeRow, type PropertyCell } from '../../src/sim/campaign/guarantees.js';
+import { scenarioName } from '../../src/sim/campaign/mechanism-scenarios.js';
 
 const KEY = 'lost-after-delivery ← no fault: an ack was refused';
 

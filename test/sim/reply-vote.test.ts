@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { NodeReply } from '../../src/sim/sim-node.js';
+import type { NodeReply } from '../../src/sim/store/store-op.js';
 import { QUORUM_FAILED, ReplyVote, sameContent } from '../../src/sim/topology/dynomite.js';
 
 /** DYNOMITE.md "Replies under quorum", read as a decision over the whole arrival order. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../../src/sim/rng.js';
+import { Rng } from '../../src/sim/kernel/rng.js';
 
 describe('Rng', () => {
   it('id128 is four 32-bit draws of the named stream in fixed-width hex (the lease tokens recorded traces hold)', () => {

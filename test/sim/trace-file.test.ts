@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseSimConfig } from '../../src/sim/config.js';
-import { configurationRun } from '../../src/sim/configurations.js';
-import { configurationNamed } from '../../src/sim/guarantees.js';
-import { runSimulation } from '../../src/sim/run.js';
-import { parseTrace, TraceFileError } from '../../src/sim/trace-file.js';
+import { parseSimConfig } from '../../src/sim/run/config.js';
+import { configurationRun } from '../../src/sim/run/configurations.js';
+import { configurationNamed } from '../../src/sim/campaign/guarantees.js';
+import { runSimulation } from '../../src/sim/run/run.js';
+import { parseTrace, TraceFileError } from '../../src/sim/run/trace-file.js';
 
 /** A run with faults that struck, its trace kept: what `dynoq sim --trace` writes and `dynoq report` reads. */
 async function faultyTrace() {

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSimConfig } from '../../src/sim/config.js';
-import { configurationRun } from '../../src/sim/configurations.js';
-import { configurationNamed } from '../../src/sim/guarantees.js';
-import { runSimulation, SimConfigError } from '../../src/sim/run.js';
-import { traceLine, type TraceEvent } from '../../src/sim/trace.js';
+import { parseSimConfig } from '../../src/sim/run/config.js';
+import { configurationRun } from '../../src/sim/run/configurations.js';
+import { configurationNamed } from '../../src/sim/campaign/guarantees.js';
+import { runSimulation, SimConfigError } from '../../src/sim/run/run.js';
+import { traceLine, type TraceEvent } from '../../src/sim/kernel/trace.js';
 
 /** Values as trace events carry them: JSON values, arrays of them, some frozen, some holes of undefined. */
 const valueArb: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({

@@ -1,9 +1,9 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { OP_TYPES } from '../../src/model/history.js';
-import { parseSimConfig } from '../../src/sim/config.js';
-import { runSimulation } from '../../src/sim/run.js';
+import { parseSimConfig } from '../../src/sim/run/config.js';
+import { runSimulation } from '../../src/sim/run/run.js';
 import { DRIVEN_METHODS, METHOD_DRIVERS } from '../../src/sim/workloads/coverage.js';
-import { CONSUMER_LOOPS, PROFILES } from '../../src/sim/workloads/profile.js';
+import { CONSUMER_LOOPS, PROFILES } from '../../src/sim/settings/workload-profile.js';
 import type { QueueMethod } from '../../src/sim/workloads/call-counter.js';
 
 /** The full profile on one primary with replicas, five consumers (one per loop), no faults. */

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { VIOLATION_KINDS, type ViolationKind } from '../../model/properties.js';
-import { adviceFor } from '../../sim/advice.js';
-import { guaranteesMarkdown, scenarioKey, type GuaranteeRow, type MechanismScenario } from '../../sim/guarantees.js';
-import { configurationsMatching, measureGuarantees } from '../../sim/measure-guarantees.js';
-import type { MechanismScenarioFile } from '../../sim/mechanism-scenarios.js';
-import { runPoolTask } from '../../sim/pool-handlers.js';
-import { runInPool } from '../../sim/pool.js';
+import { adviceFor } from '../../sim/campaign/advice.js';
+import { guaranteesMarkdown, scenarioKey, type GuaranteeRow, type MechanismScenario } from '../../sim/campaign/guarantees.js';
+import { configurationsMatching, measureGuarantees } from '../../sim/campaign/measure-guarantees.js';
+import type { MechanismScenarioFile } from '../../sim/campaign/mechanism-scenarios.js';
+import { runPoolTask } from '../../sim/campaign/pool-handlers.js';
+import { runInPool } from '../../sim/campaign/pool.js';
 import { CliError } from '../cli-error.js';
 import { prepareOutput, writeOutput } from '../output.js';
 import { progress } from '../progress.js';

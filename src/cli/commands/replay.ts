@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { PROPERTY_NAMES } from '../../model/properties.js';
-import { replayScenario } from '../../sim/replay.js';
-import { loadScenario, scenarioConfig } from '../../sim/scenario.js';
+import { replayScenario } from '../../sim/run/replay.js';
+import { loadScenario, scenarioConfig } from '../../sim/run/scenario.js';
 import { EXIT } from '../exit-codes.js';
 import { emitJson } from '../output.js';
 import { regularFileOrThrow } from '../regular-file.js';

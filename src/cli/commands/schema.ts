@@ -1,5 +1,5 @@
 import { writeOutput } from '../output.js';
-import { scenarioJsonSchema } from '../../sim/scenario.js';
+import { scenarioJsonSchema } from '../../sim/run/scenario.js';
 import { historyJsonSchema } from '../../model/history-file.js';
 
 /** `dynoq schema`: the JSON Schema of scenario files, or with --history of one line of a history file. */

@@ -1,15 +1,15 @@
-import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../sim/config.js';
-import { CONFIGURATIONS, configurationRun } from '../../sim/configurations.js';
+import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../sim/run/config.js';
+import { CONFIGURATIONS, configurationRun } from '../../sim/run/configurations.js';
 import { formatHistoryFile } from '../../model/history-file.js';
-import { checkerSettings } from '../../sim/checker-settings.js';
-import { runSimulation, SIM_EPOCH, type SimResult } from '../../sim/run.js';
-import { loadScenario, scenarioConfig, type Scenario } from '../../sim/scenario.js';
+import { checkerSettings } from '../../sim/settings/checker-settings.js';
+import { runSimulation, SIM_EPOCH, type SimResult } from '../../sim/run/run.js';
+import { loadScenario, scenarioConfig, type Scenario } from '../../sim/run/scenario.js';
 import { formatRealSummary, formatSummary } from '../summary.js';
 import { CliError } from '../cli-error.js';
 import { DEFAULT_STORY, formatStoryTable, storyTitle } from '../default-story.js';
 import { emitJson, writeOutput } from '../output.js';
 import { writeRunReport } from './report.js';
-import type { ProfileName } from '../../sim/workloads/profile.js';
+import type { ProfileName } from '../../sim/settings/workload-profile.js';
 import { PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
 import { regularFileOrThrow } from '../regular-file.js';
 

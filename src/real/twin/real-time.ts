@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle, Timers } from '../../queue/time.js';
-import type { RunTime } from '../../sim/run-time.js';
+import type { RunTime } from '../../sim/kernel/run-time.js';
 
 /** A real twin's time: the system clock, in ms. */
 export const realTime: RunTime = {

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import type { SimNode } from '../sim-node.js';
+import type { SimNode } from '../store/sim-node.js';
 import { DynomiteTopology } from '../topology/dynomite.js';
 import { nodeName } from '../topology/node-name.js';
-import { at, between, zone } from './atoms.js';
+import { at, between, zone } from '../settings/atoms.js';
 import type { FaultPackage, FaultWorld } from './fault-package.js';
 
 const crashBackend = z

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { at, target } from './atoms.js';
+import { at, target } from '../settings/atoms.js';
 import type { FaultPackage } from './fault-package.js';
 
 const crashClientSchema = z.object({ at, kind: z.literal('crash-client').describe('the fault: crash-client'), actor: target.describe('the client process that dies (its leases stay in the store)') }).strict();

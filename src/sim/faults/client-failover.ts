@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { at, target, zone } from './atoms.js';
+import { at, target, zone } from '../settings/atoms.js';
 import type { FaultPackage } from './fault-package.js';
 
 const clientFailoverSchema = z

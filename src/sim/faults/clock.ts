@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { SkewedClock } from '../actor-time.js';
-import { at, between, target } from './atoms.js';
+import type { SkewedClock } from '../kernel/actor-time.js';
+import { at, between, target } from '../settings/atoms.js';
 import type { FaultPackage, FaultWorld } from './fault-package.js';
 
 const clockSkew = z

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { at, between } from './atoms.js';
+import { at, between } from '../settings/atoms.js';
 import type { FaultPackage } from './fault-package.js';
 
 const consumerClocks = z

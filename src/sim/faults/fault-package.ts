@@ -1,13 +1,27 @@
 import type * as z from 'zod';
-import type { SimActor } from '../actor.js';
-import type { SimConfig } from '../config.js';
-import type { Kernel } from '../kernel.js';
-import type { Network } from '../network.js';
-import type { Observations } from '../observations.js';
-import type { Rng } from '../rng.js';
-import type { Topology, TopologyKind } from '../topology/topology.js';
-import type { Trace } from '../trace.js';
+import type { ActorTimers, SkewedClock } from '../kernel/actor-time.js';
+import type { SimSettings } from '../settings/settings.js';
+import type { Kernel } from '../kernel/kernel.js';
+import type { Network } from '../kernel/network.js';
+import type { Observations } from '../kernel/observations.js';
+import type { Rng } from '../kernel/rng.js';
+import type { Topology, TopologyKind } from '../store/topology.js';
+import type { Trace } from '../kernel/trace.js';
+import type { Connection } from '../store/connection.js';
 import type { Exposure } from './exposure.js';
+
+/** A client process as a fault sees it (the run's SimActor is one). */
+export interface FaultActor {
+  readonly name: string;
+  /** The zone it lives in (its connections' home). */
+  readonly zone: string;
+  readonly clock: SkewedClock;
+  readonly timers: ActorTimers;
+  readonly connections: readonly Connection[];
+  readonly crashed: boolean;
+  crash(): void;
+  pause(untilTrueTime: number): void;
+}
 
 /** The world as a fault sees it while the run goes on. */
 export interface FaultWorld {
@@ -16,9 +30,9 @@ export interface FaultWorld {
   readonly topology: Topology;
   readonly trace: Trace;
   readonly observations: Observations;
-  readonly config: SimConfig;
-  actor(name: string): SimActor | undefined;
-  actors(): Iterable<SimActor>;
+  readonly config: SimSettings;
+  actor(name: string): FaultActor | undefined;
+  actors(): Iterable<FaultActor>;
   /** What this client holds now: delivered, no ack returned, lease not passed on the true clock. */
   heldBy(actor: string): readonly { readonly id: string; readonly leaseUntil: number }[];
   /** Calls this client has in flight, pops included. */
@@ -27,7 +41,7 @@ export interface FaultWorld {
 
 /** What a fault schedule is drawn for. */
 export interface DrawContext {
-  readonly config: SimConfig;
+  readonly config: SimSettings;
   /** The first time and the time span faults are drawn in (ms after the start). */
   readonly at: number;
   readonly safetyMs: number;
@@ -57,7 +71,7 @@ export interface Band {
 }
 
 export interface BandContext {
-  readonly config: SimConfig;
+  readonly config: SimSettings;
   /** Every fault of the run as it struck, in time order, and this one's place among them. */
   readonly faults: readonly { readonly t: number; readonly fault: { readonly kind: string } }[];
   readonly index: number;
@@ -80,8 +94,13 @@ export interface FaultPackage<F extends { readonly kind: string; readonly at: nu
   apply(world: FaultWorld, fault: F, exposure: Exposure): void;
   /** The liveness phase: end whatever of this family is still in effect. */
   healAll(world: FaultWorld): void;
+  /**
+   * False: drawn only when named (`families`, `--faults`), never by default (a swarm, explore): for a
+   * set-up the library refuses at start, whose certain losses would hide every other mechanism.
+   */
+  readonly drawnByDefault?: boolean;
   /** False when no fault of this family can change anything in this configuration. */
-  applicable(config: SimConfig): boolean;
+  applicable(config: SimSettings): boolean;
   /** One drawn instance: a fault, or a pair such as a crash and its restart. */
   generate(rng: Rng, ctx: DrawContext): F[];
   targets(fault: F): FaultTargets;

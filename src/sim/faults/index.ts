@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { SimConfig } from '../config.js';
-import type { Rng } from '../rng.js';
+import type { SimSettings } from '../settings/settings.js';
+import type { Rng } from '../kernel/rng.js';
 import { nodeName } from '../topology/node-name.js';
 import { backendCrash, backendCrashSchemas } from './backend-crash.js';
 import { clientCrash, clientCrashSchemas } from './client-crash.js';
@@ -15,6 +15,8 @@ import { lagSpike, lagSpikeSchemas } from './lag-spike.js';
 import { nodeCrash, nodeCrashSchemas } from './node-crash.js';
 import { nodeStall, nodeStallSchemas } from './node-stall.js';
 import { partition, partitionSchemas } from './partition.js';
+import { memoryPressureFamily, memoryPressureSchemas } from './memory-pressure.js';
+import { evictionFamily, evictionSchemas } from './eviction.js';
 
 export { describeExposure, Exposure } from './exposure.js';
 export type { Band, FaultWorld } from './fault-package.js';
@@ -30,6 +32,8 @@ export const faultSchema = z.discriminatedUnion('kind', [
   ...lagSpikeSchemas,
   ...backendCrashSchemas,
   ...nodeStallSchemas,
+  ...memoryPressureSchemas,
+  ...evictionSchemas,
 ]);
 export type Fault = z.output<typeof faultSchema>;
 export type FaultKind = Fault['kind'];
@@ -46,6 +50,8 @@ export const FAULT_FAMILIES = {
   'lag-spike': lagSpike,
   'backend-crash': backendCrash,
   'node-stall': nodeStall,
+  'memory-pressure': memoryPressureFamily,
+  eviction: evictionFamily,
 } as const;
 export type FaultFamily = keyof typeof FAULT_FAMILIES;
 // The CLI's list of names must be exactly the families (the compiler checks both ways).
@@ -71,6 +77,8 @@ const FAMILY_OF: { readonly [K in FaultKind]: FaultFamily } = {
   'restart-backend': 'backend-crash',
   'stall-node': 'node-stall',
   'stall-backend': 'node-stall',
+  'memory-pressure': 'memory-pressure',
+  eviction: 'eviction',
 };
 
 export function familyOf(kind: FaultKind): FaultFamily {
@@ -103,13 +111,17 @@ export interface FaultGeneratorOptions {
    * outlasts its traffic, so that a fault can outlast a timeout, still strikes while the traffic runs.
    */
   readonly startWithinMs?: number;
-  readonly config: SimConfig;
+  readonly config: SimSettings;
   /** Draw only from these families (default: every family that can change something here). */
   readonly families?: readonly FaultFamily[];
 }
 
-/** The families that can change something in a configuration (only those are drawn). */
-export function applicableFamilies(config: SimConfig, families: readonly FaultFamily[] = FAULT_FAMILY_NAMES): FaultFamily[] {
+/** The families a swarm or explore draws when none are named (see `FaultPackage.drawnByDefault`). */
+export const DEFAULT_FAMILIES: readonly FaultFamily[] = FAULT_FAMILY_NAMES.filter((f) => (FAULT_FAMILIES[f] as { drawnByDefault?: boolean }).drawnByDefault !== false);
+
+/** The families that can change something in a configuration (only those are drawn); by
+ * default the families drawn by default. */
+export function applicableFamilies(config: SimSettings, families: readonly FaultFamily[] = DEFAULT_FAMILIES): FaultFamily[] {
   return families.filter((f) => FAULT_FAMILIES[f].applicable(config));
 }
 
@@ -139,7 +151,7 @@ export function generateFaults(rng: Rng, o: FaultGeneratorOptions): Fault[] {
 }
 
 /** Actors a configuration starts (consumers may also be restarted in the liveness phase). */
-export function actorNames(config: SimConfig): { producers: string[]; consumers: string[] } {
+export function actorNames(config: SimSettings): { producers: string[]; consumers: string[] } {
   const w = config.workload;
   return {
     producers: Array.from({ length: w.producers }, (_, i) => `producer-${i}`),
@@ -148,7 +160,7 @@ export function actorNames(config: SimConfig): { producers: string[]; consumers:
 }
 
 /** Problems with the fault schedule of a configuration: faults of another topology, targets that do not exist, faults after the safety phase. */
-export function faultScheduleProblems(config: SimConfig): string[] {
+export function faultScheduleProblems(config: SimSettings & { readonly faults: readonly Fault[] }): string[] {
   const t = config.topology;
   const { producers, consumers } = actorNames(config);
   const actors = new Set([...producers, ...consumers]);
@@ -173,7 +185,7 @@ export function faultScheduleProblems(config: SimConfig): string[] {
 }
 
 /** Faults as bands in a picture of the run. */
-export function faultBands(faults: readonly { readonly t: number; readonly fault: Fault }[], config: SimConfig, livenessStart: number, end: number): Band[] {
+export function faultBands(faults: readonly { readonly t: number; readonly fault: Fault }[], config: SimSettings, livenessStart: number, end: number): Band[] {
   const sorted = [...faults].sort((a, b) => a.t - b.t);
   const instant = Math.max(1, (end - (sorted[0]?.t ?? end)) / 400);
   const bands: Band[] = [];

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { at, between, ms } from './atoms.js';
+import { at, between, ms } from '../settings/atoms.js';
 import type { FaultPackage } from './fault-package.js';
 
 const lagSpikeSchema = z

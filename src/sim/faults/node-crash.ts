@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import type { SimNode } from '../sim-node.js';
+import type { SimNode } from '../store/sim-node.js';
 import { nodeName } from '../topology/node-name.js';
-import { at, between, zone } from './atoms.js';
+import { at, between, zone } from '../settings/atoms.js';
 import type { Exposure } from './exposure.js';
 import type { FaultPackage, FaultWorld } from './fault-package.js';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { DynomiteTopology } from '../topology/dynomite.js';
 import { nodeName } from '../topology/node-name.js';
-import { at, between, ms, zone } from './atoms.js';
+import { at, between, ms, zone } from '../settings/atoms.js';
 import type { FaultPackage } from './fault-package.js';
 
 const stallNode = z

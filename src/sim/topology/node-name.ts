@@ -1,4 +1,4 @@
-import type { TopologyKind } from './topology.js';
+import type { TopologyKind } from '../store/topology.js';
 
 /** The name of the node serving `zone`: Dynomite has one node per zone; Redis a primary in the first. */
 export function nodeName(kind: TopologyKind, zones: readonly string[], zone: string): string {

@@ -1,4 +1,4 @@
-import type { Kernel } from '../kernel.js';
+import type { Kernel } from '../kernel/kernel.js';
 
 interface Outstanding {
   readonly deadline: number;

@@ -3,12 +3,12 @@ import { createQueue } from '../../queue/create-queue.js';
 import { shardingStrategy, type ShardingStrategy } from '../../queue/sharding.js';
 import type { Clock, Timers } from '../../queue/time.js';
 import type { Store } from '../../store/store.js';
-import type { SimConfig } from '../config.js';
+import type { SimSettings } from '../settings/settings.js';
 import { countingQueue } from './call-counter.js';
 
 /** What a client process brings to its queues: where it is, its time, and how it reaches the store. */
 export interface ActorQueueSetup {
-  readonly config: SimConfig;
+  readonly config: SimSettings;
   readonly zone: string;
   readonly clock: Clock;
   readonly timers: Timers;

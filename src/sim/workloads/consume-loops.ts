@@ -1,11 +1,11 @@
 import type { AckItem } from '../../queue/dyno-queue.js';
 import type { PoppedMessage } from '../../queue/message.js';
 import type { WorkloadActor } from './context.js';
-import type { CallPart } from '../history-recorder.js';
-import type { Rng } from '../rng.js';
+import type { CallPart } from './history-recorder.js';
+import type { Rng } from '../kernel/rng.js';
 import { recordedCall, sleep, type WorkloadContext } from './context.js';
 import { ackItem, ackOne, ackOutcomes, workOn, type Holding } from './hold.js';
-import type { ConsumerLoop } from './profile.js';
+import type { ConsumerLoop } from '../settings/workload-profile.js';
 
 /** The history's view of a scheduled pop on this consumer's shard. */
 const popPart = (actor: WorkloadActor): CallPart => ({ type: 'pop', via: 'schedule', shard: actor.zone });

@@ -1,11 +1,11 @@
 import type { Outcome } from '../../model/history.js';
 import type { BaseQueue } from '../../queue/base-queue.js';
-import type { SimConfig } from '../config.js';
-import { outcomeOfError, type CallPart, type CallResult, type HistoryRecorder } from '../history-recorder.js';
-import type { Trace } from '../trace.js';
-import type { CallProbe } from '../call-probe.js';
-import type { RunTime } from '../run-time.js';
-import type { ProfileSettings } from './profile.js';
+import type { SimSettings } from '../settings/settings.js';
+import { outcomeOfError, type CallPart, type CallResult, type HistoryRecorder } from './history-recorder.js';
+import type { Trace } from '../kernel/trace.js';
+import type { CallProbe } from '../store/call-probe.js';
+import type { RunTime } from '../kernel/run-time.js';
+import type { ProfileSettings } from '../settings/workload-profile.js';
 
 /**
  * A client process as the drivers see it: a simulated one (SimActor) or a real one (src/real).
@@ -27,7 +27,7 @@ export interface WorkloadActor {
 
 /** What the workload's drivers share: the world they act in and the run's bookkeeping. */
 export interface WorkloadContext {
-  readonly config: SimConfig;
+  readonly config: SimSettings;
   readonly profile: ProfileSettings;
   readonly time: RunTime;
   readonly trace: Trace;

@@ -1,7 +1,7 @@
 import type { AckItem } from '../../queue/dyno-queue.js';
 import type { PoppedMessage } from '../../queue/message.js';
 import type { WorkloadActor } from './context.js';
-import type { Rng } from '../rng.js';
+import type { Rng } from '../kernel/rng.js';
 import { okIfTrue, recordedCall, sleep, type WorkloadContext } from './context.js';
 
 /** What became of a held message: to be acked (by whichever call the loop uses), or done with. */

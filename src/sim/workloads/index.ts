@@ -1,4 +1,4 @@
-export { CONSUMER_LOOPS, PROFILE_NAMES, PROFILES, resolveProfile, type ConsumerLoop, type ProfileName, type ProfileSettings } from './profile.js';
+export { CONSUMER_LOOPS, PROFILE_NAMES, PROFILES, resolveProfile, type ConsumerLoop, type ProfileName, type ProfileSettings } from '../settings/workload-profile.js';
 export { CONSUMER_LOOP_DRIVERS } from './consume-loops.js';
 export { producerLoop } from './produce.js';
 export { operatorLoop } from './operate.js';

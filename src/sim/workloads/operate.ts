@@ -1,9 +1,9 @@
 import type { WorkloadActor } from './context.js';
-import type { Rng } from '../rng.js';
+import type { Rng } from '../kernel/rng.js';
 import { okIfTrue, recordedCall, sleep, type WorkloadContext } from './context.js';
 import { ackOne } from './hold.js';
 import { drawMessage, payloadOf } from './produce.js';
-import type { ProfileSettings } from './profile.js';
+import type { ProfileSettings } from '../settings/workload-profile.js';
 
 type Operation = Exclude<keyof NonNullable<ProfileSettings['operator']>, 'intervalMs'>;
 

@@ -1,9 +1,9 @@
 import type { MessageInput } from '../../queue/message.js';
 import type { WorkloadActor } from './context.js';
-import type { PushedMessage } from '../history-recorder.js';
-import type { Rng } from '../rng.js';
+import type { PushedMessage } from './history-recorder.js';
+import type { Rng } from '../kernel/rng.js';
 import { recordedCall, sleep, type WorkloadContext } from './context.js';
-import type { ProfileSettings } from './profile.js';
+import type { ProfileSettings } from '../settings/workload-profile.js';
 
 /** One message's delay and priority, drawn from the profile. */
 export function drawMessage(rng: Rng, p: ProfileSettings, id: string, payload: string): MessageInput & PushedMessage {

@@ -1,4 +1,4 @@
-import type { Rng } from '../rng.js';
+import type { Rng } from '../kernel/rng.js';
 import { CONSUMER_LOOP_DRIVERS } from './consume-loops.js';
 import type { WorkloadActor, WorkloadContext } from './context.js';
 import { operatorLoop } from './operate.js';

@@ -1,0 +1,30 @@
+import type { SimConfig } from './config.js';
+import { faultScheduleProblems } from '../faults/index.js';
+
+/**
+ * Set-ups that parse but cannot be run as meant: every problem is one line naming the field. A zone
+ * with no consumer is refused because its shard would never be drained — a "loss" that says nothing
+ * about the queue.
+ */
+export function setupProblems(config: SimConfig): string[] {
+  const problems: string[] = [];
+  const { zones } = config.topology;
+  const repeated = zones.filter((z, i) => zones.indexOf(z) !== i);
+  if (repeated.length > 0) problems.push(`topology.zones: ${[...new Set(repeated)].map((z) => JSON.stringify(z)).join(', ')} named twice`);
+  if (config.workload.consumers < zones.length) {
+    const idle = zones.slice(config.workload.consumers);
+    problems.push(
+      `workload.consumers: ${config.workload.consumers} consumer(s) for ${zones.length} zones leaves ${idle.join(', ')} with no consumer (consumer i runs in zone i mod ${zones.length}); give at least ${zones.length}`,
+    );
+  }
+  const durable = config.queue.durable;
+  if (durable && config.topology.kind === 'primary-replica' && durable.replicas > zones.length - 1) {
+    problems.push(`queue.durable.replicas: ${durable.replicas} but a primary with ${zones.length} zones has ${zones.length - 1} replica(s)`);
+  }
+  return problems;
+}
+
+/** Everything wrong with a parsed configuration: its set-up, then its fault schedule. */
+export function configProblems(config: SimConfig): string[] {
+  return [...setupProblems(config), ...faultScheduleProblems(config)];
+}

@@ -1,0 +1,186 @@
+import { parseSimConfig, type SimConfigInput } from './config.js';
+import { applicableFamilies, FAULT_FAMILIES, generateFaults, type FaultFamily } from '../faults/index.js';
+import { Rng } from '../kernel/rng.js';
+import { PROFILES, type ProfileName } from '../settings/workload-profile.js';
+
+/** How a row draws its faults: none, one family alone (its minimal cause shows), or every family (swarm). */
+export type FaultDraw = 'none' | 'swarm' | FaultFamily;
+
+/** A named configuration of the guarantees table: everything but the seed and its faults. */
+export interface NamedConfiguration {
+  readonly name: string;
+  /** The workload profile the row's clients run. */
+  readonly profile: ProfileName;
+  /** The queue and store set-up, without the faults. */
+  readonly setup: string;
+  readonly description: string;
+  readonly faults: FaultDraw;
+  /** Faults start in [0, this) ms; absent: anywhere in the safety phase. */
+  readonly faultsStartWithinMs?: number;
+  readonly config: SimConfigInput;
+}
+
+const ZONES = ['a', 'b', 'c'];
+
+/**
+ * The table's workload: two competing consumers per zone (each with its reaper), pushes spread over
+ * the whole safety phase, a few consumers crashing before an ack and a few acking late.
+ */
+export const TABLE_WORKLOAD = {
+  messages: 90,
+  producers: 3,
+  rate: 8,
+  consumers: 6,
+  consumerBatch: 3,
+  processingMeanMs: 30,
+  crashBeforeAckProbability: 0.02,
+  lateAckProbability: 0.05,
+  lateAckMs: 1_500,
+} as const;
+export const TABLE_PHASES = { safetyMs: 4_000, livenessMs: 30_000 } as const;
+/**
+ * The node-stall rows: pauses start while the traffic runs (the first 4 s, as in every row) but the
+ * safety phase lasts 12 s, so that a pause can outlast Dynomite's 5 s datastore and 5.2 s peer-read
+ * timeouts (DYNOMITE.md "Failures and repair"). In 4 s no pause ever reached them: the liveness phase
+ * resumes every paused process, and the rows measured only requests held, never requests timed out.
+ */
+const STALL_ROW = { phases: { safetyMs: 12_000, livenessMs: TABLE_PHASES.livenessMs }, faultsStartWithinMs: TABLE_PHASES.safetyMs } as const;
+const QUEUE = { unackTimeoutMs: 1_000, reaperIntervalMs: 200 } as const;
+/**
+ * The table's network and client: one region (the LAN profile, no lag spikes: the network the real
+ * Dynomite of DYNOMITE.md was measured on) and the client dynoq ships (`connect`: one node, never
+ * moves, 5 s command timeout). Rows about failover say otherwise (FAILOVER_CLIENT).
+ */
+const NETWORK = { profile: 'lan', clientFailover: false } as const;
+/** The client-failover rows: a zone-failover client (connect's `dynomite.failover`, or Dyno's own). */
+const FAILOVER_CLIENT = { network: { ...NETWORK, clientFailover: true } } as const;
+const FAILOVER_DELAY_MS = 1_000;
+/** Faults drawn per run: for one family alone, and for the swarm. */
+const FAULTS_PER_FAMILY_RUN = 2;
+const FAULTS_PER_SWARM_RUN = 4;
+
+interface Setup {
+  readonly name: string;
+  readonly description: string;
+  readonly config: SimConfigInput;
+}
+
+function dynomite(variant: string, mode: 'legacy' | 'atomic', quorum: 'DC_ONE' | 'DC_QUORUM' | 'DC_SAFE_QUORUM', description: string, extra: object = {}): Setup {
+  return {
+    name: `dynomite/${quorum}/${variant}`,
+    description,
+    config: {
+      topology: { kind: 'dynomite', zones: ZONES, quorumConsistency: quorum, nonQuorumConsistency: 'DC_ONE' },
+      queue: { mode, ...QUEUE, ...extra },
+      network: NETWORK,
+      workload: TABLE_WORKLOAD,
+      phases: TABLE_PHASES,
+    },
+  };
+}
+
+function primaryReplica(variant: string, mode: 'legacy' | 'atomic', description: string, extra: object = {}): Setup {
+  return {
+    name: `primary-replica/${variant}`,
+    description,
+    config: {
+      topology: { kind: 'primary-replica', zones: ZONES, failoverDelayMs: FAILOVER_DELAY_MS },
+      queue: { mode, ...QUEUE, ...extra },
+      network: NETWORK,
+      workload: TABLE_WORKLOAD,
+      phases: TABLE_PHASES,
+    },
+  };
+}
+
+const S = {
+  dynLegacy: dynomite('legacy', 'legacy', 'DC_QUORUM', 'Dyno v1 as deployed on Dynomite: quorum writes, local prefetch'),
+  dynAtomic: dynomite('atomic', 'atomic', 'DC_QUORUM', 'atomic mode on Dynomite, quorum connection'),
+  dynOneAtomic: dynomite('atomic', 'atomic', 'DC_ONE', 'atomic mode on Dynomite, DC_ONE everywhere'),
+  dynSafeAtomic: dynomite('atomic', 'atomic', 'DC_SAFE_QUORUM', 'atomic mode on Dynomite, DC_SAFE_QUORUM'),
+  prLegacy: primaryReplica('legacy', 'legacy', 'Dyno v1 on a Redis primary with two replicas and Sentinel-style failover'),
+  prAtomic: primaryReplica('atomic', 'atomic', 'atomic mode (client time) on a Redis primary with replicas'),
+  prAtomicServerTime: primaryReplica('atomic+server-time', 'atomic', 'atomic mode with server time on a Redis primary', { serverTime: true }),
+  prAtomicDurable: primaryReplica('atomic+server-time+durable', 'atomic', 'atomic, server time, WAIT for 1 replica after push and ack', {
+    serverTime: true,
+    durable: { replicas: 1, timeoutMs: 500 },
+  }),
+} as const;
+
+/** What a row changes in its set-ups: a longer safety phase and when its faults start, or the network and client. */
+interface RowTiming {
+  readonly phases?: { readonly safetyMs: number; readonly livenessMs: number };
+  readonly faultsStartWithinMs?: number;
+  readonly network?: { readonly profile: 'lan' | 'wan'; readonly clientFailover: boolean };
+}
+
+const ROWS: readonly (readonly [FaultDraw, readonly Setup[], RowTiming?])[] = [
+  ['none', [S.dynLegacy, S.dynAtomic, S.dynSafeAtomic, S.prLegacy, S.prAtomic]],
+  ['node-crash', [S.dynLegacy, S.dynAtomic, S.dynSafeAtomic, S.prLegacy, S.prAtomic, S.prAtomicDurable]],
+  ['partition', [S.dynLegacy, S.dynAtomic, S.prAtomic]],
+  ['client-failover', [S.dynLegacy, S.dynAtomic], FAILOVER_CLIENT],
+  ['client-crash', [S.prLegacy, S.prAtomic]],
+  ['client-pause', [S.prLegacy, S.prAtomic, S.prAtomicServerTime]],
+  // No Dynomite server-time row: the queue refuses serverTime on Dynomite (UnsupportedOnStoreError).
+  ['clock', [S.prLegacy, S.prAtomic, S.prAtomicServerTime]],
+  // The twins: the same consumer clocks under client time and under server time.
+  ['consumer-clocks', [S.prAtomic, S.prAtomicServerTime]],
+  ['lag-spike', [S.dynLegacy, S.dynAtomic]],
+  // Dynomite only: its node and its redis are separate processes (a primary-replica node has no proxy).
+  ['backend-crash', [S.dynLegacy, S.dynAtomic, S.dynSafeAtomic]],
+  ['node-stall', [S.dynLegacy, S.dynAtomic, S.dynSafeAtomic], STALL_ROW],
+  // A full Redis and one that evicts: the primary (the queue's only writable node) under pressure.
+  ['memory-pressure', [S.prLegacy, S.prAtomic]],
+  ['eviction', [S.prLegacy, S.prAtomic]],
+  ['swarm', [S.dynLegacy, S.dynAtomic, S.dynOneAtomic, S.dynSafeAtomic, S.prLegacy, S.prAtomic, S.prAtomicServerTime, S.prAtomicDurable]],
+];
+
+function drawLabel(d: FaultDraw, timing: RowTiming | undefined): string {
+  if (d === 'none') return 'no faults';
+  if (d === 'swarm') return `swarm: ${FAULTS_PER_SWARM_RUN} faults of every family`;
+  const label = `${FAULTS_PER_FAMILY_RUN} × ${FAULT_FAMILIES[d].description}`;
+  if (!timing?.phases || timing.faultsStartWithinMs === undefined) return label;
+  const s = (ms: number) => `${ms / 1_000} s`;
+  return `${label}, starting in the first ${s(timing.faultsStartWithinMs)} and lasting up to the end of a ${s(timing.phases.safetyMs)} safety phase`;
+}
+
+/** The workload profiles every set-up and fault draw is measured under (`basic` keeps the row's old name). */
+export const TABLE_PROFILES: readonly ProfileName[] = ['basic', 'full'];
+
+/**
+ * The configurations the guarantees table measures: each set-up under each fault draw it is listed
+ * for, once per profile (`…/full` for the full profile).
+ */
+export const CONFIGURATIONS: readonly NamedConfiguration[] = ROWS.flatMap(([faults, setups, timing]) =>
+  setups.flatMap((s) =>
+    TABLE_PROFILES.map((profile) => ({
+      name: `${s.name}/${faults}${profile === 'basic' ? '' : `/${profile}`}`,
+      profile,
+      setup: profile === 'basic' ? s.name : `${s.name}+${profile}`,
+      description: `${s.description}; ${drawLabel(faults, timing)}${timing?.network?.clientFailover ? '; clients fail over to the next zone when refused' : ''}; workload ${profile}: ${PROFILES[profile].description}`,
+      faults,
+      config: {
+        ...s.config,
+        workload: { ...TABLE_WORKLOAD, profile },
+        ...(timing?.phases ? { phases: timing.phases } : {}),
+        ...(timing?.network ? { network: timing.network } : {}),
+      },
+      ...(timing?.faultsStartWithinMs !== undefined ? { faultsStartWithinMs: timing.faultsStartWithinMs } : {}),
+    })),
+  ),
+);
+
+/** The concrete run of a named configuration for one seed: its fault schedule comes from the seed. */
+export function configurationRun(named: NamedConfiguration, seed: string): SimConfigInput {
+  if (named.faults === 'none') return { ...named.config, seed, faults: [] };
+  const config = parseSimConfig({ ...named.config, seed });
+  const swarm = named.faults === 'swarm';
+  const faults = generateFaults(new Rng(seed, 'swarm-faults'), {
+    count: swarm ? FAULTS_PER_SWARM_RUN : FAULTS_PER_FAMILY_RUN,
+    safetyMs: config.phases.safetyMs,
+    ...(named.faultsStartWithinMs !== undefined ? { startWithinMs: named.faultsStartWithinMs } : {}),
+    config,
+    families: swarm ? applicableFamilies(config) : [named.faults],
+  });
+  return { ...named.config, seed, faults };
+}

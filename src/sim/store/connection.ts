@@ -1,0 +1,18 @@
+import type { ActorTimers } from '../kernel/actor-time.js';
+
+/** Dynomite's per-connection consistency levels. */
+export type Consistency = 'DC_ONE' | 'DC_QUORUM' | 'DC_SAFE_QUORUM';
+
+/** One client connection: who holds it, where it lives, which node zone it talks to now. */
+export interface Connection {
+  readonly actor: string;
+  /** The zone the client runs in (network reachability is judged from here). */
+  readonly zone: string;
+  readonly role: 'quorum' | 'nonQuorum';
+  readonly consistency: Consistency;
+  readonly timers: ActorTimers;
+  /** The zone whose node this connection uses; client failover changes it. */
+  nodeZone: string;
+  /** The server closed the connection: every request in flight on it fails with `error` (set by the client's store). */
+  close?: (error: string) => void;
+}

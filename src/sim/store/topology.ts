@@ -1,0 +1,24 @@
+import type { Connection } from './connection.js';
+import type { SimNode } from './sim-node.js';
+import type { NodeReply, StoreOp } from './store-op.js';
+
+export type TopologyKind = 'dynomite' | 'primary-replica';
+
+/**
+ * A replicated store: routes a client's operation to nodes, replicates it, and calls `reply`
+ * (at most once) when the answer reaches the client. An answer that never arrives is a timeout,
+ * which the client side decides.
+ */
+export interface Topology {
+  readonly kind: TopologyKind;
+  readonly nodes: readonly SimNode[];
+  handle(conn: Connection, op: StoreOp, reply: (r: NodeReply) => void): void;
+  crash(node: SimNode, loseUnreplicated: boolean): void;
+  restart(node: SimNode): void;
+  /** After a partition heals: let replication catch up where the topology buffers it. */
+  resume(): void;
+  /** Brings every node back (liveness phase). */
+  recoverAll(): void;
+}
+
+export const REFUSED: NodeReply = { ok: false, error: 'ECONNREFUSED node is down' };

@@ -315,6 +315,8 @@ export function faultTarget(f: Fault): string {
     case 'restart-backend':
     case 'stall-node':
     case 'stall-backend':
+    case 'memory-pressure':
+    case 'eviction':
       return `zone:${f.zone}`;
     case 'partition':
       return `partition:${f.from}/${f.to}`;

@@ -15,9 +15,12 @@ export interface RealCluster {
   /**
    * A new client for a queue in `zone`, built with the package's own `connect()` (the shipped client):
    * primary-replica: quorum through Sentinel to the current primary, nonQuorum to the zone's own node;
-   * Dynomite: the zone's node at the configured consistency of the role. The caller disconnects it.
+   * Dynomite: the zone's node at the configured consistency of the role; with `failover`, connect's
+   * opt-in zone failover to the other zones' nodes, the next zones first. The caller disconnects it.
    */
-  client(zone: string, role: ConnectionRole): Redis;
+  client(zone: string, role: ConnectionRole, options?: { readonly failover?: boolean }): Redis;
+  /** Dynomite only: where the zone's node listens (a failover client moved there by a fault); primary-replica throws RealProcessError 'not-on-topology'. */
+  nodeAddress(zone: string): { readonly host: string; readonly port: number };
   /** SIGKILL the zone's node (Dynomite: the Dynomite process and its redis-server). */
   crashNode(zone: string): Promise<void>;
   /** Start the zone's node again; `empty`: without the data it had (no persistence), else from its AOF. */

@@ -129,6 +129,9 @@ export async function startPrimaryReplicaCluster(spec: PrimaryReplicaSpec): Prom
       clients.push(c);
       return c;
     },
+    nodeAddress() {
+      throw new RealProcessError('not-on-topology', 'a failover client moves between Dynomite nodes; a primary with replicas is followed through Sentinel');
+    },
     async crashNode(zone) {
       paused.delete(zoneIndex(zones, zone));
       await server(zone).kill();

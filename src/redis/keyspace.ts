@@ -16,6 +16,8 @@ import {
   type MemoryLimit,
   type ScriptFlags,
 } from './memory.js';
+import { ScriptTimeLimitError, ScriptTwinMismatchError, type ScriptBudget } from './script-budget.js';
+import type { ScriptMode } from './script-mode.js';
 
 export type Value = SortedSet | Map<string, string>;
 export type Reply = ScriptReply;
@@ -39,11 +41,7 @@ function parseBound(s: string): Bound {
   return { value: parseScore(exclusive ? s.slice(1) : s, MIN_MAX_NOT_FLOAT), exclusive };
 }
 
-/**
- * How a keyspace runs a script: `'lua'` always runs its Lua text in Redis's Lua; `'twin'` runs its
- * JS twin where it has one (faster, proven equal by properties/lua-twin.test.ts) and the Lua otherwise.
- */
-export type ScriptMode = 'twin' | 'lua';
+export { SCRIPT_MODES, type ScriptMode } from './script-mode.js';
 
 /**
  * An in-memory Redis 7 keyspace: sorted sets, hashes, EVAL / EVALSHA / SCRIPT, with Redis's replies
@@ -73,6 +71,16 @@ interface RunningScript {
 }
 
 const COMPAT: ScriptFlags = { declared: false, allowOom: false, noWrites: false };
+
+type Outcome = { readonly reply: Reply } | { readonly thrown: unknown };
+
+function outcomeOf(run: () => Reply): Outcome {
+  try {
+    return { reply: run() };
+  } catch (thrown) {
+    return { thrown };
+  }
+}
 
 export class Keyspace {
   private readonly data = new Map<string, Value>();
@@ -104,9 +112,11 @@ export class Keyspace {
   changes = 0;
 
   /** `nowMs` is this node's clock, for TIME. */
+  /** `budget` bounds each script call (none: unbounded, as a plain Redis without a time limit). */
   constructor(
     private readonly nowMs: () => number = () => 0,
     readonly scriptMode: ScriptMode = 'twin',
+    readonly scriptBudget?: ScriptBudget,
   ) {}
 
   get keyCount(): number {
@@ -135,7 +145,7 @@ export class Keyspace {
 
   /** A deep copy (a replica's full resync, a crash that keeps its data). */
   clone(nowMs: () => number = this.nowMs): Keyspace {
-    const copy = new Keyspace(nowMs, this.scriptMode);
+    const copy = new Keyspace(nowMs, this.scriptMode, this.scriptBudget);
     for (const [key, value] of this.data) copy.data.set(key, copyValue(value));
     copy.bytes = this.bytes;
     return copy;
@@ -169,23 +179,79 @@ export class Keyspace {
 
   /** What a twin calls, as a script's `redis.call`: one per keyspace, not one per script run. */
   private readonly twinRedis: LuaRedis = { call: (cmd, ...a) => replyToLua(this.exec(cmd, a)) };
+  /** The same, counting the twin's steps against the budget (only with one). */
+  private twinSteps = 0;
+  private twinScript = '';
+  private readonly countedTwinRedis: LuaRedis = {
+    call: (cmd, ...a) => {
+      if (++this.twinSteps > this.scriptBudget!.steps) throw new ScriptTimeLimitError(this.twinScript, this.scriptBudget!.steps);
+      return replyToLua(this.exec(cmd, a));
+    },
+  };
 
-  /** Runs a script atomically: its twin in twin mode when it has one, else its Lua text. */
+  /** Runs a script atomically: its twin in twin mode when it has one, else its Lua text (both, compared, in compare mode). */
   runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Reply {
-    if (this.scriptMode === 'twin' && script.twin) {
-      const twin = script.twin;
-      if (this.limit === undefined) return luaToReply(twin(this.twinRedis, keys, args));
-      return this.asScript(COMPAT, () => luaToReply(twin(this.twinRedis, keys, args)));
+    if (script.twin && this.scriptMode === 'twin') {
+      if (this.limit === undefined) return this.runTwin(script, keys, args);
+      return this.asScript(COMPAT, () => this.runTwin(script, keys, args));
     }
-    return this.eval(script.lua, keys, args);
+    if (script.twin && this.scriptMode === 'compare') return this.compareTwin(script, keys, args);
+    return this.evalNamed(script.lua, keys, args, script.name);
+  }
+
+  /** The Lua text of a script, named for budget findings, under Redis's memory rules (a `#!lua flags=…` first line is Redis 7's). */
+  private evalNamed(lua: string, keys: readonly string[], args: readonly string[], name?: string): Reply {
+    const { flags, body } = scriptShebang(lua);
+    const run = () => runLua(body, keys, args, (cmd, a) => this.exec(cmd, a), this.scriptBudget, name ?? scriptSha(lua));
+    if (this.limit === undefined && !flags.declared) return run();
+    return this.asScript(flags, run);
+  }
+
+  private runTwin(script: ScriptDef, keys: readonly string[], args: readonly string[]): Reply {
+    if (this.scriptBudget === undefined) return luaToReply(script.twin!(this.twinRedis, keys, args));
+    this.twinSteps = 0;
+    this.twinScript = script.name;
+    return luaToReply(script.twin!(this.countedTwinRedis, keys, args));
+  }
+
+  /**
+   * The Lua here, the twin on a copy of the script's KEYS (a script touches no other key): their
+   * replies (or both failing) and the keys' values afterwards must be equal.
+   */
+  private compareTwin(script: ScriptDef, keys: readonly string[], args: readonly string[]): Reply {
+    // Under a memory limit both sides start after this server's evictions, and the copy is as full as
+    // this server (evicting nothing itself), so the OOM rule decides alike on both.
+    if (this.limit !== undefined && !this.replicating) this.evictIfNeeded();
+    const copy = new Keyspace(this.nowMs, 'twin', this.scriptBudget);
+    copy.restore(this.snapshot(keys));
+    if (this.limit !== undefined && !this.replicating) {
+      copy.limit = { maxmemory: this.limit.maxmemory, policy: 'noeviction' };
+      copy.tenantBytes = this.usedMemory - copy.bytes;
+    }
+    const twin = outcomeOf(() => (copy.limit === undefined ? copy.runTwin(script, keys, args) : copy.asScript(COMPAT, () => copy.runTwin(script, keys, args))));
+    const lua = outcomeOf(() => this.evalNamed(script.lua, keys, args, script.name));
+    if ('thrown' in lua && !(lua.thrown instanceof RedisError)) throw lua.thrown;
+    if ('thrown' in twin && !(twin.thrown instanceof RedisError)) throw twin.thrown;
+    const said = (o: Outcome) => ('thrown' in o ? `error ${(o.thrown as Error).message}` : JSON.stringify(o.reply));
+    if ('thrown' in lua !== 'thrown' in twin || ('reply' in lua && 'reply' in twin && JSON.stringify(lua.reply) !== JSON.stringify(twin.reply))) {
+      throw new ScriptTwinMismatchError(script.name, `Lua replied ${said(lua)}, the twin ${said(twin)}`);
+    }
+    const after = new Keyspace();
+    after.restore(this.snapshot(keys));
+    const luaKeys = after.dump();
+    const twinKeys = copy.dump();
+    for (const key of new Set([...Object.keys(luaKeys), ...Object.keys(twinKeys)])) {
+      const l = JSON.stringify(luaKeys[key] ?? null);
+      const t = JSON.stringify(twinKeys[key] ?? null);
+      if (l !== t) throw new ScriptTwinMismatchError(script.name, `key ${key} after the Lua: ${l}; after the twin: ${t}`);
+    }
+    if ('thrown' in lua) throw lua.thrown;
+    return lua.reply;
   }
 
   /** EVAL: the Lua text in Redis's Lua 5.1 against this keyspace (a `#!lua flags=…` first line is Redis 7's). */
   eval(lua: string, keys: readonly string[], args: readonly string[]): Reply {
-    const { flags, body } = scriptShebang(lua);
-    const run = () => runLua(body, keys, args, (cmd, a) => this.exec(cmd, a));
-    if (this.limit === undefined && !flags.declared) return run();
-    return this.asScript(flags, run);
+    return this.evalNamed(lua, keys, args);
   }
 
   /**

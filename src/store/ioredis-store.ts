@@ -34,6 +34,21 @@ export interface IoredisStoreOptions {
 
 type Client = Redis | Cluster;
 
+/** Redirects runScriptThenWait follows before it gives the last one to the caller. */
+const MAX_REDIRECTS = 5;
+
+/** A Cluster's `MOVED slot host:port` or `ASK slot host:port` reply to a script. */
+function clusterRedirect(client: Client, err: unknown): { kind: 'MOVED' | 'ASK'; to: string; cluster: Cluster } | undefined {
+  if (!(err instanceof Error) || (client as { isCluster?: boolean }).isCluster !== true) return undefined;
+  const m = /^(MOVED|ASK) \d+ (\S+)/.exec(err.message);
+  return m ? { kind: m[1] as 'MOVED' | 'ASK', to: m[2]!, cluster: client as Cluster } : undefined;
+}
+
+/** The Cluster's slot map read again (errors ignored: the next send shows whether it helped). */
+function refreshSlots(cluster: Cluster): Promise<void> {
+  return new Promise((done) => cluster.refreshSlotsCache(() => done()));
+}
+
 function toNumberOrNull(v: unknown): number | null {
   if (v === null || v === undefined) return null;
   return Number(v);
@@ -184,7 +199,9 @@ export class IoredisStore implements Store {
    * The script and WAIT in one pipeline: ioredis sends a pipeline to the node that owns its keys'
    * slot (EVALSHA's keys decide it; WAIT has none), over one connection, so WAIT counts the replicas
    * of the master that ran the write. On NOSCRIPT (the script did not run) the pair is sent again
-   * with EVAL.
+   * with EVAL. On a Cluster, ioredis does not follow a redirect that only the script of a pipeline
+   * got (WAIT answers anyway): a `MOVED` (the script did not run) refreshes the slot map and sends
+   * the pair again; an `ASK` sends ASKING, the script and WAIT to the node named, on one connection.
    */
   async runScriptThenWait(
     script: ScriptDef,
@@ -194,18 +211,28 @@ export class IoredisStore implements Store {
     timeoutMs: number,
   ): Promise<{ reply: ScriptReply; confirmed: number }> {
     if (!this.started) await this.start();
-    const send = async (byText: boolean) => {
-      const pipeline = this.client.pipeline();
+    const send = async (byText: boolean, askNode?: Redis) => {
+      const pipeline = (askNode ?? this.client).pipeline();
+      if (askNode) pipeline.asking();
       if (byText) pipeline.eval(script.lua, keys.length, ...keys, ...args);
       else pipeline.evalsha(this.sha(script), keys.length, ...keys, ...args);
       pipeline.wait(replicas, timeoutMs);
-      const results = (await pipeline.exec()) ?? [];
+      const results = ((await pipeline.exec()) ?? []).slice(askNode ? 1 : 0);
       const [scriptErr, reply] = results[0] ?? [new Error('empty pipeline reply'), null];
       const [waitErr, confirmed] = results[1] ?? [new Error('empty pipeline reply'), null];
       return { scriptErr, reply, waitErr, confirmed };
     };
+    let askNode: Redis | undefined;
     let r = await send(false);
-    if (r.scriptErr instanceof Error && r.scriptErr.message.startsWith('NOSCRIPT')) r = await send(true);
+    for (let redirects = 0; ; redirects++) {
+      if (r.scriptErr instanceof Error && r.scriptErr.message.startsWith('NOSCRIPT')) r = await send(true, askNode);
+      const redirect = clusterRedirect(this.client, r.scriptErr);
+      if (!redirect || redirects >= MAX_REDIRECTS) break;
+      askNode = undefined;
+      if (redirect.kind === 'MOVED') await refreshSlots(redirect.cluster);
+      else askNode = redirect.cluster.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === redirect.to);
+      r = await send(false, askNode);
+    }
     if (r.scriptErr) throw typedStoreError(r.scriptErr);
     if (r.waitErr) throw typedStoreError(r.waitErr);
     return { reply: normaliseReply(r.reply), confirmed: Number(r.confirmed) };

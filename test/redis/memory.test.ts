@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Keyspace } from '../../src/redis/keyspace.js';
 import { OOM, scriptShebang } from '../../src/redis/memory.js';
+import type { ScriptDef } from '../../src/redis/script.js';
 import { commandArb } from '../../src/testing/differential.js';
 
 /** The keyspace's memory estimate and maxmemory rules on their own (against Redis: test/conformance/differential.test.ts). */
@@ -90,5 +91,46 @@ describe('maxmemory on the keyspace', () => {
     expect(scriptShebang('#!lua\nreturn 1').body).toBe('\nreturn 1');
     expect(() => scriptShebang('#!python\nreturn 1')).toThrow(/Could not find engine/);
     expect(() => scriptShebang('#!lua flags=fast\nreturn 1')).toThrow(/Unexpected flag/);
+  });
+});
+
+describe('compare mode under a memory limit', () => {
+  // A script that frees before it grows (as the atomic pop does: ZREM from the ready set, then ZADD to
+  // the unack set): Redis lets it write past the limit once it has written. Its twin, run on the copy
+  // that compare mode makes, must be judged by the same script rule, or every such call is reported as
+  // a twin unlike its Lua (seen: explore finding twinsMatchLua on atomicPop under memory pressure).
+  const freeThenGrow: ScriptDef = {
+    name: 'freeThenGrow',
+    keyCount: 2,
+    writes: true,
+    lua: "redis.call('zrem', KEYS[1], 'm'); redis.call('zadd', KEYS[2], 1, 'm'); return 1",
+    twin: (redis, keys) => {
+      redis.call('zrem', keys[0]!, 'm');
+      redis.call('zadd', keys[1]!, '1', 'm');
+      return 1;
+    },
+  };
+
+  it('a script that writes a delete first runs past the limit on both sides: no twin difference', () => {
+    for (const mode of ['twin', 'lua', 'compare'] as const) {
+      const ks = new Keyspace(() => 0, mode);
+      ks.exec('zadd', ['ready', '1', 'm']);
+      for (let i = 0; i < 10; i++) ks.exec('hset', [`h${i}`, 'f', 'x'.repeat(100)]);
+      ks.setMemoryLimit({ maxmemory: Math.floor(ks.usedMemory / 2), policy: 'noeviction' });
+      expect(ks.runScript(freeThenGrow, ['ready', 'unack'], [])).toBe(1);
+      expect(ks.exec('zscore', ['unack', 'm'])).toBe('1');
+    }
+  });
+
+  it('a script whose first write grows memory is refused whole on both sides', () => {
+    const growFirst: ScriptDef = { ...freeThenGrow, name: 'growFirst', lua: "redis.call('zadd', KEYS[2], 1, 'm'); redis.call('zrem', KEYS[1], 'm'); return 1", twin: (redis, keys) => (redis.call('zadd', keys[1]!, '1', 'm'), redis.call('zrem', keys[0]!, 'm'), 1) };
+    for (const mode of ['twin', 'lua', 'compare'] as const) {
+      const ks = new Keyspace(() => 0, mode);
+      ks.exec('zadd', ['ready', '1', 'm']);
+      for (let i = 0; i < 10; i++) ks.exec('hset', [`h${i}`, 'f', 'x'.repeat(100)]);
+      ks.setMemoryLimit({ maxmemory: Math.floor(ks.usedMemory / 2), policy: 'noeviction' });
+      expect(() => ks.runScript(growFirst, ['ready', 'unack'], [])).toThrow(OOM);
+      expect(ks.exec('zscore', ['ready', 'm'])).toBe('1');
+    }
   });
 });

@@ -30,7 +30,7 @@ describe('dynoq/testing: a mistake in the options is an argument error, raised b
     ['checkAgainstModel queue: a clock', () => checkAgainstModel({ redis: NOBODY, queue: { clock: { now: () => 0 } } }), /invalid queue\.clock: checkAgainstModel cannot honour it: the check drives the clock itself/],
     ['checkAgainstModel queue: a connection', () => checkAgainstModel({ redis: NOBODY, queue: { quorum: {} as never } }), /invalid queue\.quorum: checkAgainstModel cannot honour it: the harness connects the queue itself/],
     ['checkAgainstModel queue: sharding', () => checkAgainstModel({ redis: NOBODY, queue: { sharding: 'hash' } }), /invalid queue\.sharding: checkAgainstModel cannot honour it/],
-    ['checkAgainstModel queue: legacy + serverTime', () => checkAgainstModel({ redis: NOBODY, queue: { mode: 'legacy', serverTime: true } }), /invalid option mode: serverTime, durable and promoteInReaper are atomic-mode options/],
+    ['checkAgainstModel queue: legacy + serverTime', () => checkAgainstModel({ redis: NOBODY, queue: { mode: 'legacy', serverTime: true } }), /invalid option mode: serverTime, durable, promoteInReaper and requireLeaseToken are atomic-mode options/],
     ['checkAgainstModel serverTime with modes legacy', () => checkAgainstModel({ redis: NOBODY, modes: ['legacy'], queue: { serverTime: true } }), /invalid queue\.serverTime: is an atomic-mode option/],
     ['checkAgainstModel modes against queue.mode', () => checkAgainstModel({ redis: NOBODY, modes: ['atomic', 'legacy'], queue: { mode: 'atomic' } }), /invalid modes: \["atomic","legacy"\] differs from queue\.mode "atomic"/],
     ['checkAgainstModel reaper far too often', () => checkAgainstModel({ redis: NOBODY, queue: { unackTimeout: 60_000, unackInterval: 1 } }), /invalid queue\.unackInterval: 1 ms is too short/],
@@ -47,6 +47,8 @@ describe('dynoq/testing: a mistake in the options is an argument error, raised b
     ['simulate seeds: [""]', () => simulate({ seeds: [''] }), /every seed must be a non-empty string/],
     ['simulate require: bogus', () => simulate({ seeds: 1, require: ['bogus' as never] }), /invalid require: "bogus" is not one of atLeastOnce/],
     ['simulate randomFaults: -1', () => simulate({ seeds: 1, randomFaults: -1 }), /invalid randomFaults/],
+    ['simulate faultFamilies: bogus', () => simulate({ seeds: 1, randomFaults: 1, faultFamilies: ['bogus' as never] }), /invalid faultFamilies: "bogus" is not one of node-crash, partition/],
+    ['simulate faultFamilies without randomFaults', () => simulate({ seeds: 1, faultFamilies: ['partition'] }), /invalid faultFamilies: chooses the families randomFaults draws from: give randomFaults too/],
     ['judge require: bogus', () => judge('no-such-file.jsonl', { require: ['bogus' as never] }), /invalid require/],
   ])('%s', async (_, call, message) => {
     const err = await thrown(call());

@@ -2,7 +2,7 @@ import type { Connection } from '../store/connection.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { Network } from '../kernel/network.js';
 import type { Observations } from '../kernel/observations.js';
-import { SimNode } from '../store/sim-node.js';
+import { SimNode, type NodeScripts } from '../store/sim-node.js';
 import { isWrite, type NodeReply, type StoreOp } from '../store/store-op.js';
 import { nodeName } from './node-name.js';
 import { REFUSED, type Topology } from '../store/topology.js';
@@ -41,8 +41,9 @@ export class PrimaryReplicaTopology implements Topology {
     zones: readonly string[],
     private readonly failoverDelayMs: number,
     private readonly observations?: Observations,
+    scripts?: NodeScripts,
   ) {
-    this.nodes = zones.map((z) => new SimNode(nodeName('primary-replica', zones, z), z, kernel));
+    this.nodes = zones.map((z) => new SimNode(nodeName('primary-replica', zones, z), z, kernel, scripts));
     this.primary = this.nodes[0]!;
     for (const n of this.nodes) {
       this.applied.set(n, 0);

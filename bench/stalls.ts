@@ -6,13 +6,16 @@
  * of that Redis waited. Scenarios (atomic mode, one shard):
  *   1. the first pop after N delayed messages fall due (N default 1,000,000);
  *   2. findStaleMessages with those N messages stored;
- *   3. the worst pathological predicate: `.-.-.-b` and `.-zzz` over 10,000 × 10 KB payloads.
+ *   3. the worst pathological predicate: `.-.-.-b` and `.-zzz` over 10,000 × 10 KB payloads;
+ *   4. every call at the limits its options and arguments accept: a push of many small messages, a
+ *      push of many large ones, one message of the largest payload, pop of the largest count, and
+ *      one reaper pass at the largest reaperBatch with that many leases expired.
  * DYNOQ_SRC=<dir> runs the same scenarios against another checkout's `src` (the figures before the
  * change: `git worktree add .before 11ee1eb`, then DYNOQ_SRC=.before/src). STALLS_SKIP_PREDICATE=1 skips 3
  * (before the change, `.-.-.-b` does not end: over 10 minutes for one payload, per issue 15).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -97,6 +100,32 @@ if (process.env.STALLS_SKIP_PREDICATE !== '1') {
   for (const pattern of ['.-.-.-b', '.-zzz', 'zzz']) {
     line(`3. containsPredicate(${JSON.stringify(pattern)}) over 10,000 × 10 KB`, await stall(() => queue.containsPredicate(pattern)));
   }
+  await queue.close();
+}
+if (process.env.STALLS_SKIP_LIMITS !== '1') {
+  // The largest arguments and options the queue accepts (a checkout without limits.ts: the old ones).
+  const limitsFile = join(src, 'queue', 'limits.ts');
+  const limits = existsSync(limitsFile) ? ((await import(pathToFileURL(limitsFile).href)) as { MAX_PAYLOAD_BYTES_LIMIT: number }) : undefined;
+  const maxPop = 10_000;
+  const maxReaper = 100_000;
+  const maxPayload = limits?.MAX_PAYLOAD_BYTES_LIMIT ?? 64 * 1024 * 1024;
+  const manySmall = Number(process.env.STALLS_PUSH_MANY ?? 20_000);
+  console.log(`limits: ${JSON.stringify({ maxPop, maxReaper, maxPayload, manySmall })}`);
+  const queue = dynoq.createQueue({ name: 'limits', quorum: store, clock, timers, unackInterval: 0, reaperBatch: maxReaper, maxPayloadBytes: maxPayload, unackTimeout: 1_000 } as never);
+  const small = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ id: `${tag}${i}`, payload: `payload ${i}` }));
+  line(`4. push of ${manySmall.toLocaleString('en')} small messages`, await stall(() => queue.push(small(manySmall, 's')).then((ids) => ids.length)));
+  await queue.clear();
+  const big = 'b'.repeat(512 * 1024);
+  line(`   push of 200 × 512 KiB`, await stall(() => queue.push(Array.from({ length: 200 }, (_, i) => ({ id: `b${i}`, payload: big }))).then((ids) => ids.length)));
+  await queue.clear();
+  line(`   push of one ${(maxPayload / 1024 / 1024).toFixed(1)} MiB message (maxPayloadBytes at its limit)`, await stall(() => queue.push([{ id: 'huge', payload: 'h'.repeat(maxPayload) }]).then((ids) => ids.length)));
+  await queue.clear();
+  for (let i = 0; i < Math.max(maxPop, maxReaper); i += 1_000) await queue.push(small(Math.min(1_000, Math.max(maxPop, maxReaper) - i), `p${i}-`));
+  line(`   pop(${maxPop.toLocaleString('en')})`, await stall(async () => (await queue.pop(maxPop)).length));
+  for (let left = maxReaper - maxPop; left > 0; left -= Math.min(left, maxPop)) await queue.pop(Math.min(left, maxPop));
+  now += 2_000; // every lease has expired
+  line(`   processUnacks with reaperBatch ${maxReaper.toLocaleString('en')}, as many expired`, await stall(() => queue.processUnacks()));
+  await queue.clear();
   await queue.close();
 }
 client.disconnect();

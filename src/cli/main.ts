@@ -128,7 +128,7 @@ program
   .option('--seed <seed>', 'base seed; seed i is <seed>-<i>', seedArg, 'explore')
   .option('--from <scenario>', "explore around this scenario's topology, queue and workload (new seeds and fault schedules)")
   .option('--require <properties>', `the properties the set-up must keep, comma-separated (default all): a finding that breaks only others is reported, not failed; one of ${PROPERTY_LIST}`, propertyList)
-  .option('--faults <families>', `the fault families to draw, comma-separated (default: every family the configuration allows); one of ${FAULT_FAMILY_NAMES.join(', ')}`, familyList)
+  .option('--faults <families>', `the fault families to draw, comma-separated (default: every family the configuration allows, but eviction, drawn only when named); one of ${FAULT_FAMILY_NAMES.join(', ')}`, familyList)
   .option('--known <file>', 'a JSON array of mechanisms ("kind ← cause", as docs/GUARANTEES.md prints them) already known for this set-up: findings made only of them do not fail')
   .option('--out <dir>', 'where found scenarios go', 'scenarios/found')
   .option('--jobs <n>', 'worker threads (default 1; give the number of cores to use them all)', positiveInt('--jobs'))
@@ -185,9 +185,9 @@ program
   .description('Run the real twins of the fidelity rows (real redis-server/Sentinel and Dynomite processes) next to the simulator and write the comparison table (docs/FIDELITY.md)')
   .option('--out <file>', 'Markdown output', 'FIDELITY.md')
   .option('--data <file>', 'the measurement as JSON, which --only merges into (default: the output with .json)')
-  .option('--runs <n>', 'real runs per row at most', positiveInt('--runs'), 5)
+  .option('--runs <n>', 'real runs per row at most (fewer than 20 make intervals too wide to disagree)', positiveInt('--runs'), 20)
   .option('--sim-seeds <n>', 'simulated seeds per row', positiveInt('--sim-seeds'), 40)
-  .option('--budget-minutes <n>', 'wall-clock budget for all real runs (rows take turns)', positiveInt('--budget-minutes'), 20)
+  .option('--budget-minutes <n>', 'wall-clock budget for all real runs (rows take turns)', positiveInt('--budget-minutes'), 600)
   .option('--only <text>', 'measure only rows whose name contains this; the others are kept from the earlier data')
   .action((opts) => run(false, async () => (await import('./commands/fidelity.js')).fidelityCommand(opts))());
 

@@ -8,6 +8,8 @@ import { DurabilityError, InvalidArgumentError, UnsupportedOnStoreError } from '
 import type { QueueOptions } from './options.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
 import { validateMessageInput } from './message.js';
+import { chunked, POP_SCRIPT_COUNT, PUSH_SCRIPT_BYTES, PUSH_SCRIPT_MESSAGES, REQUEUE_SCRIPT_COUNT } from './limits.js';
+import { shownValue } from './shown-value.js';
 
 const FIND_STALE_LIMIT = 1_000;
 /** Entries per page of the stale walk (HSCAN / ZSCAN COUNT). */
@@ -25,6 +27,9 @@ export class AtomicQueue extends BaseQueue {
   readonly mode = 'atomic' as const;
   /** The last ordering key handed out: ordering keys of one instance strictly increase. */
   private lastOrd = 0;
+  /** The last lease token randomId gave: the next must differ (a source that repeats is refused). */
+  private lastToken: string | undefined;
+  protected override readonly popScriptCount = POP_SCRIPT_COUNT;
 
   constructor(options: QueueOptions) {
     for (const store of new Set([options.quorum, options.nonQuorum ?? options.quorum])) {
@@ -51,6 +56,31 @@ export class AtomicQueue extends BaseQueue {
   private nextOrd(): number {
     this.lastOrd = Math.max(Math.floor(this.options.clock.now()), this.lastOrd + 1);
     return this.lastOrd;
+  }
+
+  /**
+   * A fresh lease token from `randomId`, checked before any script runs: a non-empty string of at
+   * most 256 characters that differs from the one before (`() => 't'` would give every lease one token).
+   */
+  private nextToken(): string {
+    const token: unknown = this.options.randomId();
+    if (typeof token !== 'string' || token.length === 0 || token.length > 256) {
+      throw new InvalidArgumentError('randomId', `must return a non-empty string of at most 256 characters (returned ${shownValue(token)})`);
+    }
+    if (token === this.lastToken) {
+      throw new InvalidArgumentError('randomId', `returned ${JSON.stringify(token)} twice in a row: lease tokens must never repeat`);
+    }
+    this.lastToken = token;
+    return token;
+  }
+
+  /** With requireLeaseToken, a call that acts on a lease must name it. */
+  private checkToken(token: string | undefined, operation: string): string {
+    if (token === undefined || token === '') {
+      if (this.options.requireLeaseToken) throw new InvalidArgumentError('token', `${operation} needs the lease token: the queue was created with requireLeaseToken`);
+      return '';
+    }
+    return token;
   }
 
   private async confirmDurable(operation: string, ids: readonly string[]): Promise<void> {
@@ -82,7 +112,11 @@ export class AtomicQueue extends BaseQueue {
     return reply;
   }
 
-  /** Validates every message first (nothing is written if one is bad), then writes them in one script. */
+  /**
+   * Validates every message first (nothing is written if one is bad), then writes them in order,
+   * one script per PUSH_SCRIPT_MESSAGES messages or PUSH_SCRIPT_BYTES stored bytes: each script is
+   * atomic; a store error stops the push with the earlier scripts' messages written.
+   */
   private async write(messages: readonly MessageInput[], onlyIfAbsent: boolean): Promise<{ ids: string[]; written: number }> {
     const valid = this.checkMessages(messages).map((m) => validateMessageInput(m, this.options));
     const ids = valid.map((m) => m.id);
@@ -93,7 +127,11 @@ export class AtomicQueue extends BaseQueue {
       if (shardIndex === 0) throw new InvalidArgumentError('sharding', `strategy returned unknown shard ${shard}`);
       return { shardIndex, id: m.id, priority: m.priority, timeout: m.timeout, json: storedMessageJson({ ...m, shard }), ord: this.nextOrd() };
     });
-    const written = Number(await this.durableWrite(this.scripts.push(entries, onlyIfAbsent), 'push', () => ids));
+    let written = 0;
+    for (const part of chunked(entries, PUSH_SCRIPT_MESSAGES, PUSH_SCRIPT_BYTES, (e) => e.json.length * 3)) {
+      const partIds = part.map((e) => e.id);
+      written += Number(await this.durableWrite(this.scripts.push(part, onlyIfAbsent), 'push', () => partIds));
+    }
     return { ids, written };
   }
 
@@ -108,14 +146,15 @@ export class AtomicQueue extends BaseQueue {
   }
 
   protected async popOnce(count: number): Promise<PoppedMessage[]> {
-    return leasedMessages(await this.runScript(this.scripts.pop(count, this.options.unackTimeout, this.options.randomId())));
+    const n = Math.min(count, POP_SCRIPT_COUNT);
+    return leasedMessages(await this.runScript(this.scripts.pop(n, this.options.unackTimeout, this.nextToken())));
   }
 
   async popWithMsgId(id: string): Promise<PoppedMessage | null> {
     this.checkOpen();
     const key = lookupId(id);
     if (key === null) return null;
-    return leasedMessages(await this.runScript(this.scripts.popById(key, this.options.unackTimeout, this.options.randomId())))[0] ?? null;
+    return leasedMessages(await this.runScript(this.scripts.popById(key, this.options.unackTimeout, this.nextToken())))[0] ?? null;
   }
 
   async peek(count: number): Promise<Message[]> {
@@ -131,15 +170,17 @@ export class AtomicQueue extends BaseQueue {
 
   /** Works after close(): the queue's store is the caller's, and a message in hand must be ackable. */
   async ack(id: string, token?: string): Promise<boolean> {
+    const given = this.checkToken(token, 'ack');
     const key = lookupId(id);
     if (key === null) return false;
-    const reply = await this.durableWrite(this.scripts.ack(key, token ?? ''), 'ack', (r) => (r === 1 ? [key] : []));
+    const reply = await this.durableWrite(this.scripts.ack(key, given), 'ack', (r) => (r === 1 ? [key] : []));
     return reply === 1;
   }
 
   /** One script call per ACK_BATCH acks (ids that cannot exist are not sent). Works after close(). */
   override async ackMany(items: readonly AckItem[]): Promise<boolean[]> {
     this.checkAckItems(items);
+    for (const item of items) this.checkToken(item.token, 'ackMany');
     const acked = items.map(() => false);
     for (let start = 0; start < items.length; start += ACK_BATCH) {
       const part = items.slice(start, start + ACK_BATCH);
@@ -152,8 +193,9 @@ export class AtomicQueue extends BaseQueue {
   override async ackManyAndPop(items: readonly AckItem[], count: number): Promise<AckManyAndPop> {
     this.checkOpen();
     this.checkAckItems(items);
+    for (const item of items) this.checkToken(item.token, 'ackManyAndPop');
     this.checkCount(count);
-    if (items.length > ACK_BATCH) return { acked: await this.ackMany(items), messages: await this.pop(count) };
+    if (items.length > ACK_BATCH || count > POP_SCRIPT_COUNT) return { acked: await this.ackMany(items), messages: await this.pop(count) };
     return this.ackBatch(items, count);
   }
 
@@ -165,7 +207,7 @@ export class AtomicQueue extends BaseQueue {
     });
     const acked = items.map(() => false);
     if (sent.length === 0 && count === 0) return { acked, messages: [] };
-    const call = this.scripts.ackManyAndPop(sent.map((s) => [s.key, s.token] as const), count, this.options.unackTimeout, count > 0 ? this.options.randomId() : '');
+    const call = this.scripts.ackManyAndPop(sent.map((s) => [s.key, s.token] as const), count, this.options.unackTimeout, count > 0 ? this.nextToken() : '');
     const reply = (await this.durableWrite(call, 'ack', (r) => sent.filter((_, j) => (r as ScriptReply[])[j] === 1).map((s) => s.key))) as ScriptReply[];
     sent.forEach((s, j) => (acked[s.i] = reply[j] === 1));
     return { acked, messages: count > 0 ? leasedMessages(reply.slice(sent.length)) : [] };
@@ -173,16 +215,19 @@ export class AtomicQueue extends BaseQueue {
 
   /** Hands a lease back: visible again now, rank kept. Given a token, only while that lease is current. Works after close(). */
   async release(id: string, token?: string): Promise<boolean> {
+    const given = this.checkToken(token, 'release');
     const key = lookupId(id);
     if (key === null) return false;
-    return (await this.runScript(this.scripts.release(key, token ?? ''))) === 1;
+    return (await this.runScript(this.scripts.release(key, given))) === 1;
   }
 
   override async ackAndPop(id: string, token: string | undefined, count: number): Promise<AckAndPop> {
     this.checkOpen();
+    const given = this.checkToken(token, 'ackAndPop');
     if (lookupId(id) === null) return { acked: false, messages: await this.pop(count) };
     this.checkCount(count);
-    const reply = (await this.durableWrite(this.scripts.ackAndPop(id, token ?? '', count, this.options.unackTimeout, this.options.randomId()), 'ack', (r) =>
+    if (count > POP_SCRIPT_COUNT) return { acked: await this.ack(id, given), messages: await this.pop(count) };
+    const reply = (await this.durableWrite(this.scripts.ackAndPop(id, given, count, this.options.unackTimeout, this.nextToken()), 'ack', (r) =>
       (r as ScriptReply[])[0] === 1 ? [id] : [],
     )) as ScriptReply[];
     return { acked: reply[0] === 1, messages: leasedMessages(reply.slice(1)) };
@@ -191,8 +236,9 @@ export class AtomicQueue extends BaseQueue {
   /** Works after close(), as ack does. */
   async setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean> {
     this.checkTimeout(timeoutMs);
+    const given = this.checkToken(token, 'setUnackTimeout');
     if (lookupId(id) === null) return false;
-    return (await this.runScript(this.scripts.extendLease(id, token ?? '', timeoutMs))) === 1;
+    return (await this.runScript(this.scripts.extendLease(id, given, timeoutMs))) === 1;
   }
 
   /** Reschedules a queued message; the stored `timeout` field keeps the delay given at push. */
@@ -203,11 +249,13 @@ export class AtomicQueue extends BaseQueue {
     return (await this.runScript(this.scripts.reschedule(id, timeoutMs))) === 1;
   }
 
-  async remove(id: string): Promise<boolean> {
+  /** Given a token, removes a leased message only under that lease; with requireLeaseToken, a leased message only so. */
+  async remove(id: string, token?: string): Promise<boolean> {
     this.checkOpen();
     const key = lookupId(id);
     if (key === null) return false;
-    return (await this.runScript(this.scripts.remove(key))) === 1;
+    if (token !== undefined && typeof token !== 'string') throw new InvalidArgumentError('token', `must be a string (got ${shownValue(token)})`);
+    return (await this.runScript(this.scripts.remove(key, token ?? '', this.options.requireLeaseToken))) === 1;
   }
 
   /** Dyno's atomicRemove: in atomic mode remove is already one script. */
@@ -241,9 +289,18 @@ export class AtomicQueue extends BaseQueue {
     await this.quorum.del([...sets, this.keys.message, this.keys.meta, this.keys.leases, this.keys.counters]);
   }
 
+  /** Re-queues up to reaperBatch expired leases, in scripts of at most REQUEUE_SCRIPT_COUNT. */
   async processUnacks(): Promise<number> {
     this.checkOpen();
-    return Number((await this.runScript(this.scripts.requeueExpired(this.options.reaperBatch))) ?? 0);
+    let total = 0;
+    for (let left = this.options.reaperBatch; left > 0; ) {
+      const n = Math.min(left, REQUEUE_SCRIPT_COUNT);
+      const moved = Number((await this.runScript(this.scripts.requeueExpired(n))) ?? 0);
+      total += moved;
+      left -= n;
+      if (moved < n || this.isClosed) break;
+    }
+    return total;
   }
 
   /** In atomic mode processUnacks is already one script. */

@@ -1,7 +1,7 @@
 import type { ScriptReply } from '../redis/script.js';
 import type { Store } from '../store/store.js';
 import type { AckAndPop, AckItem, AckManyAndPop, ConsumeOptions, DynoQueue, PopOptions, QueueMode, ShardSize } from './dyno-queue.js';
-import { InvalidArgumentError, InvalidMessageError, QueueClosedError } from './errors.js';
+import { DynoqError, InvalidArgumentError, InvalidMessageError, QueueClosedError } from './errors.js';
 import { QueueKeys } from './keys.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
 import { ID_PATTERN, MAX_ID_LENGTH, validateDelay } from './message.js';
@@ -19,7 +19,10 @@ import { RECORDING_HOOKS, observedSharding, type RecordingHooks } from './record
 
 export const MAX_POP_COUNT = 10_000;
 const POP_OPTIONS: readonly (keyof PopOptions)[] = ['wait', 'signal'];
-const CONSUME_OPTIONS: readonly (keyof ConsumeOptions)[] = ['batch', 'wait', 'signal'];
+const CONSUME_OPTIONS: readonly (keyof ConsumeOptions)[] = ['batch', 'wait', 'signal', 'onError'];
+/** consume()'s pause after a store error: doubling from the first to the cap while errors go on. */
+export const CONSUME_RETRY_FIRST_MS = 100;
+export const CONSUME_RETRY_MAX_MS = 5_000;
 /** Message-hash entries asked for per scan page (HSCAN COUNT): the bound on one page's work in Redis. */
 export const SCAN_PAGE = 16;
 
@@ -40,6 +43,8 @@ export abstract class BaseQueue implements DynoQueue {
   readonly [RECORDING_HOOKS]: RecordingHooks;
   /** Every script call, keys and args built in one place. */
   protected readonly scripts: QueueScripts;
+  /** The most one popOnce leases (one bounded script); a larger pop takes several attempts. */
+  protected readonly popScriptCount: number = Number.POSITIVE_INFINITY;
   private closed = false;
   private reaperHandle: TimerHandle | undefined;
   private reaping: Promise<unknown> | undefined;
@@ -78,7 +83,7 @@ export abstract class BaseQueue implements DynoQueue {
   abstract atomicRemove(id: string): Promise<boolean>;
   abstract setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean>;
   abstract setTimeout(id: string, timeoutMs: number): Promise<boolean>;
-  abstract remove(id: string): Promise<boolean>;
+  abstract remove(id: string, token?: string): Promise<boolean>;
   abstract ensure(message: MessageInput): Promise<boolean>;
   /** The local shard's sorted sets a `localShardOnly` predicate restricts matches to. */
   protected abstract localPredicateSets(): string[];
@@ -228,28 +233,59 @@ export abstract class BaseQueue implements DynoQueue {
   }
 
   /**
-   * Yields popped messages one by one. Leaving the loop early (`break`, `return`, a throw in the
-   * loop body) releases the messages of the current batch not yet yielded, so no lease is left
-   * held by nobody; the message the loop body was given stays with it (ack or release it). A pop
-   * that failed after leasing some messages (PoppedBatch.error) ends the loop: those messages are
-   * yielded first, then the error is thrown.
+   * Yields popped messages one by one, until the queue closes or the signal aborts. A store error
+   * does not end it: the loop reports the error to `onError`, waits (CONSUME_RETRY_FIRST_MS,
+   * doubling up to CONSUME_RETRY_MAX_MS while errors go on) and pops again, so a loop written once
+   * outlives reconnects and failovers. A pop that failed after leasing some messages
+   * (PoppedBatch.error) yields those first. The queue's own typed errors (closed, bad argument)
+   * cannot heal and end the loop, thrown from it. Leaving the loop early (`break`, `return`, a
+   * throw in the loop body) releases the messages of the current batch not yet yielded, so no lease
+   * is left held by nobody; the message the loop body was given stays with it (ack or release it).
    */
   async *consume(options: ConsumeOptions = {}): AsyncIterableIterator<PoppedMessage> {
     checkOptionKeys(options, CONSUME_OPTIONS, 'consume options');
+    checkSignal(options.signal);
+    if (options.onError !== undefined && typeof options.onError !== 'function') {
+      throw new InvalidArgumentError('onError', `must be a function (got ${shownValue(options.onError)})`);
+    }
     const batch = options.batch ?? 1;
     this.checkCount(batch, 'batch');
     const wait = options.wait ?? 1_000;
     let pending: PoppedMessage[] = [];
+    let failures = 0;
     try {
       while (!this.closed && !options.signal?.aborted) {
-        const popped = await this.pop(batch, { wait, signal: options.signal });
+        let popped: PoppedBatch;
+        try {
+          popped = await this.pop(batch, { wait, signal: options.signal });
+        } catch (err) {
+          if (!healable(err)) throw err;
+          await this.pauseAfter(err, ++failures, options);
+          continue;
+        }
         pending = [...popped];
         while (pending.length > 0) yield pending.shift()!;
-        if (Object.hasOwn(popped, 'error')) throw popped.error;
+        if (!Object.hasOwn(popped, 'error')) {
+          failures = 0;
+          continue;
+        }
+        if (!healable(popped.error)) throw popped.error;
+        await this.pauseAfter(popped.error, ++failures, options);
       }
     } finally {
       await this.releaseAll(pending.splice(0));
     }
+  }
+
+  /** consume()'s answer to a store error: report it, then wait the capped back-off (woken by abort or close). */
+  private async pauseAfter(err: unknown, failures: number, options: ConsumeOptions): Promise<void> {
+    const pause = Math.min(CONSUME_RETRY_MAX_MS, CONSUME_RETRY_FIRST_MS * 2 ** Math.min(failures - 1, 16));
+    try {
+      options.onError?.(err, pause);
+    } catch {
+      // a failing error hook must not end the loop
+    }
+    await this.sleep(pause, options.signal);
   }
 
   /** Best-effort release of leases nobody will process; errors are swallowed (the lease then expires). */
@@ -293,13 +329,19 @@ export abstract class BaseQueue implements DynoQueue {
     const out: PoppedMessage[] = [];
     if (signal?.aborted) return out;
     for (;;) {
+      let got: PoppedMessage[];
       try {
-        out.push(...(await attempt(count - out.length)));
+        got = await attempt(count - out.length);
+        out.push(...got);
       } catch (err) {
         return keepLeased(out, err);
       }
+      // (the clock is read as before the bound existed: a simulated clock's reads are part of its run)
       const left = deadline - clock.now();
-      if (out.length >= count || left <= 0 || this.closed || signal?.aborted) return out;
+      if (out.length >= count || this.closed || signal?.aborted) return out;
+      // one script leases at most popScriptCount: a full one means more may be due, so go on at once
+      if (got.length >= this.popScriptCount) continue;
+      if (left <= 0) return out;
       await this.sleep(Math.min(this.options.pollInterval, left), signal);
       if (this.closed || signal?.aborted) return out;
     }
@@ -352,6 +394,7 @@ export abstract class BaseQueue implements DynoQueue {
 
   protected checkPopOptions(options: PopOptions): void {
     checkOptionKeys(options, POP_OPTIONS, 'pop options');
+    checkSignal(options.signal);
   }
 
   protected checkWait(wait: number): number {
@@ -373,6 +416,20 @@ export abstract class BaseQueue implements DynoQueue {
 
   protected shardSetKeys(shard: string): string[] {
     return [this.keys.queue(shard), this.keys.unack(shard)];
+  }
+}
+
+/** A store error a reconnect or failover may heal; the queue's own typed errors never do. */
+function healable(err: unknown): boolean {
+  return !(err instanceof DynoqError);
+}
+
+/** An AbortSignal or anything shaped like one (a polyfill's); anything else is refused before any timer is set. */
+function checkSignal(signal: unknown): void {
+  if (signal === undefined) return;
+  const s = signal as Partial<AbortSignal> | null;
+  if (s === null || typeof s !== 'object' || typeof s.aborted !== 'boolean' || typeof s.addEventListener !== 'function' || typeof s.removeEventListener !== 'function') {
+    throw new InvalidArgumentError('signal', `must be an AbortSignal (got ${shownValue(signal)})`);
   }
 }
 

@@ -13,6 +13,12 @@ export interface PopOptions {
 export interface ConsumeOptions extends PopOptions {
   /** Messages per pop (default 1). */
   readonly batch?: number;
+  /**
+   * Called with each store error the loop outlives (a dropped connection, a failover, a timeout)
+   * and the ms it waits before popping again; the loop goes on. Errors a retry cannot heal (the
+   * queue's own typed errors: closed queue, bad argument) end the loop instead, thrown from it.
+   */
+  readonly onError?: (error: unknown, retryInMs: number) => void;
 }
 
 export interface ShardSize {
@@ -73,7 +79,11 @@ export interface DynoQueue {
   ackManyAndPop(items: readonly AckItem[], count: number): Promise<AckManyAndPop>;
   setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean>;
   setTimeout(id: string, timeoutMs: number): Promise<boolean>;
-  remove(id: string): Promise<boolean>;
+  /**
+   * Removes a message wherever it is. Atomic, given a token: a leased message only under that
+   * lease (false for a stale token); with requireLeaseToken, a leased message only with its token.
+   */
+  remove(id: string, token?: string): Promise<boolean>;
   /** Dyno's atomicRemove: remove as one script (atomic mode: the same as remove). */
   atomicRemove(id: string): Promise<boolean>;
   ensure(message: MessageInput): Promise<boolean>;
@@ -95,7 +105,7 @@ export interface DynoQueue {
   atomicProcessUnacks(): Promise<number>;
   /** Ids whose queue entries and payload disagree. */
   findStaleMessages(): Promise<string[]>;
-  /** Pops and yields one by one; a pop that failed after leasing yields those, then throws its error. */
+  /** Pops and yields one by one until closed or aborted; store errors go to `onError` and the loop pops again after a capped back-off. */
   consume(options?: ConsumeOptions): AsyncIterableIterator<PoppedMessage>;
   close(): Promise<void>;
 }

@@ -158,8 +158,8 @@ export class MultiQueue implements DynoQueue {
   setTimeout(id: string, timeoutMs: number): Promise<boolean> {
     return this.first((q) => q.setTimeout(id, timeoutMs));
   }
-  remove(id: string): Promise<boolean> {
-    return this.first((q) => q.remove(id));
+  remove(id: string, token?: string): Promise<boolean> {
+    return this.first((q) => q.remove(id, token));
   }
   atomicRemove(id: string): Promise<boolean> {
     return this.first((q) => q.atomicRemove(id));

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import type { Store } from '../store/store.js';
 import { InvalidArgumentError } from './errors.js';
 import { DEFAULT_MAX_PAYLOAD_BYTES } from './message.js';
+import { MAX_PAYLOAD_BYTES_LIMIT } from './limits.js';
 import type { ShardSupplier, ShardingStrategy } from './sharding.js';
 import type { Clock, Timers } from './time.js';
 
@@ -50,9 +51,9 @@ const schema = z
     /** Reaper period; 0 turns the background reaper off (call processUnacks yourself). */
     unackInterval: ms.default(1_000),
     /**
-     * Atomic only: expired leases one processUnacks call (one script) re-queues, oldest lease
-     * deadline first, so a backlog larger than this drains over successive reaper passes without
-     * starving its oldest. Legacy keeps Dyno's fixed PROCESS_UNACKS_BATCH.
+     * Atomic only: expired leases one processUnacks call re-queues, oldest lease deadline first (in
+     * scripts of at most REQUEUE_SCRIPT_COUNT each), so a backlog larger than this drains over
+     * successive reaper passes without starving its oldest. Legacy keeps Dyno's fixed PROCESS_UNACKS_BATCH.
      */
     reaperBatch: z.number().int().positive().max(100_000).default(DEFAULT_REAPER_BATCH),
     /**
@@ -65,7 +66,13 @@ const schema = z
     singleRingTopology: z.boolean().default(false),
     /** Long-poll step while pop waits for messages. */
     pollInterval: ms.min(1).default(10),
-    maxPayloadBytes: z.number().int().positive().max(512 * 1024 * 1024).default(DEFAULT_MAX_PAYLOAD_BYTES),
+    /** Largest payload (UTF-8 bytes) a push accepts; at most MAX_PAYLOAD_BYTES_LIMIT, so one message stays one bounded script. */
+    maxPayloadBytes: z
+      .number()
+      .int()
+      .positive()
+      .max(MAX_PAYLOAD_BYTES_LIMIT, `must be at most ${MAX_PAYLOAD_BYTES_LIMIT} bytes: one larger message would stall Redis past the budget of one script`)
+      .default(DEFAULT_MAX_PAYLOAD_BYTES),
     /**
      * Atomic only: an id becomes poppable only this long after it is due. On Dynomite every replica
      * re-executes each pop, and a push made through another rack's node reaches the replicas at
@@ -89,13 +96,20 @@ const schema = z
      * 128 random bits (crypto.randomUUID). The simulator injects a seeded one.
      */
     randomId: z.custom<() => string>((v) => typeof v === 'function', 'randomId must be a function').default(() => randomUUID),
+    /**
+     * Atomic only: ack, ackMany, release, setUnackTimeout and remove of a leased message need the
+     * lease's token; a call without one is refused (InvalidArgumentError, or false for remove of a
+     * leased message) instead of acting on whatever lease is current. Default false: a call without
+     * a token acts on the current lease, whoever holds it (Dyno-queues' behaviour).
+     */
+    requireLeaseToken: z.boolean().default(false),
     timers: z.custom<Timers>(isTimers, 'timers must have setTimeout/clearTimeout'),
     /** Called with errors the background reaper swallowed (it keeps running). */
     onReaperError: z.custom<(err: unknown) => void>((v) => typeof v === 'function').optional(),
   })
   .strict()
-  .refine((o) => o.mode === 'atomic' || (!o.serverTime && !o.durable && !o.promoteInReaper), {
-    message: 'serverTime, durable and promoteInReaper are atomic-mode options',
+  .refine((o) => o.mode === 'atomic' || (!o.serverTime && !o.durable && !o.promoteInReaper && !o.requireLeaseToken), {
+    message: 'serverTime, durable, promoteInReaper and requireLeaseToken are atomic-mode options',
     path: ['mode'],
   });
 

@@ -124,6 +124,9 @@ function parseMultiHostUrl(url: string, scheme: string, defaultPort: number): Pa
  *   command whose connection closed (`retryDelayOnFailover: 0`).
  * Close it with `client.quit()` (or `disconnect()`) when done, or the process will not exit.
  */
+/** How often a Cluster client from connect() re-reads the slot map (ioredis's `slotsRefreshInterval`). */
+export const CLUSTER_SLOTS_REFRESH_MS = 1_000;
+
 export function connect(url?: string, options: ConnectOptions = {}): Redis | Cluster {
   if (options.cluster || url?.startsWith('redis-cluster://') || url?.startsWith('rediss-cluster://')) {
     const tls = url?.startsWith('rediss-cluster://');
@@ -144,6 +147,8 @@ export function connect(url?: string, options: ConnectOptions = {}): Redis | Clu
         redisOptions: nodeOptions,
         enableOfflineQueue: true,
         retryDelayOnFailover: 0,
+        // Re-read the slot map every second, so a failover's slot move is seen without waiting for a redirect.
+        slotsRefreshInterval: options.clusterOptions?.slotsRefreshInterval ?? CLUSTER_SLOTS_REFRESH_MS,
         clusterRetryStrategy: () => options.reconnectDelayMs ?? 100,
       },
     );

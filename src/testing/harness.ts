@@ -6,16 +6,15 @@ import type { ModelCheckQueueOptions } from '../harness/model-check.js';
 import { ModelCheckFailure } from '../harness/model-check-failure.js';
 import type { QueueMode } from '../queue/dyno-queue.js';
 import { parseSimConfig, type SimConfigInput } from '../sim/run/config.js';
-import { ALWAYS_REQUIRED, PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
+import { ALWAYS_REQUIRED, PROPERTIES_WORST_FIRST, PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
 import { generateFaults, type FaultFamily } from '../sim/faults/index.js';
 import { Rng } from '../sim/kernel/rng.js';
-import { relativeTimes } from '../model/relative-times.js';
 import { runSimulation, SIM_EPOCH, type SimResult } from '../sim/run/run.js';
 import { connect } from '../store/connect.js';
 import { IoredisStore } from '../store/ioredis-store.js';
 import type { Store } from '../store/store.js';
 import { RedisUnavailableError, unavailability } from '../store/redis-unavailable.js';
-import { fastCheckReplay, HarnessFailure } from './failure.js';
+import { fastCheckReplay, HarnessFailure, worstClause } from './failure.js';
 import { needingFastCheck } from './optional-peer.js';
 import { parseHarnessQueueOptions, type HarnessQueueOptions } from './queue-setup.js';
 import { InvalidArgumentError } from '../queue/errors.js';
@@ -292,7 +291,7 @@ export async function simulate(options: SimulateOptions = {}): Promise<SimResult
     const { seed } = config;
     const result = await runSimulation(config);
     results.push(result);
-    const broken = required.filter((p) => !result.report.properties[p]);
+    const broken = PROPERTIES_WORST_FIRST.filter((p) => required.includes(p) && !result.report.properties[p]);
     if (broken.length > 0) {
       const dir = options.failuresDir ?? join(tmpdir(), 'dynoq-failures');
       mkdirSync(dir, { recursive: true });
@@ -300,13 +299,12 @@ export async function simulate(options: SimulateOptions = {}): Promise<SimResult
       const file = join(dir, `${name}.json`);
       const held = PROPERTY_NAMES.filter((p) => result.report.properties[p]);
       const violated = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
-      const first = result.report.violations.find((v) => v.kind !== 'duplicate');
       writeFileSync(
         file,
         `${JSON.stringify({ name, description: `simulate(): seed ${seed} violated ${broken.join(', ')}`, ...config, keepTrace: false, expect: { hold: held, violate: violated, traceHash: result.traceHash } }, null, 2)}\n`,
       );
       throw new HarnessFailure(
-        `simulation seed ${seed} violated ${broken.join(', ')}${first ? `; first: ${first.kind} of ${first.id} at t+${Math.round(first.t - SIM_EPOCH)} ms: ${relativeTimes(first.detail, SIM_EPOCH)}` : ''}`,
+        `simulation seed ${seed} violated ${broken.join(', ')}${worstClause(result.report.violations, broken, SIM_EPOCH)}`,
         seed,
         undefined,
         undefined,

@@ -43,6 +43,7 @@ export const HARNESS_SUPPORT: Record<keyof QueueOptionsInput, Support> = {
   clock: { checkAgainstModel: 'the check drives the clock itself', simulate: 'each simulated client has its own virtual clock' },
   timers: { checkAgainstModel: 'the check drives the timers itself', simulate: 'each simulated client has its own virtual timers' },
   randomId: { checkAgainstModel: 'the check draws lease tokens as the model does', simulate: 'the simulator draws lease tokens from the seed' },
+  requireLeaseToken: { checkAgainstModel: 'the model acks, releases and removes without tokens too', simulate: 'the simulated consumers always pass their tokens; the option changes only calls without one' },
   onReaperError: { checkAgainstModel: 'a reaper error fails the check', simulate: 'the simulator records reaper errors in the trace' },
 };
 

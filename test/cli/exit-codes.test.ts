@@ -80,7 +80,7 @@ describe('dynoq exit codes and output', () => {
   it('sim: exit 0 when every property held, 1 when one was violated (the default story shows violations)', async () => {
     const held = await dynoq(['sim', '--configuration', 'primary-replica/atomic/none', '--json'], cwd);
     const [run] = JSON.parse(held.stdout) as { report: { properties: Record<string, boolean> } }[];
-    expect(run!.report.properties).toEqual({ atLeastOnce: true, unackRecovery: true, noDoublePop: true, acksAreFinal: true, onTime: true, noPhantoms: true, priorityOrder: true, deliveredPromptly: true, twinsMatchLua: true });
+    expect(run!.report.properties).toEqual({ atLeastOnce: true, unackRecovery: true, noDoublePop: true, acksAreFinal: true, onTime: true, noPhantoms: true, priorityOrder: true, deliveredPromptly: true, twinsMatchLua: true, keepsConsuming: true });
     expect(held.code).toBe(0);
     const story = await dynoq(['sim', '--messages', '30', '--json'], cwd);
     const runs = JSON.parse(story.stdout) as { report: { properties: Record<string, boolean> } }[];

@@ -5,7 +5,7 @@ import { DurabilityError } from '../../src/queue/errors.js';
 import { QueueKeys } from '../../src/queue/keys.js';
 import { connect } from '../../src/store/connect.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
-import { redisCliAvailable, startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
+import { redisCliAvailable, slotOwner, startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
 import { redisRequired, redisServerBinary } from '../support/redis-server.js';
 
 // Issue 15, item 4: durable means durable on Redis Cluster. WAIT has no key, so a Cluster client used
@@ -41,24 +41,12 @@ describe.runIf(available)('durable writes on a local Redis Cluster with replicas
   it('every confirmed durable push survives the failover of its master to a replica that was stalled', async () => {
     const name = 'durable';
     const keys = new QueueKeys('dynoq', name, true);
-    const probe = admin(cluster.ports[0]!);
-    const slot = Number(await probe.cluster('KEYSLOT', keys.message));
-    // the master that owns the queue's slot, and its replica
-    const readNodes = async () => String(await probe.cluster('NODES')).trim().split('\n').map((l) => l.split(' '));
-    let nodes = await readNodes();
-    // replicas show up in CLUSTER NODES once they have met their master
-    for (let i = 0; i < 200 && nodes.filter((n) => n[2]!.includes('slave')).length < 3; i++) {
-      await sleep(50);
-      nodes = await readNodes();
-    }
-    const port = (n: string[]) => Number(n[1]!.split('@')[0]!.split(':')[1]);
-    const master = nodes.find((n) => n[2]!.includes('master') && n.slice(8).some((r) => {
-      const [a, b] = r.split('-').map(Number);
-      return b === undefined ? a === slot : a! <= slot && slot <= b;
-    }))!;
-    const replica = nodes.find((n) => n[2]!.includes('slave') && n[3] === master[0])!;
-    const masterServer = cluster.servers[cluster.ports.indexOf(port(master))]!;
-    const replicaServer = cluster.servers[cluster.ports.indexOf(port(replica))]!;
+    const owner = await slotOwner(cluster, keys.message, 1);
+    const masterServer = owner.master;
+    const replicaServer = owner.replicas[0]!;
+    const port = (server: { port: number }) => server.port;
+    const master = masterServer;
+    const replica = replicaServer;
     // wait until the replica is in sync
     const masterAdmin = admin(port(master));
     for (let i = 0; i < 200 && !String(await masterAdmin.info('replication')).includes('state=online'); i++) await sleep(50);

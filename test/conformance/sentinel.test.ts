@@ -3,8 +3,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createQueue, DurabilityError } from '../../src/public/dynoq.js';
 import { connect } from '../../src/store/connect.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
-import { startSentinel, type RedisSentinel } from '../support/redis-sentinel.js';
-import { redisRequired, redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
+import { startSentinelGroup, type SentinelGroup } from '../support/redis-sentinel.js';
+import { redisRequired, redisServerBinary } from '../support/redis-server.js';
 
 const available = redisServerBinary() !== null;
 if (!available && redisRequired) throw new Error('REQUIRE_REDIS=1 but redis-server is not installed');
@@ -25,28 +25,17 @@ async function until<T>(check: () => Promise<T | undefined>, what: string, ms = 
  * and the queue delivers every durably confirmed push, re-delivering the leased ones after their lease.
  */
 describe.runIf(available)('a real Sentinel failover (primary + replica + sentinel on loopback)', () => {
-  const servers: RedisServer[] = [];
-  const sentinels: RedisSentinel[] = [];
+  const groups: SentinelGroup[] = [];
   const clients: Redis[] = [];
   afterAll(async () => {
     for (const c of clients) c.disconnect();
-    for (const s of sentinels) await s.stop();
-    for (const s of servers) await s.stop();
+    for (const g of groups) await g.stop();
   });
 
   it('every durably confirmed push is delivered after the failover, leased ones after their lease; durable writes then fail loudly (no replica left)', async () => {
-    const primary = await startRedisServer();
-    const replica = await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
-    servers.push(primary, replica);
-    const admin = new Redis({ port: replica.port, host: '127.0.0.1' });
-    clients.push(admin);
-    await until(async () => ((await admin.info('replication')).includes('master_link_status:up') ? true : undefined), 'the replica link');
-    const sentinel = await startSentinel(primary.port);
-    sentinels.push(sentinel);
-    const sc = new Redis({ port: sentinel.port, host: '127.0.0.1' });
-    clients.push(sc);
-    await until(async () => (((await sc.call('sentinel', 'replicas', 'mymaster')) as unknown[]).length === 1 ? true : undefined), 'the sentinel to see the replica');
-
+    const group = await startSentinelGroup((check, what) => until(async () => ((await check()) ? true : undefined), what));
+    groups.push(group);
+    const { primary, replica, sentinel } = group;
     const client = connect(sentinel.url, { commandTimeout: 3_000 }) as Redis;
     client.on('error', () => undefined);
     clients.push(client);
@@ -61,8 +50,8 @@ describe.runIf(available)('a real Sentinel failover (primary + replica + sentine
 
     await primary.kill();
     const promoted = await until(async () => {
-      const [, port] = (await sc.call('sentinel', 'get-master-addr-by-name', 'mymaster')) as [string, string];
-      return Number(port) === replica.port ? port : undefined;
+      const port = await group.primaryPort();
+      return port === replica.port ? port : undefined;
     }, 'Sentinel to promote the replica');
     expect(Number(promoted)).toBe(replica.port);
 

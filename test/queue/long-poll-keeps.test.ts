@@ -84,11 +84,12 @@ describe.each(backendNames())('a long-poll keeps what it leased on %s', (backend
       await healthy.close();
     });
 
-    it('consume() yields what the failing long-poll had leased, then throws its error', async () => {
+    it('consume() yields what the failing long-poll had leased, reports the error and goes on until closed', async () => {
       const { queue, healthy, time } = await dyingQueue(mode);
       const seen: string[] = [];
+      const errors: { error: string; retryInMs: number }[] = [];
       const consuming = (async () => {
-        for await (const m of queue.consume({ batch: 2, wait: 1_000 })) {
+        for await (const m of queue.consume({ batch: 2, wait: 1_000, onError: (e, retryInMs) => errors.push({ error: String(e), retryInMs }) })) {
           seen.push(m.id);
           expect(await healthy.ack(m.id, m.token)).toBe(true);
         }
@@ -97,10 +98,17 @@ describe.each(backendNames())('a long-poll keeps what it leased on %s', (backend
         (err: unknown) => String(err),
       );
       await toNextAttempt(mode, time);
-      expect(await consuming).toContain(CLOSED);
+      // the connection stays dead: each retry fails again, after a pause that doubles
+      for (let failures = 1; failures <= 2; failures++) {
+        for (let i = 0; i < 5_000 && (errors.length < failures || time.pendingTimers === 0); i++) await settle(1);
+        if (failures === 1) await time.advance(100);
+      }
+      expect(errors.map((e) => e.retryInMs)).toEqual([100, 200]);
+      expect(errors.every((e) => e.error.includes(CLOSED))).toBe(true);
+      await queue.close();
+      expect(await consuming).toBe('ended without error');
       expect(seen).toEqual(['m0']);
       expect((await healthy.shardSizes()).a!.uacked).toBe(0);
-      await queue.close();
       await healthy.close();
     });
 

@@ -55,8 +55,8 @@ describe('error messages say what is wrong and where', () => {
       [{ ...base, name: 'a.b' }, 'invalid option name: queue name may only contain letters, digits, _ - :'],
       [{ ...base, shards: { allShards: ['a'], currentShard: 'b' } }, 'invalid option shards: currentShard must be one of allShards'],
       [{ ...base, shards: { allShards: ['a', 'a'], currentShard: 'a' } }, 'invalid option shards: shard names must be unique'],
-      [{ ...base, mode: 'legacy', durable: { replicas: 1, timeoutMs: 10 } }, 'invalid option mode: serverTime, durable and promoteInReaper are atomic-mode options'],
-      [{ ...base, mode: 'legacy', promoteInReaper: true }, 'invalid option mode: serverTime, durable and promoteInReaper are atomic-mode options'],
+      [{ ...base, mode: 'legacy', durable: { replicas: 1, timeoutMs: 10 } }, 'invalid option mode: serverTime, durable, promoteInReaper and requireLeaseToken are atomic-mode options'],
+      [{ ...base, mode: 'legacy', promoteInReaper: true }, 'invalid option mode: serverTime, durable, promoteInReaper and requireLeaseToken are atomic-mode options'],
       [{ ...base, quorum: {} }, 'invalid option quorum: quorum must be a Store'],
       [{ ...base, clock: {} }, 'invalid option clock: clock must have now()'],
     ];

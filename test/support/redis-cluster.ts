@@ -49,3 +49,28 @@ export async function startRedisCluster(masters = 3, replicasPerMaster = 0): Pro
     },
   };
 }
+
+/** The master serving `key`'s slot and its replicas, read from CLUSTER NODES (after every replica met its master). */
+export async function slotOwner(cluster: RedisCluster, key: string, replicasPerMaster: number): Promise<{ master: RedisServer; replicas: RedisServer[] }> {
+  const probe = new Redis({ host: '127.0.0.1', port: cluster.ports[0]! });
+  try {
+    const slot = Number(await probe.cluster('KEYSLOT', key));
+    const readNodes = async () => String(await probe.cluster('NODES')).trim().split('\n').map((l) => l.split(' '));
+    let nodes = await readNodes();
+    const masters = cluster.ports.length / (1 + replicasPerMaster);
+    for (let i = 0; i < 200 && nodes.filter((n) => n[2]!.includes('slave')).length < masters * replicasPerMaster; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      nodes = await readNodes();
+    }
+    const server = (n: string[]) => cluster.servers[cluster.ports.indexOf(Number(n[1]!.split('@')[0]!.split(':')[1]))]!;
+    const owns = (n: string[]) =>
+      n.slice(8).some((r) => {
+        const [a, b] = r.split('-').map(Number);
+        return b === undefined ? a === slot : a! <= slot && slot <= b;
+      });
+    const master = nodes.find((n) => n[2]!.includes('master') && owns(n))!;
+    return { master: server(master), replicas: nodes.filter((n) => n[2]!.includes('slave') && n[3] === master[0]).map(server) };
+  } finally {
+    probe.disconnect();
+  }
+}

@@ -224,10 +224,11 @@ describe('dynoq/testing: judge', () => {
     expect(Object.values(report.properties).every(Boolean)).toBe(true);
   });
 
-  it('rejects with the first violation and the command that re-judges it; `require` narrows what counts', async () => {
+  it('rejects with the worst violation and the command that re-judges it; `require` narrows what counts', async () => {
     const lost = file('lost.jsonl', [run, op('push', 'p', 0, 1, 'ok'), op('deliver', 'c1', 2, 3, 'ok', { leaseUntil: 100 }), op('ack', 'c1', 4, 5, 'fail')]);
     const err = await rejection(judge(lost, { end: 1_000 }));
-    expect(err.message).toMatch(/first: slow-recovery of m1 at t\+\d+ ms: /);
+    // The slow recovery comes first in time; the loss is worse and names the failure.
+    expect(err.message).toMatch(/violated at-least-once, un-ack recovery; worst: lost-after-delivery of m1 at t\+1000 ms: /);
     expect(err.replay).toBe(`npx dynoq judge ${lost}`);
     const report = await judge(lost, { end: 1_000, require: ['noDoublePop'] });
     expect(report.properties.atLeastOnce).toBe(false);

@@ -2,10 +2,18 @@ import type { ScriptDef } from '../../redis/script.js';
 
 /**
  * Atomic remove: takes the id out of every shard's QUEUE, READY and UNACK and deletes its payload,
- * rank and lease. Returns 1 when the id was queued or leased anywhere.
- * KEYS: msg, meta, leases, then queue, ready, unack per shard. ARGV: id.
+ * rank and lease. Returns 1 when the id was queued or leased anywhere. Given a token (ARGV[2]), a
+ * leased id is removed only under that lease, and a re-queued one not at all (the token is stale);
+ * without one, ARGV[3] '1' (requireLeaseToken) refuses to remove a leased id.
+ * KEYS: msg, meta, leases, then queue, ready, unack per shard. ARGV: id, [token, token required].
  */
 const lua = `local id = ARGV[1]
+local token = ARGV[2] or ''
+if token ~= '' or ARGV[3] == '1' then
+  local lease = redis.call('hget', KEYS[3], id)
+  if token ~= '' and lease ~= token then return 0 end
+  if token == '' and lease then return 0 end
+end
 local removed = 0
 for i = 4, #KEYS do removed = removed + redis.call('zrem', KEYS[i], id) end
 redis.call('hdel', KEYS[1], id)

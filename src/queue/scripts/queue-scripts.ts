@@ -145,8 +145,10 @@ export class QueueScripts {
     return call(atomicRelease, [this.keys.message, this.keys.meta, this.keys.leases, ...sets], [id, token]);
   }
 
-  remove(id: string): ScriptCall {
-    return call(atomicRemove, [this.keys.message, this.keys.meta, this.keys.leases, ...this.allShardSets()], [id]);
+  /** `token` '' and not required: the plain remove (ARGV id alone). */
+  remove(id: string, token = '', tokenRequired = false): ScriptCall {
+    const args = token === '' && !tokenRequired ? [id] : [id, token, tokenRequired ? '1' : '0'];
+    return call(atomicRemove, [this.keys.message, this.keys.meta, this.keys.leases, ...this.allShardSets()], args);
   }
 
   requeueExpired(batch: number): ScriptCall {

@@ -71,6 +71,22 @@ const ADVICE: Partial<Record<Cause, Partial<Record<PropertyName, string>>>> = {
     atLeastOnce: 'a paused Dynomite or redis runs what it received late, and drops writes sent after a peer link timed out: keep pauses (fork, swap, GC) well below the peer timeout and treat timed-out writes as unknown.',
     noDoublePop: 'a paused replica applies leases and acks late, after the others moved on: pop and ack with quorum and keep leases longer than the longest stall.',
   },
+  'memory-pressure': {
+    deliveredPromptly: 'a full Redis refuses pushes (StoreFullError) until memory is freed: size maxmemory for the backlog, alert on used_memory, and retry refused pushes with back-off; atomic consumers keep draining meanwhile.',
+    atLeastOnce:
+      'on a full Redis (noeviction) legacy writes a batch one message at a time, so a refused batch leaves part of itself written (a payload without its queue entry is never delivered), and its claims are refused so nothing drains: use atomic mode, whose push is refused whole and whose consumers still run.',
+    unackRecovery: 'legacy claims and re-queues write ZADD first, which a full Redis refuses: use atomic mode.',
+    priorityOrder: 'a push refused while Redis was full and retried later is ranked behind what was pushed meanwhile: retry refused pushes promptly, or size maxmemory for the backlog.',
+  },
+  eviction: {
+    atLeastOnce:
+      "an allkeys-* policy deletes whole queue keys (the message hash, a ready or un-ack set) when Redis is full, and nothing reports it: run the queue's Redis with maxmemory-policy noeviction (IoredisStore refuses allkeys-* unless evictionCheck says otherwise).",
+    unackRecovery: "an evicted un-ack set takes its leases with it, so nothing re-queues them: use maxmemory-policy noeviction.",
+    deliveredPromptly: "an evicted message hash or ready set leaves ids that can never be delivered: use maxmemory-policy noeviction.",
+    acksAreFinal: 'an evicted key can be written again by a later push or re-queue on a state that lost its history: use maxmemory-policy noeviction.',
+    noDoublePop: 'an evicted lease hash or un-ack set forgets who holds a message: use maxmemory-policy noeviction.',
+    priorityOrder: 'an evicted rank (META) or ready set reorders what is left: use maxmemory-policy noeviction.',
+  },
   'no fault': {
     priorityOrder: 'the mode orders by score, not priority first (legacy: now + delay + priority/100, so priority decides only within one millisecond): use atomic mode, which orders every due message by priority, then push order.',
     deliveredPromptly: 'due messages waited while consumers polled without a fault: check the poll interval and, on Dynomite, settleMs; legacy prefetches only the first ids of its replica, which a stale head can block.',

@@ -1,7 +1,7 @@
-import { ALWAYS_REQUIRED, PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../../model/properties.js';
+import { ALWAYS_REQUIRED, PROPERTIES_WORST_FIRST, PROPERTY_NAMES, VIOLATION_KINDS, worstFinding, type PropertyName } from '../../model/properties.js';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from '../run/config.js';
 import { generateFaults, type FaultFamily } from '../faults/index.js';
-import { classifyFindings, mechanismKey } from './mechanisms.js';
+import { classifyFindings, mechanismKey, mechanismsWorstFirst } from './mechanisms.js';
 import { Rng } from '../kernel/rng.js';
 import { relativeTimes } from '../../model/relative-times.js';
 import { runSimulation } from '../run/run.js';
@@ -143,22 +143,26 @@ export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promi
     if (err instanceof TimeBudgetReachedError) return { seed: task.seed, unfinished: true };
     throw err;
   }
-  const failing = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
+  const failing = PROPERTIES_WORST_FIRST.filter((p) => !result.report.properties[p]);
   const exercised = PROPERTY_NAMES.filter((p) => result.report.exercised[p]);
   const calls = Object.keys(result.calls);
   const found = classifyFindings(result.report.violations, result.history, result.faults);
-  const mechanisms = [...new Set(found.map(mechanismKey))].sort();
+  const mechanisms = mechanismsWorstFirst(found);
   const required = [...(task.require ?? PROPERTY_NAMES), ...ALWAYS_REQUIRED];
   const known = new Set(task.known ?? []);
-  const gate = failing.filter((p) => required.includes(p) && found.some((m) => VIOLATION_KINDS[m.kind].breaks === p && !known.has(mechanismKey(m))));
+  const gating = found.filter((m) => required.includes(VIOLATION_KINDS[m.kind].breaks!) && !known.has(mechanismKey(m)));
+  const gate = failing.filter((p) => gating.some((m) => VIOLATION_KINDS[m.kind].breaks === p));
+  // Shrunk to keep the worst finding that fails the gate, so that the scenario is titled by it.
+  const worstKind = gating.reduce<(typeof gating)[number] | undefined>((w, m) => (!w || VIOLATION_KINDS[m.kind].rank < VIOLATION_KINDS[w.kind].rank ? m : w), undefined)?.kind;
   const plain = { seed: task.seed, failing, gate, mechanisms, exercised, calls, traceHash: result.traceHash, ...(task.scripts ? { scripts: task.scripts } : {}) };
   if (gate.length === 0) return plain;
-  const stillFails = (r: { readonly report: { readonly properties: Readonly<Record<PropertyName, boolean>> } }) => gate.some((p) => !r.report.properties[p]);
+  const stillFails = (r: { readonly report: { readonly properties: Readonly<Record<PropertyName, boolean>>; readonly counts: Readonly<Record<string, number>> } }) =>
+    worstKind !== undefined ? (r.report.counts[worstKind] ?? 0) > 0 : gate.some((p) => !r.report.properties[p]);
   // A compare run that found no twin unlike its Lua gave the twins' trace: the finding shrinks on the
   // twins (several times faster) and is run again in Lua below, as every finding shrunk on them.
   const onTwins = config.scripts === 'compare' && !gate.includes('twinsMatchLua');
   const small = await shrink(onTwins ? { ...config, scripts: 'twin' } : config, stillFails, {
-    keepLiveness: gate.includes('atLeastOnce'),
+    keepLiveness: worstKind !== undefined && VIOLATION_KINDS[worstKind].breaks === 'atLeastOnce',
     firstRun: result,
     unhashedCandidates: true,
     ...(until !== undefined && budgetClock ? { timeUp: () => budgetClock.now() >= until } : {}),
@@ -175,12 +179,13 @@ export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promi
   }
   const held = PROPERTY_NAMES.filter((p) => small.result.report.properties[p]);
   const violated = PROPERTY_NAMES.filter((p) => !small.result.report.properties[p]);
+  const violatedWorstFirst = PROPERTIES_WORST_FIRST.filter((p) => violated.includes(p));
   const name = `found-${task.seed}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
-  const firstFound = small.result.report.violations.find((v) => VIOLATION_KINDS[v.kind].breaks !== null);
-  const first = firstFound ? `${firstFound.kind} of ${firstFound.id} at t+${Math.round(firstFound.t - SIM_EPOCH)} ms: ${relativeTimes(firstFound.detail, SIM_EPOCH)}` : 'n/a';
+  const worstFound = worstFinding(small.result.report.violations);
+  const worst = worstFound ? `${worstFound.kind} of ${worstFound.id} at t+${Math.round(worstFound.t - SIM_EPOCH)} ms: ${relativeTimes(worstFound.detail, SIM_EPOCH)}` : 'n/a';
   const scenario = {
     name,
-    description: `Found by dynoq explore (seed ${task.seed}), shrunk in ${small.runs} runs${small.stoppedByTime ? ' (stopped at the --time budget: may not be the smallest)' : ''}: violates ${violated.join(', ')}.${luaConfirms === false ? " Only on the scripts' JavaScript twins: run in Redis's Lua it does not fail (a twin unlike its Lua)." : ''} First violation: ${first}`,
+    description: `Found by dynoq explore (seed ${task.seed}), shrunk in ${small.runs} runs${small.stoppedByTime ? ' (stopped at the --time budget: may not be the smallest)' : ''}: violates ${violatedWorstFirst.join(', ')}.${luaConfirms === false ? " Only on the scripts' JavaScript twins: run in Redis's Lua it does not fail (a twin unlike its Lua)." : ''} Worst violation: ${worst}`,
     ...small.config,
     keepTrace: false,
     expect: { hold: held, violate: violated, traceHash: small.result.traceHash },

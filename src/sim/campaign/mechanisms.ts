@@ -34,6 +34,8 @@ const TELLING: Readonly<Record<FaultFamily, readonly string[]>> = {
     'requests refused while the datastore connection was closed',
     'requests held by the pause',
   ],
+  'memory-pressure': ['push refused'],
+  eviction: ['evicted', 'push refused'],
 };
 
 function faultCause(f: StruckFault): string {
@@ -78,6 +80,13 @@ export function classifyFindings(violations: readonly Violation[], history: read
       const causes = [...new Set(candidates.map(faultCause))].sort();
       return { kind: v.kind, cause: causes.length > 0 ? causes.join(' + ') : queueCause(v, byId.get(v.id) ?? []) };
     });
+}
+
+/** The distinct mechanisms (`kind ← cause`), worst kind first (WORST_FIRST), then by name. */
+export function mechanismsWorstFirst(mechanisms: readonly Mechanism[]): string[] {
+  const rankOf = new Map<string, number>();
+  for (const m of mechanisms) rankOf.set(mechanismKey(m), VIOLATION_KINDS[m.kind].rank);
+  return [...rankOf.keys()].sort((a, b) => rankOf.get(a)! - rankOf.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** Distinct mechanisms of a run with how many findings each explains. */

@@ -10,4 +10,6 @@ export const FAULT_FAMILY_LIST = [
   'lag-spike',
   'backend-crash',
   'node-stall',
+  'memory-pressure',
+  'eviction',
 ] as const;

@@ -94,6 +94,11 @@ export interface FaultPackage<F extends { readonly kind: string; readonly at: nu
   apply(world: FaultWorld, fault: F, exposure: Exposure): void;
   /** The liveness phase: end whatever of this family is still in effect. */
   healAll(world: FaultWorld): void;
+  /**
+   * False: drawn only when named (`families`, `--faults`), never by default (a swarm, explore): for a
+   * set-up the library refuses at start, whose certain losses would hide every other mechanism.
+   */
+  readonly drawnByDefault?: boolean;
   /** False when no fault of this family can change anything in this configuration. */
   applicable(config: SimSettings): boolean;
   /** One drawn instance: a fault, or a pair such as a crash and its restart. */

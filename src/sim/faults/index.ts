@@ -15,6 +15,8 @@ import { lagSpike, lagSpikeSchemas } from './lag-spike.js';
 import { nodeCrash, nodeCrashSchemas } from './node-crash.js';
 import { nodeStall, nodeStallSchemas } from './node-stall.js';
 import { partition, partitionSchemas } from './partition.js';
+import { memoryPressureFamily, memoryPressureSchemas } from './memory-pressure.js';
+import { evictionFamily, evictionSchemas } from './eviction.js';
 
 export { describeExposure, Exposure } from './exposure.js';
 export type { Band, FaultWorld } from './fault-package.js';
@@ -30,6 +32,8 @@ export const faultSchema = z.discriminatedUnion('kind', [
   ...lagSpikeSchemas,
   ...backendCrashSchemas,
   ...nodeStallSchemas,
+  ...memoryPressureSchemas,
+  ...evictionSchemas,
 ]);
 export type Fault = z.output<typeof faultSchema>;
 export type FaultKind = Fault['kind'];
@@ -46,6 +50,8 @@ export const FAULT_FAMILIES = {
   'lag-spike': lagSpike,
   'backend-crash': backendCrash,
   'node-stall': nodeStall,
+  'memory-pressure': memoryPressureFamily,
+  eviction: evictionFamily,
 } as const;
 export type FaultFamily = keyof typeof FAULT_FAMILIES;
 // The CLI's list of names must be exactly the families (the compiler checks both ways).
@@ -71,6 +77,8 @@ const FAMILY_OF: { readonly [K in FaultKind]: FaultFamily } = {
   'restart-backend': 'backend-crash',
   'stall-node': 'node-stall',
   'stall-backend': 'node-stall',
+  'memory-pressure': 'memory-pressure',
+  eviction: 'eviction',
 };
 
 export function familyOf(kind: FaultKind): FaultFamily {
@@ -108,8 +116,12 @@ export interface FaultGeneratorOptions {
   readonly families?: readonly FaultFamily[];
 }
 
-/** The families that can change something in a configuration (only those are drawn). */
-export function applicableFamilies(config: SimSettings, families: readonly FaultFamily[] = FAULT_FAMILY_NAMES): FaultFamily[] {
+/** The families a swarm or explore draws when none are named (see `FaultPackage.drawnByDefault`). */
+export const DEFAULT_FAMILIES: readonly FaultFamily[] = FAULT_FAMILY_NAMES.filter((f) => (FAULT_FAMILIES[f] as { drawnByDefault?: boolean }).drawnByDefault !== false);
+
+/** The families that can change something in a configuration (only those are drawn); by
+ * default the families drawn by default. */
+export function applicableFamilies(config: SimSettings, families: readonly FaultFamily[] = DEFAULT_FAMILIES): FaultFamily[] {
   return families.filter((f) => FAULT_FAMILIES[f].applicable(config));
 }
 

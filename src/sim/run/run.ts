@@ -172,7 +172,7 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   faults.forEach((f, index) => trace.record({ t: endedAt, actor: 'nemesis', op: 'exposure', args: { index, family: f.family, exposure: f.exposure } }));
   trace.record({ t: endedAt, actor: 'sim', op: 'end', args: { outstanding: outstanding.size } });
 
-  const judged = checkHistory(recorder.history, { livenessStart, end: endedAt }, checkerSettings(config));
+  const judged = checkHistory(recorder.history, { livenessStart, end: endedAt, stopped: recorder.stops }, checkerSettings(config));
   const compared = config.scripts === 'compare' ? { ...judged, exercised: { ...judged.exercised, twinsMatchLua: true } } : judged;
   // The stop is a finding of its own, about its script (or the whole run).
   const report = stopped ? reportOfStoppedRun(compared, { kind: stopped.kind, id: stopped.subject ?? 'run', t: stopped.t, processes: [], detail: stopped.detail }) : compared;

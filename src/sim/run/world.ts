@@ -65,7 +65,7 @@ export class SimWorld {
     const scripts = { budget: budget.script, ...(config.scripts ? { mode: config.scripts } : {}) };
     this.topology =
       t.kind === 'dynomite'
-        ? new DynomiteTopology(this.kernel, this.network, t.zones, this.observations, scripts)
+        ? new DynomiteTopology(this.kernel, this.network, t.zones, this.observations, this.rng.stream('dynomite-vote-order'), scripts)
         : new PrimaryReplicaTopology(this.kernel, this.network, t.zones, t.failoverDelayMs, this.observations, scripts);
   }
 

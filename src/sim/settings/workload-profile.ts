@@ -86,7 +86,7 @@ export const workloadProfileFields = {
   maxDelayMs: z.number().int().nonnegative().optional().describe("a delayed message is delayed by a random 0…maxDelayMs ms (default: the profile's)"),
   delayedFraction: probability.optional().describe("share of messages that get a delay (default: the profile's)"),
   maxPriority: z.number().int().min(0).max(99).optional().describe("each message gets a random priority 0…maxPriority (default: the profile's)"),
-  consumerLoops: z.array(z.enum(CONSUMER_LOOPS)).min(1).optional().describe("consumer i runs loop i mod n: pop-ack, ack-and-pop, ack-many-and-pop, consume (with early breaks), bulk-pop (default: the profile's)"),
+  consumerLoops: z.array(z.enum(CONSUMER_LOOPS)).min(1).optional().describe("consumer i runs loop i mod n: pop-ack, ack-and-pop, ack-many-and-pop, consume (entered once, as the README writes it), bulk-pop (default: the profile's)"),
   holding: holdingSchema.optional().describe("what holders do besides acking (default: the profile's)"),
   operator: operatorSchema.nullable().optional().describe("an operator client's side operations in the safety phase, or null for none (default: the profile's)"),
 };

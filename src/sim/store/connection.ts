@@ -15,4 +15,6 @@ export interface Connection {
   nodeZone: string;
   /** The server closed the connection: every request in flight on it fails with `error` (set by the client's store). */
   close?: (error: string) => void;
+  /** The node this connection uses died: the client's store reacts as its real client does (set by the store). */
+  nodeDied?: () => void;
 }

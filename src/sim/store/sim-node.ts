@@ -80,6 +80,11 @@ export class SimNode {
     }
   }
 
+  /** Applies a write streamed from this node's primary: its own memory limit does not apply. */
+  applyReplicated(op: StoreOp): NodeReply {
+    return this.keyspace.asReplica(() => this.apply(op));
+  }
+
   /** Replaces this node's data with a copy of another's (a full resync). */
   resyncFrom(source: SimNode): void {
     this.keyspace = source.keyspace.clone(() => this.clock.now());

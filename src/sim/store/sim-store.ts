@@ -1,4 +1,5 @@
 import type { ScriptDef, ScriptReply } from '../../redis/script.js';
+import { typedStoreError } from '../../store/errors.js';
 import type { RangeLimit, ScoreBound, ScoredMember, Store, ZAddOptions } from '../../store/store.js';
 import { formatBound, formatScoreArg } from '../../store/store.js';
 import type { CallProbe } from './call-probe.js';
@@ -28,7 +29,16 @@ export class SimReplyError extends Error {
 }
 
 
-const REFUSED_BEFORE_APPLY = /^(ECONNREFUSED|READONLY)/;
+// OOM too: Redis refuses a memory-growing command before running it, and a script only at a write
+// that comes before any other write of it (src/redis/memory.ts), so an OOM reply applied nothing.
+const REFUSED_BEFORE_APPLY = /^(ECONNREFUSED|READONLY|OOM )/;
+
+/** After its Dynomite node dies, when a client's calls in flight fail (DYNOMITE.md: 0.1–0.2 s, first at 111 ms). */
+export const CLIENT_SEES_DEATH_MS = 150;
+/** After its node dies, when the opt-in failover client has moved to the next node (its reconnect cycle, ~0.2 s). */
+export const CLIENT_FAILOVER_MS = 200;
+/** What those calls fail with: ioredis's error, which does not mean "never sent". */
+export const NODE_DIED_ERROR = 'MaxRetriesPerRequestError: Reached the max retries per request limit (which is 1)';
 
 export interface SimStoreOptions {
   readonly requestTimeoutMs: number;
@@ -73,6 +83,21 @@ export class SimStore implements Store {
     connection.close = (error) => {
       for (const fail of [...this.inFlight]) fail({ ok: false, error });
     };
+    // As ioredis with connect()'s settings on a Dynomite node that dies (measured): the calls in
+    // flight fail with MaxRetriesPerRequestError within 0.1–0.2 s (not after the request timeout;
+    // they may have run), and the opt-in failover client moves on its reconnect cycle, ~0.2 s, idle or not.
+    connection.nodeDied = () => {
+      const deadZone = connection.nodeZone;
+      kernel.after(CLIENT_SEES_DEATH_MS, () => {
+        if (connection.nodeZone === deadZone) connection.close?.(NODE_DIED_ERROR);
+      });
+      if (options.failoverOnRefused) {
+        kernel.after(CLIENT_FAILOVER_MS, () => {
+          if (connection.nodeZone === deadZone) this.failover();
+        });
+      }
+    };
+    topology.attach?.(connection);
   }
 
   private request(op: StoreOp): Promise<ScriptReply> {
@@ -100,7 +125,7 @@ export class SimStore implements Store {
           if (r === 'timeout') return reject(new SimTimeoutError(opName(op)));
           if (r.ok) return resolve(r.value);
           if (r.error.startsWith('ECONNREFUSED') && this.options.failoverOnRefused) this.failover();
-          reject(new SimReplyError(r.error));
+          reject(typedStoreError(new SimReplyError(r.error)));
         });
       };
       const timeout = this.kernel.quietAfter(this.options.requestTimeoutMs, () => finish('timeout'));

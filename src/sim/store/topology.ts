@@ -13,6 +13,8 @@ export interface Topology {
   readonly kind: TopologyKind;
   readonly nodes: readonly SimNode[];
   handle(conn: Connection, op: StoreOp, reply: (r: NodeReply) => void): void;
+  /** A client connection opened (idle or not): a topology that tells clients of a node's death keeps it. */
+  attach?(conn: Connection): void;
   crash(node: SimNode, loseUnreplicated: boolean): void;
   restart(node: SimNode): void;
   /** After a partition heals: let replication catch up where the topology buffers it. */

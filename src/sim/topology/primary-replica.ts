@@ -77,6 +77,11 @@ export class PrimaryReplicaTopology implements Topology {
         return back({ ok: false, error: "READONLY You can't write against a read only replica." });
       }
       const r = target.apply(op);
+      // Keys the primary evicted before running it (maxmemory with an allkeys policy) go to the replicas as DEL.
+      if (target === this.primary) {
+        const evicted = target.keyspace.takeEvicted();
+        if (evicted.length > 0) this.replicate({ kind: 'cmd', cmd: 'del', args: evicted });
+      }
       // Redis (≥ 5 by default, 7 always) replicates a script by its effects, not by running it again.
       if (target === this.primary && isWrite(op)) this.replicate(op.kind === 'script' ? { kind: 'effects', entries: target.keyspace.snapshot(op.keys) } : op);
       back(r);
@@ -105,7 +110,7 @@ export class PrimaryReplicaTopology implements Topology {
       this.linkClock.set(replica, arrival);
       this.kernel.quietAt(arrival, () => {
         if (this.epoch !== epoch || !replica.up) return;
-        replica.apply(op);
+        replica.applyReplicated(op);
         this.applied.set(replica, offset);
         this.network.send(replica.zone, this.primary.zone, this.network.latency(), () => {
           if (this.epoch !== epoch) return;

@@ -4,6 +4,7 @@ import type { WorkloadActor } from './context.js';
 import type { CallPart } from './history-recorder.js';
 import type { Rng } from '../kernel/rng.js';
 import { recordedCall, sleep, type WorkloadContext } from './context.js';
+import { outcomeOfError } from './history-recorder.js';
 import { ackItem, ackOne, ackOutcomes, workOn, type Holding } from './hold.js';
 import type { ConsumerLoop } from '../settings/workload-profile.js';
 
@@ -152,44 +153,48 @@ async function ackManyAndPopLoop(ctx: WorkloadContext, actor: WorkloadActor, rng
 }
 
 /**
- * `for await (const m of queue.consume())`, one message per step (so each step is one pop and its
- * lease starts at that step), leaving the loop early now and then with a `break` and starting again.
+ * The README's loop: `for await (const m of queue.consume({ batch: 1, wait, onError }))`, entered
+ * once, each step recorded as a pop (so each lease starts at its step). A store error the loop
+ * outlives ends the step so far with it (onError) and the loop's next pop is a new step. Nothing
+ * restarts it: a loop that ends before the run does is a consumer that stopped (keeps consuming).
  */
 async function consumeLoop(ctx: WorkloadContext, actor: WorkloadActor, rng: Rng): Promise<void> {
   const w = ctx.config.workload;
-  while (!actor.crashed && !ctx.finished()) {
-    const stop = new AbortController();
-    const iterator = actor.queue.consume({ batch: 1, wait: w.pollWaitMs, signal: stop.signal });
-    const breakAfter = rng.int(1, 8);
-    let taken = 0;
-    for (;;) {
-      if (actor.crashed || ctx.finished()) {
-        stop.abort();
-        await iterator.return?.().catch(() => undefined);
-        return;
-      }
-      const invokedAt = ctx.time.now;
-      let h: Holding | undefined;
-      const done = await recordedCall(ctx, actor, popPart(actor), () => iterator.next(), (step) => {
-        h = step.done ? undefined : holdings(ctx, invokedAt, [step.value])[0];
-        return { outcome: 'ok', result: { delivered: h ? delivered([h]) : [] } };
-      });
-      if (!done) return;
-      if (done.outcome !== 'ok') {
-        // A step that threw ends the generator: start a new one after a pause.
-        await sleep(actor, w.pollWaitMs);
-        break;
-      }
-      if (!h) break;
-      const end = await workOn(ctx, actor, h, rng);
-      if (actor.crashed) return;
-      if (end === 'ack' && !(await ackOne(ctx, actor, h))) return;
-      if (++taken >= breakAfter) {
-        // An early break: the generator's finally runs (it releases what it leased and did not yield).
-        await iterator.return?.().catch(() => undefined);
-        break;
-      }
+  const stop = new AbortController();
+  let step = ctx.recorder.begin(actor.name, popPart(actor), actor.probe);
+  let invokedAt = ctx.time.now;
+  const onError = (err: unknown) => {
+    ctx.recorder.end(step, outcomeOfError(err, actor.probe));
+    step = ctx.recorder.begin(actor.name, popPart(actor), actor.probe);
+    invokedAt = ctx.time.now;
+  };
+  const iterator = actor.queue.consume({ batch: 1, wait: w.pollWaitMs, signal: stop.signal, onError });
+  for (;;) {
+    let next: IteratorResult<PoppedMessage> | undefined;
+    let thrown: unknown;
+    try {
+      next = await iterator.next();
+    } catch (err) {
+      thrown = err;
     }
+    if (actor.crashed) return;
+    if (!next || next.done) {
+      ctx.recorder.end(step, next ? 'ok' : outcomeOfError(thrown, actor.probe), { delivered: [] });
+      if (!ctx.finished()) ctx.recorder.stopped(actor.name, actor.zone);
+      return;
+    }
+    const [h] = holdings(ctx, invokedAt, [next.value]);
+    ctx.recorder.end(step, 'ok', { delivered: delivered([h!]) });
+    const end = await workOn(ctx, actor, h!, rng);
+    if (actor.crashed) return;
+    if (end === 'ack' && !(await ackOne(ctx, actor, h!))) return;
+    if (ctx.finished()) {
+      stop.abort();
+      await iterator.return?.().catch(() => undefined);
+      return;
+    }
+    step = ctx.recorder.begin(actor.name, popPart(actor), actor.probe);
+    invokedAt = ctx.time.now;
   }
 }
 

@@ -34,7 +34,7 @@ export const METHOD_DRIVERS: Readonly<Record<QueueMethod, { readonly driver: str
   processUnacks: { driver: 'operator: a manual re-queue pass (every consumer also runs the reaper)' },
   atomicProcessUnacks: { driver: 'operator: a manual re-queue pass' },
   findStaleMessages: { driver: 'operator: reads' },
-  consume: { driver: 'consumer loop consume, with early breaks' },
+  consume: { driver: 'consumer loop consume, entered once as the README does (a loop that ends is a consumer that stopped)' },
   close: { driver: 'operator: closes its queue at the end of the safety phase' },
 };
 

@@ -1,4 +1,4 @@
-import type { DeliveryVia, HistoryOp, MessageOp, Outcome } from '../../model/history.js';
+import type { DeliveryVia, HistoryOp, MessageOp, Outcome, StoppedConsumer } from '../../model/history.js';
 import { DynoqError } from '../../queue/errors.js';
 import { CallEffects } from '../store/call-effects.js';
 import type { CallProbe } from '../store/call-probe.js';
@@ -177,6 +177,16 @@ export class HistoryRecorder {
   /** The run ended: the history is final. */
   seal(): void {
     this.sealed = true;
+  }
+
+  /** Consumer loops that ended on their own before the run did: what keeps consuming judges. */
+  readonly stops: StoppedConsumer[] = [];
+
+  /** A consumer loop ended on its own (not crashed, the run not over): a consumer that stopped. */
+  stopped(process: string, shard: string): void {
+    const at = this.kernel.now;
+    this.stops.push({ process, shard, at });
+    this.trace.record({ t: at, actor: process, op: 'consumer-stopped', args: { shard } });
   }
 
   /** The client died: whatever it had in flight may or may not have happened. */

@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CliError } from './cli-error.js';
 
@@ -52,6 +52,17 @@ export function prepareOutput(path: string): void {
 export function writeOutput(path: string, text: string): void {
   prepareOutput(path);
   writeFileSync(path, text);
+}
+
+/** Writes an output file from pieces, one after the other (a large page is never held as one string). */
+export function writeOutputPieces(path: string, pieces: Iterable<string>): void {
+  prepareOutput(path);
+  const fd = openSync(path, 'w');
+  try {
+    for (const piece of pieces) writeSync(fd, piece);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** True when the user asked for no colour (https://no-color.org) or stderr is not a terminal. */

@@ -267,6 +267,11 @@ export function parseHistoryLine(text: string, file: string, line: number): Hist
   } catch {
     throw new HistoryFileError(file, line, 'not JSON');
   }
+  return historyLineOf(json, file, line);
+}
+
+/** The same, from the line's JSON value (as JSON.parse gives it: plainOp fills defaults into it). */
+export function historyLineOf(json: unknown, file: string, line: number): HistoryLine {
   const type = typeof json === 'object' && json !== null ? (json as { type?: unknown }).type : undefined;
   if (type === 'run') {
     const parsed = runSchema.safeParse(json);

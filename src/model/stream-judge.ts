@@ -1,16 +1,52 @@
 import { addShardPart, consumerPopFailed, judgeMessage, judgeShardSets, judgeStopped, noFindings, noTallies, popsInFlightAtEnd, reportOf, shardPartOf, tallyMessage, tallyOp, type ShardPart, type ShardSets } from './checker.js';
-import { extrasOf, MAX_EXTRAS_PER_MESSAGE, noEndings, tallyEndings, type OpExtra } from './endings.js';
-import { completeAtEnd, extraFields, FaultSpans, HistoryFileError, parseHistoryLine, runOf, type RunLine } from './history-file.js';
-import type { DeliverOp, HistoryOp, PopOp } from './history.js';
+import { extrasOf, noEndings, tallyEndings, type OpExtra } from './endings.js';
+import { completeAtEnd, FaultSpans, HistoryFileError, historyLineOf, parseHistoryLine, runOf, type HistoryLine, type RunLine } from './history-file.js';
+import type { DeliverOp, HistoryOp, PopOp, RunPhases } from './history.js';
 import { judgeReportOf, type JudgeOptions, type JudgeOverrides, type Judgement } from './judge.js';
+import { hashIdString, parseOpBytes, scanLineBytes, scanned } from './line-scan.js';
 import { groupById } from './message-ops.js';
 
 /**
- * A history file read as a stream: each call starts reading it again from the top and yields its
- * lines in batches (without their line breaks; empty lines included, so that line numbers hold).
- * The CLI reads a file in chunks; a test can yield from an array.
+ * Whole lines as UTF-8 bytes, each ending with a line break (the last one too), `count` of them: what
+ * a file reader yields, read by the first pass without decoding. The reader checks they are UTF-8.
  */
-export type LineSource = () => AsyncIterable<readonly string[]>;
+export interface LineBytes {
+  readonly bytes: Uint8Array;
+  readonly count: number;
+}
+
+/**
+ * A history file read as a stream: each call starts reading it again from the top and yields its
+ * lines in batches — strings without their line breaks, or LineBytes; empty lines included, so that
+ * line numbers hold. The CLI reads a file in byte chunks; a test can yield from an array.
+ */
+export type LineSource = () => AsyncIterable<readonly string[] | LineBytes>;
+
+const decoder = new TextDecoder();
+
+/** A batch's lines as strings (a byte batch decoded at once, then split). */
+function textLines(batch: readonly string[] | LineBytes): readonly string[] {
+  if (!('bytes' in batch)) return batch;
+  const lines = decoder.decode(batch.bytes).split('\n');
+  lines.pop();
+  return lines;
+}
+
+/** A line without its surrounding white space: most lines have none, and trim() would copy them. */
+function trimmed(raw: string): string {
+  return raw.charCodeAt(0) === 123 && raw.charCodeAt(raw.length - 1) === 125 ? raw : raw.trim();
+}
+
+/**
+ * Sees each message as the judge reads it (the HTML report draws from these, so that a history is
+ * read as a stream for the picture too): `begin` once the first pass knows the phases, `message` with
+ * each message's operations (in file order) when it is judged, `pop` with each pop call.
+ */
+export interface StreamObserver {
+  begin?(phases: RunPhases, start: number, messages: number): void;
+  message?(id: string, ops: readonly HistoryOp[], violated: boolean): void;
+  pop?(op: PopOp): void;
+}
 
 /** What the streaming judge returns: a Judgement without the history itself (it was never held). */
 export type StreamJudgement = Omit<Judgement, 'history'> & {
@@ -28,7 +64,8 @@ export type StreamJudgement = Omit<Judgement, 'history'> & {
 class LastLines {
   private keys = new Int32Array(1 << 16);
   private lines = new Int32Array(1 << 16);
-  private size = 0;
+  /** Distinct hashes: the messages, but for the rare ids whose hashes collide. */
+  size = 0;
 
   set(hash: number, line: number): void {
     let mask = this.keys.length - 1;
@@ -69,13 +106,6 @@ class LastLines {
   }
 }
 
-/** FNV-1a over the id's UTF-16 code units, never 0 (0 marks an empty slot). */
-function hashId(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  return h === 0 ? 1 : h;
-}
-
 /**
  * What the first pass needs of a line, read with JSON.parse alone (no validation: the second pass
  * validates every line): its type, id and times. Undefined when the line is not a plain, completed
@@ -113,24 +143,31 @@ function slimPop(p: PopOp): PopOp {
   return { type: 'pop', process: p.process, invokedAt: p.invokedAt, completedAt: p.completedAt, outcome: p.outcome, via: p.via, delivered: p.delivered, ...(p.shard !== undefined ? { shard: p.shard } : {}), ...(p.id !== undefined ? { id: p.id } : {}) };
 }
 
-/** The extra fields of the operations of the `needed` messages, read from the stream again. */
-async function collectExtras(source: LineSource, file: string, needed: ReadonlySet<string>, extrasById: Map<string, OpExtra[]>): Promise<void> {
+/** Every operation of the `needed` messages, in file order, read from the stream again (a call in flight completing at `end`, when given). */
+export async function messageOps(source: LineSource, file: string, needed: ReadonlySet<string>, end?: number): Promise<Map<string, HistoryOp[]>> {
   const opsOf = new Map<string, HistoryOp[]>();
   let n = 0;
   for await (const batch of source()) {
-    for (const raw of batch) {
+    for (const raw of textLines(batch)) {
       n++;
-      const line = raw.trim();
+      const line = trimmed(raw);
       if (line === '') continue;
       const s = scanLine(line);
       if (s && (s.type === 'pop' || s.id === undefined || !needed.has(s.id))) continue;
       const parsed = parseHistoryLine(line, file, n);
       if (parsed.kind !== 'op' || parsed.op.type === 'pop' || !needed.has(parsed.op.id)) continue;
+      if (parsed.inFlight && end !== undefined) completeAtEnd(parsed.op, end);
       let list = opsOf.get(parsed.op.id);
       if (!list) opsOf.set(parsed.op.id, (list = []));
-      if (list.length < MAX_EXTRAS_PER_MESSAGE && extraFields(parsed.op)) list.push(parsed.op);
+      list.push(parsed.op);
     }
   }
+  return opsOf;
+}
+
+/** The extra fields of the operations of the `needed` messages, read from the stream again. */
+async function collectExtras(source: LineSource, file: string, needed: ReadonlySet<string>, extrasById: Map<string, OpExtra[]>): Promise<void> {
+  const opsOf = await messageOps(source, file, needed);
   for (const id of needed) extrasById.set(id, extrasOf(opsOf.get(id) ?? []));
 }
 
@@ -140,9 +177,9 @@ async function firstError(source: LineSource, file: string, upTo: number): Promi
   let run = false;
   const faults = new FaultSpans();
   for await (const batch of source()) {
-    for (const raw of batch) {
+    for (const raw of textLines(batch)) {
       if (++n >= upTo) return;
-      const line = raw.trim();
+      const line = trimmed(raw);
       if (line === '') continue;
       const parsed = parseHistoryLine(line, file, n);
       if (parsed.kind === 'run') {
@@ -162,7 +199,7 @@ async function firstError(source: LineSource, file: string, upTo: number): Promi
  * waiting pops, which the per-shard judgements (priority order, late) need at the end. The verdicts are
  * checkHistory's on the same history (a property test compares them).
  */
-export async function judgeStream(source: LineSource, file = '<history>', overrides: JudgeOverrides = {}, options: JudgeOptions = {}): Promise<StreamJudgement> {
+export async function judgeStream(source: LineSource, file = '<history>', overrides: JudgeOverrides = {}, options: JudgeOptions = {}, observer: StreamObserver = {}): Promise<StreamJudgement> {
   // Pass 1.
   const lastLines = new LastLines();
   const faultSpans = new FaultSpans();
@@ -175,48 +212,71 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   let ops = 0;
   let popsRecorded = false;
   let n = 0;
+  // A line the scan declines (or a string batch's): parsed in full, then noted as a scanned one is.
+  const slowLine = (line: string): void => {
+    const s = scanLine(line);
+    let type: string;
+    let id: string | undefined;
+    let invokedAt: number;
+    let completedAt: number;
+    if (s) {
+      ({ type, id, invokedAt, completedAt } = s);
+    } else {
+      const parsed = parseHistoryLine(line, file, n);
+      if (parsed.kind === 'run') {
+        if (run) throw new HistoryFileError(file, n, 'a second run line');
+        run = parsed.run;
+        return;
+      }
+      if (parsed.kind === 'fault') {
+        faultSpans.add(parsed.fault, file, n);
+        return;
+      }
+      if (parsed.kind === 'end') {
+        endLine = Math.max(endLine, parsed.at);
+        return;
+      }
+      const op = parsed.op;
+      ({ type, invokedAt, completedAt } = op);
+      id = op.type === 'pop' ? undefined : op.id;
+      if (op.type === 'pop' && op.outcome === 'unknown') {
+        const pop = slimPop(op);
+        unknownPops.push(pop);
+        if (parsed.inFlight) inFlightPops.push(pop);
+      }
+    }
+    ops++;
+    if (type === 'pop') popsRecorded = true;
+    if (invokedAt < first) first = invokedAt;
+    if (completedAt > last) last = completedAt;
+    if (type !== 'pop' && id !== undefined) lastLines.set(hashIdString(id), n);
+  };
   try {
     for await (const batch of source()) {
-      for (const raw of batch) {
-        n++;
-        const line = raw.trim();
-        if (line === '') continue;
-        const s = scanLine(line);
-        let type: string;
-        let id: string | undefined;
-        let invokedAt: number;
-        let completedAt: number;
-        if (s) {
-          ({ type, id, invokedAt, completedAt } = s);
-        } else {
-          const parsed = parseHistoryLine(line, file, n);
-          if (parsed.kind === 'run') {
-            if (run) throw new HistoryFileError(file, n, 'a second run line');
-            run = parsed.run;
-            continue;
-          }
-          if (parsed.kind === 'fault') {
-            faultSpans.add(parsed.fault, file, n);
-            continue;
-          }
-          if (parsed.kind === 'end') {
-            endLine = Math.max(endLine, parsed.at);
-            continue;
-          }
-          const op = parsed.op;
-          ({ type, invokedAt, completedAt } = op);
-          id = op.type === 'pop' ? undefined : op.id;
-          if (op.type === 'pop' && op.outcome === 'unknown') {
-            const pop = slimPop(op);
-            unknownPops.push(pop);
-            if (parsed.inFlight) inFlightPops.push(pop);
-          }
+      if (!('bytes' in batch)) {
+        for (const raw of batch) {
+          n++;
+          const line = trimmed(raw);
+          if (line !== '') slowLine(line);
         }
-        ops++;
-        if (type === 'pop') popsRecorded = true;
-        if (invokedAt < first) first = invokedAt;
-        if (completedAt > last) last = completedAt;
-        if (type !== 'pop' && id !== undefined) lastLines.set(hashId(id), n);
+        continue;
+      }
+      const b = batch.bytes;
+      for (let from = 0; from < b.length; ) {
+        const to = b.indexOf(10, from);
+        n++;
+        // The scan's plain line: a completed operation with numeric times (pops: ok or fail; others: a string id).
+        if (scanLineBytes(b, from, to) && scanned.kind !== 'run' && scanned.kind !== 'fault' && scanned.kind !== 'end' && scanned.invokedAt === scanned.invokedAt && scanned.completedAt === scanned.completedAt && (scanned.kind === 'pop' ? scanned.decided : scanned.idHash !== 0)) {
+          ops++;
+          if (scanned.invokedAt < first) first = scanned.invokedAt;
+          if (scanned.completedAt > last) last = scanned.completedAt;
+          if (scanned.kind !== 'pop') lastLines.set(scanned.idHash, n);
+          else popsRecorded = true;
+        } else {
+          const line = decoder.decode(b.subarray(from, to)).trim();
+          if (line !== '') slowLine(line);
+        }
+        from = to + 1;
       }
     }
   } catch (err) {
@@ -231,6 +291,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   const lineCount = n;
   const isLast = lastLines.bits(lineCount);
   const faults = faultSpans.done();
+  observer.begin?.(phases, Number.isFinite(first) ? first : 0, lastLines.size);
 
   // Pass 2.
   const bound = settings.deliveryBoundMs;
@@ -251,39 +312,58 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     const before = out.violations.length;
     judgeMessage(id, m, phases, settings, out, { popsAtEnd, popsRecorded });
     if (out.violations.length > before) extrasById.set(id, extrasOf(ops));
+    observer.message?.(id, ops, out.violations.length > before);
     if (bound === undefined) return;
     const part = shardPartOf(id, m, unknownPops, phases, settings);
     if (part) parts.push({ ordinal: at, part: { ...part, deliveries: part.deliveries.map(slimDelivery) } });
   };
+  const onLine = (parsed: HistoryLine): void => {
+    if (parsed.kind !== 'op') return;
+    const op = parsed.op;
+    if (parsed.inFlight) {
+      completeAtEnd(op, phases.end);
+      endings.inFlight++;
+    }
+    tallyOp(op, tallies);
+    if (op.type === 'pop') {
+      observer.pop?.(op);
+      if (consumerPopFailed(op)) errorReachedConsumer = true;
+      if (bound !== undefined && op.outcome === 'ok' && op.via === 'schedule' && op.shard !== undefined) waiting.push(slimPop(op));
+      return;
+    }
+    let m = open.get(op.id);
+    if (!m) {
+      open.set(op.id, (m = { ordinal: ordinal++, ops: [] }));
+      if (open.size > peakOpen) peakOpen = open.size;
+    }
+    m.ops.push(op);
+    if ((isLast[n >> 3]! & (1 << (n & 7))) !== 0) {
+      open.delete(op.id);
+      judge(op.id, m.ops, m.ordinal);
+    }
+  };
   n = 0;
   for await (const batch of source()) {
-    for (const raw of batch) {
+    if (!('bytes' in batch)) {
+      for (const raw of batch) {
+        n++;
+        const line = trimmed(raw);
+        if (line !== '') onLine(parseHistoryLine(line, file, n));
+      }
+      continue;
+    }
+    // Byte batches: a plain line is read straight from its bytes (as JSON.parse would read it), any other decoded and parsed.
+    const b = batch.bytes;
+    for (let from = 0; from < b.length; ) {
+      const to = b.indexOf(10, from);
       n++;
-      const line = raw.trim();
-      if (line === '') continue;
-      const parsed = parseHistoryLine(line, file, n);
-      if (parsed.kind !== 'op') continue;
-      const op = parsed.op;
-      if (parsed.inFlight) {
-        completeAtEnd(op, phases.end);
-        endings.inFlight++;
+      const json = parseOpBytes(b, from, to);
+      if (json !== undefined) onLine(historyLineOf(json, file, n));
+      else {
+        const line = decoder.decode(b.subarray(from, to)).trim();
+        if (line !== '') onLine(parseHistoryLine(line, file, n));
       }
-      tallyOp(op, tallies);
-      if (op.type === 'pop') {
-        if (consumerPopFailed(op)) errorReachedConsumer = true;
-        if (bound !== undefined && op.outcome === 'ok' && op.via === 'schedule' && op.shard !== undefined) waiting.push(slimPop(op));
-        continue;
-      }
-      let m = open.get(op.id);
-      if (!m) {
-        open.set(op.id, (m = { ordinal: ordinal++, ops: [] }));
-        if (open.size > peakOpen) peakOpen = open.size;
-      }
-      m.ops.push(op);
-      if ((isLast[n >> 3]! & (1 << (n & 7))) !== 0) {
-        open.delete(op.id);
-        judge(op.id, m.ops, m.ordinal);
-      }
+      from = to + 1;
     }
   }
   // Messages whose hash collided with a later one's.

@@ -4,6 +4,12 @@
  */
 export { runSimulation, SIM_EPOCH, SimConfigError } from '../sim/run/run.js';
 export type { RunOptions, SimResult, StruckFault, UnhashedSimResult } from '../sim/run/run.js';
+export type { KernelStop, WallDeadline } from '../sim/kernel/kernel.js';
+export { TimeBudgetReachedError } from '../sim/run/time-budget.js';
+export { runBudget } from '../sim/run/run-budget.js';
+export type { RunBudget } from '../sim/run/run-budget.js';
+export type { ScriptMode } from '../redis/script-mode.js';
+export type { ScriptBudget } from '../redis/script-budget.js';
 export { parseSimConfig, simConfigSchema, faultSchema } from '../sim/run/config.js';
 export type { SimConfig, SimConfigInput, Fault } from '../sim/run/config.js';
 export { loadScenario, parseScenario, scenarioConfig, scenarioJsonSchema, scenarioSchema, ScenarioError } from '../sim/run/scenario.js';

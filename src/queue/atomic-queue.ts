@@ -8,6 +8,7 @@ import { DurabilityError, InvalidArgumentError, UnsupportedOnStoreError } from '
 import type { QueueOptions } from './options.js';
 import type { Message, MessageInput, PoppedMessage } from './message.js';
 import { validateMessageInput } from './message.js';
+import { StoreFullError } from '../store/errors.js';
 import { chunked, POP_SCRIPT_COUNT, PUSH_SCRIPT_BYTES, PUSH_SCRIPT_MESSAGES, REQUEUE_SCRIPT_COUNT } from './limits.js';
 import { shownValue } from './shown-value.js';
 
@@ -128,9 +129,17 @@ export class AtomicQueue extends BaseQueue {
       return { shardIndex, id: m.id, priority: m.priority, timeout: m.timeout, json: storedMessageJson({ ...m, shard }), ord: this.nextOrd() };
     });
     let written = 0;
+    const done: string[] = [];
     for (const part of chunked(entries, PUSH_SCRIPT_MESSAGES, PUSH_SCRIPT_BYTES, (e) => e.json.length * 3)) {
       const partIds = part.map((e) => e.id);
-      written += Number(await this.durableWrite(this.scripts.push(part, onlyIfAbsent), 'push', () => partIds));
+      try {
+        written += Number(await this.durableWrite(this.scripts.push(part, onlyIfAbsent), 'push', () => partIds));
+      } catch (err) {
+        // A full Redis refuses one script whole: say which of the earlier scripts' messages it holds.
+        if (err instanceof StoreFullError && done.length > 0) throw new StoreFullError(err.reply, done);
+        throw err;
+      }
+      done.push(...partIds);
     }
     return { ids, written };
   }

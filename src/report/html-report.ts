@@ -5,7 +5,7 @@ import { faultBands, type Band } from '../sim/faults/index.js';
 import { nodeName } from '../sim/topology/node-name.js';
 import type { Fault, SimConfig } from '../sim/run/config.js';
 import { relativeTimes } from '../model/relative-times.js';
-import { seriesOf } from './series.js';
+import { seriesOf, type Series } from './series.js';
 
 export interface ReportInput {
   readonly title: string;
@@ -39,7 +39,7 @@ function lanes(input: ReportInput): string[] {
 }
 
 /** Escapes text for HTML and for a JSON island inside <script>. */
-function escapeHtml(s: string): string {
+export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 function jsonIsland(value: unknown): string {
@@ -52,6 +52,42 @@ function jsonIsland(value: unknown): string {
  * 100,000-message run gives a page a browser opens in seconds.
  */
 export const MAX_DRAWN_MESSAGES = 10_000;
+
+/** Violation cards listed at most (the header counts every finding; the rest are summed up below the list). */
+export const MAX_VIOLATION_CARDS = 2_000;
+
+/** One operation as the page draws it: who (its lane) and when it returned. */
+export interface PageOp {
+  readonly type: HistoryOp['type'];
+  readonly id: string;
+  readonly actor: string;
+  readonly t: number;
+  readonly ok: boolean;
+  readonly leaseUntil?: number;
+}
+
+/** An operation as the page draws it; `lane` names its process's lane. */
+export function pageOp(e: Exclude<HistoryOp, { type: 'pop' }>, lane: string = e.process): PageOp {
+  return { type: e.type, id: e.id, actor: lane, t: e.completedAt, ok: e.outcome === 'ok', ...(e.type === 'deliver' ? { leaseUntil: e.leaseUntil } : {}) };
+}
+
+/** What the page shows, however it was gathered (a run in memory, or a history read as a stream). */
+export interface ReportPage {
+  readonly title: string;
+  /** The line under the title, as HTML (escaped). */
+  readonly summaryHtml: string;
+  readonly traceHash?: string;
+  readonly report: CheckReport;
+  readonly start: number;
+  readonly livenessStart: number;
+  readonly end: number;
+  readonly lanes: readonly string[];
+  readonly bands: readonly Band[];
+  /** The drawn messages' operations. */
+  readonly history: readonly PageOp[];
+  readonly drawn: { readonly shown: number; readonly total: number };
+  readonly series: Series;
+}
 
 /** The ids drawn: all of them up to the limit, else those in a violation plus every k-th other. */
 function drawnIds(history: readonly HistoryOp[], violating: ReadonlySet<string>, limit: number): { ids: Set<string> | null; total: number } {
@@ -66,6 +102,29 @@ function drawnIds(history: readonly HistoryOp[], violating: ReadonlySet<string>,
   return { ids, total: all.size };
 }
 
+/** A run held in memory (a simulation, a trace) as a page. */
+function pageOf(input: ReportInput): ReportPage {
+  const violations = input.report.violations.filter((v) => VIOLATION_KINDS[v.kind].breaks !== null);
+  const drawn = drawnIds(input.history, new Set(violations.map((v) => v.id)), MAX_DRAWN_MESSAGES);
+  const c = input.config;
+  return {
+    title: input.title,
+    summaryHtml: input.summary !== undefined || !c ? escapeHtml(input.summary ?? '') : `seed ${escapeHtml(c.seed)} · ${c.topology.kind} [${c.topology.zones.join(', ')}] · quorum ${c.topology.quorumConsistency} · mode ${c.queue.mode}${c.queue.serverTime ? ' + server time' : ''} · lease ${c.queue.unackTimeoutMs} ms · ${input.faults.length} fault event(s)`,
+    ...(input.traceHash !== undefined ? { traceHash: input.traceHash } : {}),
+    report: input.report,
+    start: input.start,
+    livenessStart: input.livenessStart,
+    end: input.end,
+    lanes: lanes(input),
+    bands: input.bands ?? (input.config ? faultBands(input.faults, input.config, input.livenessStart, input.end) : []),
+    // The page draws ops by who and when they returned; an ack of any outcome ends a hold (SPEC §6.2).
+    // Pops are drawn through the deliveries they returned: every pop call would only crowd the page.
+    history: input.history.filter((e) => e.type !== 'pop' && (drawn.ids === null || drawn.ids.has(e.id))).map((e) => pageOp(e as Exclude<HistoryOp, { type: 'pop' }>)),
+    drawn: { shown: drawn.ids?.size ?? drawn.total, total: drawn.total },
+    series: seriesOf(input.history, input.start, input.end),
+  };
+}
+
 /**
  * One self-contained HTML file (no network): a space-time diagram on virtual time — a lane per
  * producer, consumer and store node; each message's life drawn from push to its deliveries, each
@@ -74,32 +133,41 @@ function drawnIds(history: readonly HistoryOp[], violating: ReadonlySet<string>,
  * Drawn on a canvas so that 10,000-message runs stay usable.
  */
 export function renderHtmlReport(input: ReportInput): string {
+  return [...htmlReportPieces(pageOf(input))].join('');
+}
+
+/** The page's JSON, in pieces: the drawn operations a thousand at a time, never one string of them all. */
+function* dataPieces(data: Record<string, unknown>, history: readonly PageOp[]): Generator<string> {
+  const head = jsonIsland(data);
+  yield `${head.slice(0, -1)},"history":[`;
+  for (let i = 0; i < history.length; i += 1_000) yield `${i > 0 ? ',' : ''}${history.slice(i, i + 1_000).map(jsonIsland).join(',')}`;
+  yield ']}';
+}
+
+/** The page of renderHtmlReport, in pieces to write one after the other (a large page is never one string). */
+export function* htmlReportPieces(page: ReportPage): Generator<string> {
+  const input = page;
   // Cards worst first (a run that lost messages shows its losses before its late deliveries).
-  const violations = input.report.violations.filter((v) => VIOLATION_KINDS[v.kind].breaks !== null).sort(worstFirst);
-  const drawn = drawnIds(input.history, new Set(violations.map((v) => v.id)), MAX_DRAWN_MESSAGES);
+  const allViolations = page.report.violations.filter((v) => VIOLATION_KINDS[v.kind].breaks !== null).sort(worstFirst);
   const data = {
-    title: input.title,
-    start: input.start,
-    livenessStart: input.livenessStart,
-    end: input.end,
-    lanes: lanes(input),
-    bands: input.bands ?? (input.config ? faultBands(input.faults, input.config, input.livenessStart, input.end) : []),
-    // The page draws ops by who and when they returned; an ack of any outcome ends a hold (SPEC §6.2).
-    // Pops are drawn through the deliveries they returned: every pop call would only crowd the page.
-    // Only the fields the page reads: a large run's page is mostly this array.
-    history: input.history
-      .filter((e) => e.type !== 'pop' && (drawn.ids === null || drawn.ids.has(e.id)))
-      .map((e) => ({ type: e.type, id: e.type === 'pop' ? '' : e.id, actor: e.process, t: e.completedAt, ok: e.outcome === 'ok', ...(e.type === 'deliver' ? { leaseUntil: e.leaseUntil } : {}) })),
-    drawn: { shown: drawn.ids?.size ?? drawn.total, total: drawn.total },
-    series: seriesOf(input.history, input.start, input.end),
-    violations: violations.map((v) => ({ ...v, actors: v.processes, detail: relativeTimes(v.detail, input.start) })),
-    duplicates: input.report.counts.duplicate,
+    title: page.title,
+    start: page.start,
+    livenessStart: page.livenessStart,
+    end: page.end,
+    lanes: page.lanes,
+    bands: page.bands,
+    drawn: page.drawn,
+    series: page.series,
+    violations: allViolations.slice(0, MAX_VIOLATION_CARDS).map((v) => ({ ...v, actors: v.processes, detail: relativeTimes(v.detail, page.start) })),
+    violationsNotListed: Math.max(0, allViolations.length - MAX_VIOLATION_CARDS),
+    duplicates: page.report.counts.duplicate,
   };
-  const r = input.report;
-  const verdict = (name: string, held: boolean) => `<span class="verdict ${held ? 'held' : 'broken'}">${name}: ${held ? 'held' : 'VIOLATED'}</span>`;
-  const c = input.config;
-  const summary = input.summary !== undefined || !c ? escapeHtml(input.summary ?? '') : `seed ${escapeHtml(c.seed)} · ${c.topology.kind} [${c.topology.zones.join(', ')}] · quorum ${c.topology.quorumConsistency} · mode ${c.queue.mode}${c.queue.serverTime ? ' + server time' : ''} · lease ${c.queue.unackTimeoutMs} ms · ${input.faults.length} fault event(s)`;
-  return `<!doctype html>
+  const r = page.report;
+  // As the CLI's verdict line: a property nothing in the run could have broken is no evidence either way.
+  const verdict = (name: string, held: boolean, exercised: boolean) =>
+    `<span class="verdict ${held ? (exercised ? 'held' : 'unexercised') : 'broken'}">${name}: ${held ? (exercised ? 'held' : 'not exercised') : 'VIOLATED'}</span>`;
+  const summary = page.summaryHtml;
+  yield `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -109,7 +177,7 @@ export function renderHtmlReport(input: ReportInput): string {
   header { padding: 10px 16px; border-bottom: 1px solid #dde1e7; background: #fff; }
   h1 { font-size: 16px; margin: 0 0 4px; }
   .verdict { display: inline-block; margin-right: 10px; padding: 1px 8px; border-radius: 10px; font-weight: 600; }
-  .held { background: #e3f6e8; color: #17622f; } .broken { background: #fde7e7; color: #9b1c1c; }
+  .held { background: #e3f6e8; color: #17622f; } .broken { background: #fde7e7; color: #9b1c1c; } .unexercised { background: #eef0f3; color: #495057; }
   main { display: flex; gap: 0; height: calc(100vh - 96px); }
   #left { flex: 1; display: flex; flex-direction: column; min-width: 0; }
   #controls { padding: 6px 16px; display: flex; gap: 8px; align-items: center; border-bottom: 1px solid #eef0f3; }
@@ -146,7 +214,7 @@ export function renderHtmlReport(input: ReportInput): string {
 <header>
   <h1>${escapeHtml(input.title)}</h1>
   <div class="muted">${summary}${input.traceHash ? ` · trace ${input.traceHash.slice(0, 16)}…` : ''}</div>
-  <div>${PROPERTY_NAMES.map((p) => verdict(PROPERTIES[p].label, r.properties[p])).join('')}
+  <div>${PROPERTY_NAMES.map((p) => verdict(PROPERTIES[p].label, r.properties[p], r.exercised[p])).join('')}
   <span class="muted">pushed ${r.pushed} · delivered ${r.delivered} · acked ${r.acked} · duplicates ${r.counts.duplicate} · p50 ${r.latency.p50.toFixed(0)} ms · p99 ${r.latency.p99.toFixed(0)} ms</span></div>
 </header>
 <main>
@@ -166,13 +234,16 @@ export function renderHtmlReport(input: ReportInput): string {
     </div>
   </div>
   <aside>
-    <h2>Violations (${data.violations.length})</h2>
+    <h2>Violations (${allViolations.length})</h2>
     <div id="violations"></div>
+    ${data.violationsNotListed > 0 ? `<p class="muted" id="not-listed" style="margin:8px 12px">And ${data.violationsNotListed} more violation(s), not listed: the header counts them all.</p>` : ''}
     ${data.drawn.shown < data.drawn.total ? `<p class="muted" id="sampled" style="margin:8px 12px">Drawing ${data.drawn.shown} of ${data.drawn.total} messages: every message in a violation and an even sample of the rest. Verdicts and plots count all of them.</p>` : ''}
     <p class="muted" style="margin:8px 12px">Duplicates (allowed by at-least-once): ${data.duplicates}. Times are ms from the start of the run, on the true clock; the liveness phase starts at ${(input.livenessStart - input.start).toFixed(0)} ms.</p>
   </aside>
 </main>
-<script type="application/json" id="data">${jsonIsland(data)}</script>
+<script type="application/json" id="data">`;
+  yield* dataPieces(data, page.history);
+  yield `</script>
 <script>
 (() => {
   const D = JSON.parse(document.getElementById('data').textContent);

@@ -53,8 +53,16 @@ export class DatabaseRefusedError extends DynoqError {
  */
 export class StoreFullError extends DynoqError {
   readonly code = 'STORE_FULL';
-  constructor(readonly reply: string) {
-    super(`Redis is full and refused the write (${reply})`);
+  constructor(
+    readonly reply: string,
+    /**
+     * Ids an atomic push had already written when a later script of it was refused: a push of more
+     * than one script's worth (500 messages or 1 MiB) is written script by script. Empty: nothing of
+     * the call was written.
+     */
+    readonly written: readonly string[] = [],
+  ) {
+    super(`Redis is full and refused the write (${reply})${written.length > 0 ? `; ${written.length} message(s) of the push were written before it` : ''}`);
     this.name = 'StoreFullError';
   }
 }

@@ -23,7 +23,13 @@ describe('dynoq judge reads a file in chunks', () => {
     expect(whole.acked).toBe(1);
     for (const size of [1, 2, 3, 7, 64, 1 << 20]) {
       const lines: string[] = [];
-      for await (const batch of fileLines(path, size)()) lines.push(...batch);
+      for await (const batch of fileLines(path, size)()) {
+        if (!('bytes' in batch)) throw new Error('the file reader yields bytes');
+        const text = new TextDecoder().decode(batch.bytes);
+        expect(text.endsWith('\n')).toBe(true);
+        expect(text.split('\n')).toHaveLength(batch.count + 1);
+        lines.push(...text.split('\n').slice(0, -1));
+      }
       expect(lines.map((l) => l.trim())).toEqual(text.split('\r\n'));
       expect((await judgeStream(fileLines(path, size), 'h')).report).toEqual(whole);
     }

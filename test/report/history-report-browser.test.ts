@@ -52,7 +52,7 @@ describe.runIf(browserAvailable)('dynoq report on a judged history, in a real br
     const history = join(dir, `${name}.jsonl`);
     writeFileSync(history, `${historyLines(n).join('\n')}\n`);
     const html = join(dir, `${name}.html`);
-    const code = reportCommand(history, { html });
+    const code = await reportCommand(history, { html });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const requests: string[] = [];
     page.on('request', (r) => {

@@ -100,3 +100,15 @@ describe('Kernel budgets', () => {
     expect(k.stopped?.kind).toBe('time-budget');
   });
 });
+
+describe('runSimulation wallDeadline', () => {
+  it('a malformed deadline is a SimConfigError before anything runs; one already past rejects with TimeBudgetReachedError', async () => {
+    const { runSimulation } = await import('../../src/sim/run/run.js');
+    const { parseSimConfig } = await import('../../src/sim/run/config.js');
+    const { TimeBudgetReachedError } = await import('../../src/sim/run/time-budget.js');
+    const config = parseSimConfig({ topology: { kind: 'primary-replica', zones: ['a'] }, workload: { messages: 2, producers: 1, consumers: 1 }, phases: { safetyMs: 500, livenessMs: 1_000 } });
+    await expect(runSimulation(config, { wallDeadline: { at: 1 } as never })).rejects.toThrow(/wallDeadline must be/);
+    await expect(runSimulation(config, { wallDeadline: { now: () => 5, at: 1 } })).rejects.toBeInstanceOf(TimeBudgetReachedError);
+    expect((await runSimulation(config, { wallDeadline: { now: () => 0, at: 1 } })).stopped).toBeNull();
+  });
+});

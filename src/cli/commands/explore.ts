@@ -14,6 +14,7 @@ import { emitJson, writeOutput } from '../output.js';
 import { progress } from '../progress.js';
 import { readKnown } from '../known-mechanisms.js';
 import type { FaultFamily } from '../../sim/faults/index.js';
+import { regularFileOrThrow } from '../regular-file.js';
 
 export interface ExploreFlags {
   time?: number;
@@ -54,6 +55,8 @@ export function resultsFileFor(out: string, shard: Shard | undefined): string {
 export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   const deadline = flags.time !== undefined ? systemClock.now() + flags.time : Infinity;
   const maxRuns = flags.runs ?? Infinity;
+  if (flags.from !== undefined) regularFileOrThrow(flags.from, '--from ');
+  if (flags.known !== undefined) regularFileOrThrow(flags.known, '--known ');
   const base = flags.from !== undefined ? scenarioConfig(loadScenario(flags.from)) : undefined;
   const known = flags.known !== undefined ? readKnown(flags.known) : undefined;
   const outside: { seed: string; failing: string[]; mechanisms: string[] }[] = [];

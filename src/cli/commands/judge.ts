@@ -9,6 +9,7 @@ import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
 import { fileLines } from '../line-reader.js';
 import { emitJson } from '../output.js';
+import { regularFileOrThrow } from '../regular-file.js';
 
 export interface JudgeFlags {
   livenessStart?: number;
@@ -60,8 +61,9 @@ export function formatJudgement(r: JudgeReport, file: string, start = 0, boundMs
  * (a property violated), 4 unknown (nothing violated, too much unknown to tell); 2 bad input.
  */
 export async function judgeCommand(file: string, flags: JudgeFlags): Promise<number> {
+  regularFileOrThrow(file);
   try {
-    if (!statSync(file).isFile()) throw new Error('not a file');
+    statSync(file);
   } catch (err) {
     throw new CliError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }

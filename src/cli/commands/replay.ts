@@ -4,6 +4,7 @@ import { replayScenario } from '../../sim/run/replay.js';
 import { loadScenario, scenarioConfig } from '../../sim/run/scenario.js';
 import { EXIT } from '../exit-codes.js';
 import { emitJson } from '../output.js';
+import { regularFileOrThrow } from '../regular-file.js';
 
 /**
  * Re-runs each scenario; exit 1 if an outcome or a recorded trace hash differs. With `record`,
@@ -12,6 +13,7 @@ import { emitJson } from '../output.js';
 export async function replayCommand(files: readonly string[], flags: { record?: boolean; json?: boolean } = {}): Promise<number> {
   let failures = 0;
   // Every file is validated before the first run: a typo in the last file fails fast.
+  for (const file of files) regularFileOrThrow(file);
   const scenarios = files.map((file) => ({ file, scenario: loadScenario(file) }));
   const outcomes: { file: string; name: string; seed: string; held: string[]; violated: string[]; traceHash: string; matched: boolean; problems: string[] }[] = [];
   for (const { file, scenario } of scenarios) {

@@ -1,55 +1,66 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { OP_TYPES } from '../../model/history.js';
-import { judgeHistory } from '../../model/judge.js';
+import { VIOLATION_KINDS } from '../../model/properties.js';
+import { judgeStream, messageOps } from '../../model/stream-judge.js';
+import { HistoryDrawing } from '../../report/history-drawing.js';
 import { checkerSettings } from '../../sim/settings/checker-settings.js';
 import { checkHistory } from '../../model/checker.js';
-import { renderHtmlReport } from '../../report/html-report.js';
+import { escapeHtml, htmlReportPieces, renderHtmlReport } from '../../report/html-report.js';
 import { readTrace } from '../../sim/run/trace-file.js';
 import { SIM_EPOCH, type SimResult } from '../../sim/run/run.js';
 import { EXIT } from '../exit-codes.js';
-import { writeOutput } from '../output.js';
+import { fileLines } from '../line-reader.js';
+import { prepareOutput, writeOutput, writeOutputPieces } from '../output.js';
+import { regularFileOrThrow } from '../regular-file.js';
 import { sha256File } from '../sha256-file.js';
 
-/** Whether a file is a history in the `dynoq judge` format (its first line a `run` line or an operation), not a trace. */
-function isHistory(text: string): boolean {
-  const first = text.slice(0, text.indexOf('\n') >>> 0).trim();
+/** Whether a file is a history in the `dynoq judge` format (its first line a `run` line or an operation), not a trace: only its first line is read. */
+function isHistory(file: string): boolean {
+  let first: string;
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const chunk = Buffer.alloc(1 << 16);
+      const n = readSync(fd, chunk);
+      const text = chunk.subarray(0, n).toString('utf8');
+      first = text.slice(0, text.indexOf('\n') >>> 0).trim();
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false; // readTrace says why, as a TraceFileError
+  }
   try {
     const type = (JSON.parse(first) as { type?: unknown }).type;
     return type === 'run' || (OP_TYPES as readonly unknown[]).includes(type);
   } catch {
-    return false;
+    // A first line longer than 64 KiB, or not JSON: a trace's first line is short, a history's is read (and judged) as one.
+    return first.startsWith('{"type":') || first.startsWith('{ "type":');
   }
 }
 
-/** A judged history drawn on the same timeline: lanes per process, axis and plots; no store lanes. */
-function reportHistory(file: string, text: string, html: string): number {
-  const { history, phases, settings, report, faults } = judgeHistory(text, {}, file);
-  let start = Infinity;
-  for (const o of history) if (o.invokedAt < start) start = o.invokedAt;
-  const processes = new Set(history.map((o) => o.process)).size;
-  writeOutput(
-    html,
-    renderHtmlReport({
-      title: `history ${file}`,
-      summary: `judged history · ${history.length} operations · ${processes} processes · reaper ${settings.reaperIntervalMs} ms · recovery bound ${settings.recoveryBoundMs} ms${settings.deliveryBoundMs !== undefined ? ` · delivery bound ${settings.deliveryBoundMs} ms` : ''}`,
-      history,
-      faults: [],
-      // The history's fault lines, on their target's lane when it is one of its processes.
-      bands: (faults ?? []).map((f) => ({
-        kind: f.kind,
-        lane: f.target !== undefined && history.some((o) => o.process === f.target) ? f.target : null,
-        from: f.from,
-        to: Number.isFinite(f.to) ? f.to : phases.end,
-        label: `${f.kind}${f.target !== undefined ? ` ${f.target}` : ''}`,
-      })),
-      report,
-      start: Math.min(start, phases.livenessStart),
-      livenessStart: phases.livenessStart,
-      end: phases.end,
-      traceHash: sha256File(file),
-    }),
-  );
-  console.log(`report written to ${html} (${history.length} history operations, ${report.violations.filter((v) => v.kind !== 'duplicate').length} violations)`);
+/**
+ * A judged history drawn on the same timeline: lanes per process, axis and plots; no store lanes.
+ * Read as a stream, as `dynoq judge` reads it: judged once (the picture gathered as each message is
+ * judged), then, only when a per-shard judgement found a message the picture did not keep, read once
+ * more for those messages. The page is written in pieces.
+ */
+async function reportHistory(file: string, html: string): Promise<number> {
+  prepareOutput(html);
+  const drawing = new HistoryDrawing();
+  const h = await judgeStream(fileLines(file), file, {}, {}, drawing);
+  const missing = new Set(h.report.violations.filter((v) => VIOLATION_KINDS[v.kind].breaks !== null && !drawing.isDrawn(v.id)).map((v) => v.id));
+  if (missing.size > 0) for (const [id, ops] of await messageOps(fileLines(file), file, missing, h.phases.end)) drawing.addViolating(id, ops);
+  const { settings, report } = h;
+  const page = drawing.page({
+    title: `history ${file}`,
+    summaryHtml: escapeHtml(`judged history · ${drawing.operations} operations · ${drawing.processCount} processes · reaper ${settings.reaperIntervalMs} ms · recovery bound ${settings.recoveryBoundMs} ms${settings.deliveryBoundMs !== undefined ? ` · delivery bound ${settings.deliveryBoundMs} ms` : ''}`),
+    traceHash: sha256File(file),
+    report,
+    faults: h.faults ?? [],
+  });
+  writeOutputPieces(html, htmlReportPieces(page));
+  console.log(`report written to ${html} (${drawing.operations} history operations, ${report.violations.filter((v) => v.kind !== 'duplicate').length} violations)`);
   return Object.values(report.properties).every(Boolean) ? EXIT.ok : EXIT.violated;
 }
 
@@ -57,14 +68,9 @@ function reportHistory(file: string, text: string, html: string): number {
  * `dynoq report FILE --html out.html`: judge a trace file (or a history in the `dynoq judge` format)
  * again and draw it; exit 1 when it violates a property.
  */
-export function reportCommand(file: string, flags: { html: string }): number {
-  let text: string | undefined;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    // readTrace says why, as a TraceFileError
-  }
-  if (text !== undefined && isHistory(text)) return reportHistory(file, text, flags.html);
+export async function reportCommand(file: string, flags: { html: string }): Promise<number> {
+  regularFileOrThrow(file);
+  if (isHistory(file)) return reportHistory(file, flags.html);
   const t = readTrace(file);
   const report = checkHistory(t.history, { livenessStart: t.livenessStart, end: t.end }, checkerSettings(t.config));
   writeOutput(

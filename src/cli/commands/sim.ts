@@ -11,6 +11,7 @@ import { emitJson, writeOutput } from '../output.js';
 import { writeRunReport } from './report.js';
 import type { ProfileName } from '../../sim/settings/workload-profile.js';
 import { PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
+import { regularFileOrThrow } from '../regular-file.js';
 
 export interface SimFlags {
   seed?: string;
@@ -44,6 +45,7 @@ function configsFor(file: string | undefined, flags: SimFlags): { title: string;
   // A scenario fixes its own set-up: which one a --configuration beside it meant cannot be guessed.
   if (file && flags.configuration) throw new CliError(`give a scenario file or --configuration, not both (got ${file} and --configuration ${flags.configuration})`);
   if (file) {
+    regularFileOrThrow(file);
     const scenario = loadScenario(file);
     return [{ title: `${scenario.name}: ${scenario.description}`, config: parseSimConfig(override(scenarioConfig(scenario))), scenario }];
   }

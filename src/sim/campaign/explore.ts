@@ -161,7 +161,10 @@ export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promi
   if (gate.length === 0) return plain;
   const stillFails = (r: { readonly report: { readonly properties: Readonly<Record<PropertyName, boolean>>; readonly counts: Readonly<Record<string, number>> } }) =>
     worstKind !== undefined ? (r.report.counts[worstKind] ?? 0) > 0 : gate.some((p) => !r.report.properties[p]);
-  const small = await shrink(config, stillFails, {
+  // A compare run that found no twin unlike its Lua gave the twins' trace: the finding shrinks on the
+  // twins (several times faster) and is run again in Lua below, as every finding shrunk on them.
+  const onTwins = config.scripts === 'compare' && !gate.includes('twinsMatchLua');
+  const small = await shrink(onTwins ? { ...config, scripts: 'twin' } : config, stillFails, {
     keepLiveness: worstKind !== undefined && VIOLATION_KINDS[worstKind].breaks === 'atLeastOnce',
     firstRun: result,
     unhashedCandidates: true,

@@ -3,6 +3,7 @@ import { issueLines } from '../../runtime/zod-issues.js';
 import { SimConfigError } from '../settings/sim-config-error.js';
 import { faultSchema } from '../faults/index.js';
 import { settingsFields } from '../settings/settings.js';
+import { SCENARIO_LIMITS } from '../settings/atoms.js';
 
 export { faultSchema, type Fault } from '../faults/index.js';
 
@@ -14,7 +15,7 @@ export const simConfigSchema = z
     queue: settingsFields.queue,
     network: settingsFields.network,
     workload: settingsFields.workload,
-    faults: z.array(faultSchema).default([]).describe('faults scheduled in the safety phase, each naming its targets (zones a…, actors producer-i / consumer-i, nodes node-<zone> or primary-<zone> / replica-<zone>) (default none)'),
+    faults: z.array(faultSchema).max(SCENARIO_LIMITS.faults).default([]).describe('faults scheduled in the safety phase, each naming its targets (zones a…, actors producer-i / consumer-i, nodes node-<zone> or primary-<zone> / replica-<zone>) (default none)'),
     phases: settingsFields.phases,
     checker: settingsFields.checker,
     scripts: settingsFields.scripts,

@@ -100,12 +100,16 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   const hashed = traceHashOption !== false;
   const problems = configProblems(config);
   if (!optionsValid) problems.push(`run options must be an object ({ traceHash }), not ${JSON.stringify(options)}`);
+  const deadline: unknown = optionsValid ? options?.wallDeadline : undefined;
+  if (deadline !== undefined && (typeof deadline !== 'object' || deadline === null || typeof (deadline as WallDeadline).now !== 'function' || typeof (deadline as WallDeadline).at !== 'number')) {
+    problems.push('run option wallDeadline must be { now: () => number, at: number }');
+  }
   if (traceHashOption !== undefined && typeof traceHashOption !== 'boolean') problems.push(`run option traceHash must be true or false, not ${JSON.stringify(traceHashOption)}`);
   if (!hashed && config.keepTrace) problems.push('keepTrace needs the trace hashed: traceHash false keeps no lines');
   if (problems.length > 0) throw new SimConfigError(problems);
   const world = new SimWorld(config, hashed ? undefined : 'count');
   const { kernel, trace, rng } = world;
-  if (optionsValid && options?.wallDeadline) kernel.wallDeadline = options.wallDeadline;
+  if (deadline !== undefined) kernel.wallDeadline = deadline as WallDeadline;
   const recorder = new HistoryRecorder(kernel, trace, world.observations);
   const zones = config.topology.zones;
   const w = config.workload;

@@ -4,6 +4,7 @@ import { issueLines } from '../../runtime/zod-issues.js';
 import { PROPERTY_NAMES } from '../../model/properties.js';
 import { simConfigSchema, type SimConfig } from './config.js';
 import { configProblems } from './config-problems.js';
+import { notRegularFile } from '../../runtime/regular-file.js';
 
 const property = z.enum(PROPERTY_NAMES);
 
@@ -57,6 +58,8 @@ export function parseScenario(input: unknown, file = '<scenario>'): Scenario {
 
 export function loadScenario(file: string): Scenario {
   let text: string;
+  const notRegular = notRegularFile(file);
+  if (notRegular !== undefined) throw new ScenarioError(file, [`cannot read: ${notRegular}`]);
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {

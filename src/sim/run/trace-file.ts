@@ -10,6 +10,7 @@ import { RECLASSIFIED } from '../workloads/history-recorder.js';
 import type { StruckFault } from './run.js';
 import { SimConfigError } from '../settings/sim-config-error.js';
 import type { TraceEvent } from '../kernel/trace.js';
+import { notRegularFile } from '../../runtime/regular-file.js';
 
 /** What a trace file holds, read back: enough to judge and draw the run without re-running it. */
 export interface TraceContents {
@@ -125,6 +126,8 @@ function reclassify(history: HistoryOp[], e: TraceEvent, file: string, line: num
 
 export function readTrace(file: string): TraceContents {
   let text: string;
+  const notRegular = notRegularFile(file);
+  if (notRegular !== undefined) throw new TraceFileError(file, `cannot read: ${notRegular}`);
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {

@@ -1,6 +1,6 @@
 import { SCRIPT_MODES } from '../../redis/script-mode.js';
 import * as z from 'zod';
-import { ms, zone } from './atoms.js';
+import { fractionalMs, ms, SCENARIO_LIMITS, zone } from './atoms.js';
 import { workloadProfileFields } from './workload-profile.js';
 
 const consistency = z.enum(['DC_ONE', 'DC_QUORUM', 'DC_SAFE_QUORUM']);
@@ -52,9 +52,9 @@ export const settingsFields = {
           .describe(
             "which network the replicas share: lan — one region or loopback, as the real Dynomite of DYNOMITE.md was measured (no lag spikes); wan — replicas far apart, 1 % of replicated requests delayed by a 200 ms spike (default lan). lagMeanMs, lagSpikeProbability and lagSpikeMs override the profile's values",
           ),
-        latencyBaseMs: z.number().nonnegative().default(0.5).describe('one-way network latency in ms (default 0.5)'),
-        latencyJitterMs: z.number().nonnegative().default(0.5).describe('random extra latency in ms, up to this (default 0.5)'),
-        lagMeanMs: z.number().nonnegative().optional().describe("mean replication lag in ms, shared by the copies of one request (default: the profile's, 5 on lan and wan)"),
+        latencyBaseMs: fractionalMs.default(0.5).describe('one-way network latency in ms (default 0.5)'),
+        latencyJitterMs: fractionalMs.default(0.5).describe('random extra latency in ms, up to this (default 0.5)'),
+        lagMeanMs: fractionalMs.optional().describe("mean replication lag in ms, shared by the copies of one request (default: the profile's, 5 on lan and wan)"),
         lagSpikeProbability: z
           .number()
           .min(0)
@@ -78,18 +78,18 @@ export const settingsFields = {
       .describe('the network profile, latency, replication lag, and which client is simulated'),
     workload: z
       .object({
-        messages: z.number().int().nonnegative().max(10_000_000).default(200).describe('messages pushed in all (default 200)'),
-        producers: z.number().int().min(1).default(3).describe('producers (producer-0 …), spread over zones in turn (default 3)'),
+        messages: z.number().int().nonnegative().max(SCENARIO_LIMITS.messages).default(200).describe('messages pushed in all (default 200)'),
+        producers: z.number().int().min(1).max(SCENARIO_LIMITS.actors).default(3).describe('producers (producer-0 …), spread over zones in turn (default 3)'),
         /** Messages per second per producer. */
-        rate: z.number().positive().default(100).describe('messages per second per producer (default 100)'),
-        batch: z.number().int().min(1).max(10_000).default(1).describe('messages per push call (default 1)'),
+        rate: z.number().positive().max(SCENARIO_LIMITS.rate).default(100).describe('messages per second per producer (default 100)'),
+        batch: z.number().int().min(1).max(SCENARIO_LIMITS.batch).default(1).describe('messages per push call (default 1)'),
         ...workloadProfileFields,
-        consumers: z.number().int().min(1).default(3).describe('consumers (consumer-0 …); consumer i pops zone i mod zones; at least one per zone (default 3)'),
-        consumerBatch: z.number().int().min(1).max(10_000).default(5).describe('messages per pop (default 5)'),
+        consumers: z.number().int().min(1).max(SCENARIO_LIMITS.actors).default(3).describe('consumers (consumer-0 …); consumer i pops zone i mod zones; at least one per zone (default 3)'),
+        consumerBatch: z.number().int().min(1).max(SCENARIO_LIMITS.batch).default(5).describe('messages per pop (default 5)'),
         pollWaitMs: ms.default(100).describe('how long a pop waits for messages in ms (default 100)'),
         /** The queue's long-poll step while a pop waits (the queue's pollInterval). */
         pollIntervalMs: ms.min(1).default(10).describe('the queue\'s long-poll step in ms while a pop waits (default 10)'),
-        processingMeanMs: z.number().nonnegative().default(10).describe('mean time a consumer works on a message before acking, in ms (default 10)'),
+        processingMeanMs: fractionalMs.default(10).describe('mean time a consumer works on a message before acking, in ms (default 10)'),
         crashBeforeAckProbability: z.number().min(0).max(1).default(0).describe('chance a consumer crashes holding a message, before its ack; it restarts as <name>-restarted (default 0)'),
         lateAckProbability: z.number().min(0).max(1).default(0).describe('chance a consumer acks lateAckMs after its work (default 0)'),
         lateAckMs: ms.default(0).describe('how late a late ack comes, in ms (default 0)'),

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 
 import { CONSUMER_LOOPS, PROFILE_NAMES, type ConsumerLoop, type ProfileName } from './workload-names.js';
+import { SCENARIO_LIMITS } from './atoms.js';
 
 export { CONSUMER_LOOPS, PROFILE_NAMES, type ConsumerLoop, type ProfileName };
 
@@ -18,7 +19,7 @@ export const holdingSchema = z
 /** What the operator client does during the safety phase: one operation per tick, drawn by weight. */
 export const operatorSchema = z
   .object({
-    intervalMs: z.number().positive().describe('ms between two operations of the operator'),
+    intervalMs: z.number().min(1).max(SCENARIO_LIMITS.durationMs).describe('ms between two operations of the operator (at least 1)'),
     reschedule: z.number().nonnegative().describe('weight: reschedule (setTimeout) a pushed message to a new delay'),
     remove: z.number().nonnegative().describe('weight: remove (or atomicRemove) a pushed message'),
     ensure: z.number().nonnegative().describe('weight: ensure a message, new or already pushed'),
@@ -88,7 +89,7 @@ export const PROFILES: Readonly<Record<ProfileName, ProfileSettings & { readonly
 /** The workload fields that name what the clients do (the scenario schema's part of them). */
 export const workloadProfileFields = {
   profile: z.enum(PROFILE_NAMES).default('basic').describe(`named workload: ${PROFILE_NAMES.map((p) => `${p} (${PROFILES[p].description})`).join('; ')} (default basic); the fields below override it`),
-  maxDelayMs: z.number().int().nonnegative().optional().describe("a delayed message is delayed by a random 0…maxDelayMs ms (default: the profile's)"),
+  maxDelayMs: z.number().int().nonnegative().max(SCENARIO_LIMITS.durationMs).optional().describe("a delayed message is delayed by a random 0…maxDelayMs ms (default: the profile's)"),
   delayedFraction: probability.optional().describe("share of messages that get a delay (default: the profile's)"),
   maxPriority: z.number().int().min(0).max(99).optional().describe("each message gets a random priority 0…maxPriority (default: the profile's)"),
   consumerLoops: z.array(z.enum(CONSUMER_LOOPS)).min(1).optional().describe("consumer i runs loop i mod n: pop-ack, ack-and-pop, ack-many-and-pop, consume (entered once, as the README writes it), bulk-pop (default: the profile's)"),

@@ -1,0 +1,377 @@
+/**
+ * What the streaming judge's first pass reads of a history line, straight from its UTF-8 bytes: its
+ * type, id and times — no decoding, no JSON.parse, no object (a history has millions of lines). Only
+ * the plain case: one flat JSON object whose strings have no escapes. Anything else (an escape, a
+ * nested value, a malformed line) is declined and the caller parses the line properly; the second
+ * pass validates every line, so the scan never has to.
+ */
+
+/** The scanned fields of the last line `scanLineBytes` accepted (module scratch: one scan allocates nothing). */
+export const scanned = {
+  /** 'run', 'fault', 'end', 'pop' or 'other'. */
+  kind: 'other' as 'run' | 'fault' | 'end' | 'pop' | 'other',
+  /** hashIdBytes of the id; 0 when the line has no string id. */
+  idHash: 0,
+  invokedAt: NaN,
+  completedAt: NaN,
+  /** Whether the outcome is ok or fail (what a pop needs to be skipped by the first pass). */
+  decided: false,
+};
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a over an id's UTF-8 bytes, never 0 (0 marks an empty slot). */
+export function hashIdBytes(b: Uint8Array, from: number, to: number): number {
+  let h = FNV_OFFSET;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ b[i]!, FNV_PRIME);
+  return h === 0 ? 1 : h;
+}
+
+/** The same hash of an id held as a string: over its UTF-8 encoding (a lone surrogate as U+FFFD, as encoders write it). */
+export function hashIdString(id: string): number {
+  let h = FNV_OFFSET;
+  const add = (byte: number) => (h = Math.imul(h ^ byte, FNV_PRIME));
+  for (let i = 0; i < id.length; i++) {
+    let c = id.charCodeAt(i);
+    if (c < 0x80) add(c);
+    else if (c < 0x800) {
+      add(0xc0 | (c >> 6));
+      add(0x80 | (c & 63));
+    } else {
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < id.length) {
+        const d = id.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+          add(0xf0 | (c >> 18));
+          add(0x80 | ((c >> 12) & 63));
+          add(0x80 | ((c >> 6) & 63));
+          add(0x80 | (c & 63));
+          continue;
+        }
+      }
+      if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+      add(0xe0 | (c >> 12));
+      add(0x80 | ((c >> 6) & 63));
+      add(0x80 | (c & 63));
+    }
+  }
+  return h === 0 ? 1 : h;
+}
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+
+const isSpace = (c: number) => c === 32 || c === 9 || c === 13 || c === 10;
+
+/** Whether b[from, to) holds exactly the ASCII text `word`. */
+function equals(b: Uint8Array, from: number, to: number, word: string): boolean {
+  if (to - from !== word.length) return false;
+  for (let i = 0; i < word.length; i++) if (b[from + i] !== word.charCodeAt(i)) return false;
+  return true;
+}
+
+/** A JSON number's text as a number (digits alone without a parse; anything else through Number). */
+function numberAt(b: Uint8Array, from: number, to: number): number {
+  let v = 0;
+  let i = from;
+  const negative = b[i] === 45;
+  if (negative) i++;
+  if (to - i > 0 && to - i <= 15) {
+    for (; i < to; i++) {
+      const d = b[i]! - 48;
+      if (d < 0 || d > 9) break;
+      v = v * 10 + d;
+    }
+    if (i === to) return negative ? -v : v;
+  }
+  let text = '';
+  for (let j = from; j < to; j++) text += String.fromCharCode(b[j]!);
+  return Number(text);
+}
+
+/**
+ * Scans the line b[from, to) into `scanned`; false when it is not a plain line (then nothing is
+ * promised about `scanned`). Repeated keys: the last wins, as in JSON.parse.
+ */
+export function scanLineBytes(b: Uint8Array, from: number, to: number): boolean {
+  let i = from;
+  while (i < to && isSpace(b[i]!)) i++;
+  if (b[i] !== 123) return false;
+  i++;
+  scanned.kind = 'other';
+  scanned.idHash = 0;
+  scanned.invokedAt = NaN;
+  scanned.completedAt = NaN;
+  scanned.decided = false;
+  let typeSeen = false;
+  for (;;) {
+    while (i < to && isSpace(b[i]!)) i++;
+    if (b[i] === 125 && !typeSeen) return false;
+    if (b[i] !== QUOTE) return false;
+    const keyFrom = ++i;
+    while (i < to && b[i] !== QUOTE) if (b[i++] === BACKSLASH) return false;
+    if (i >= to) return false;
+    const keyTo = i++;
+    while (i < to && isSpace(b[i]!)) i++;
+    if (b[i] !== 58) return false;
+    i++;
+    while (i < to && isSpace(b[i]!)) i++;
+    const c = b[i];
+    const valueFrom = i;
+    let isString = false;
+    if (c === QUOTE) {
+      isString = true;
+      i++;
+      while (i < to && b[i] !== QUOTE) if (b[i++] === BACKSLASH) return false;
+      if (i >= to) return false;
+      i++;
+    } else if (c === 45 || (c !== undefined && c >= 48 && c <= 57)) {
+      while (i < to && ((b[i]! >= 48 && b[i]! <= 57) || b[i] === 46 || b[i] === 101 || b[i] === 69 || b[i] === 43 || b[i] === 45)) i++;
+    } else if (c === 116 || c === 102 || c === 110) {
+      while (i < to && b[i]! >= 97 && b[i]! <= 122) i++;
+      if (!equals(b, valueFrom, i, 'true') && !equals(b, valueFrom, i, 'false') && !equals(b, valueFrom, i, 'null')) return false;
+    } else return false;
+    const valueTo = i;
+    switch (keyTo - keyFrom) {
+      case 2:
+        if (equals(b, keyFrom, keyTo, 'id')) scanned.idHash = isString ? hashIdBytes(b, valueFrom + 1, valueTo - 1) : 0;
+        break;
+      case 4:
+        if (equals(b, keyFrom, keyTo, 'type')) {
+          if (!isString) return false;
+          typeSeen = true;
+          scanned.kind = equals(b, valueFrom + 1, valueTo - 1, 'pop') ? 'pop' : equals(b, valueFrom + 1, valueTo - 1, 'run') ? 'run' : equals(b, valueFrom + 1, valueTo - 1, 'fault') ? 'fault' : equals(b, valueFrom + 1, valueTo - 1, 'end') ? 'end' : 'other';
+        }
+        break;
+      case 7:
+        if (equals(b, keyFrom, keyTo, 'outcome')) scanned.decided = isString && (equals(b, valueFrom + 1, valueTo - 1, 'ok') || equals(b, valueFrom + 1, valueTo - 1, 'fail'));
+        break;
+      case 9:
+        if (equals(b, keyFrom, keyTo, 'invokedAt')) scanned.invokedAt = c === QUOTE || c! > 57 ? NaN : numberAt(b, valueFrom, valueTo);
+        break;
+      case 11:
+        if (equals(b, keyFrom, keyTo, 'completedAt')) scanned.completedAt = c === QUOTE || c! > 57 ? NaN : numberAt(b, valueFrom, valueTo);
+        break;
+    }
+    while (i < to && isSpace(b[i]!)) i++;
+    if (b[i] === 44) {
+      i++;
+      continue;
+    }
+    if (b[i] !== 125) return false;
+    i++;
+    while (i < to && isSpace(b[i]!)) i++;
+    return i === to && typeSeen;
+  }
+}
+
+/** Short ASCII strings seen before (processes, shards, types, outcomes repeat on every line): made once. */
+const internedText: (string | undefined)[] = new Array<string | undefined>(4096);
+const utf8 = new TextDecoder();
+
+/** b[from, to) as a string; `ascii` when every byte is below 0x80. */
+function textAt(b: Uint8Array, from: number, to: number, ascii: boolean, hash: number): string {
+  if (!ascii) return utf8.decode(b.subarray(from, to));
+  const length = to - from;
+  if (length <= 24) {
+    const slot = (hash ^ length) & 4095;
+    const known = internedText[slot];
+    if (known !== undefined && known.length === length) {
+      let same = true;
+      for (let i = 0; i < length; i++)
+        if (known.charCodeAt(i) !== b[from + i]) {
+          same = false;
+          break;
+        }
+      if (same) return known;
+    }
+    let s = '';
+    for (let i = from; i < to; i++) s += String.fromCharCode(b[i]!);
+    internedText[slot] = s;
+    return s;
+  }
+  return utf8.decode(b.subarray(from, to));
+}
+
+const isDigit = (c: number | undefined) => c !== undefined && c >= 48 && c <= 57;
+
+/** The end of the JSON number starting at `i` (its grammar exactly), or -1. */
+function numberEnd(b: Uint8Array, i: number, to: number): number {
+  if (b[i] === 45) i++;
+  if (b[i] === 48) i++;
+  else if (isDigit(b[i]) && i < to) while (i < to && isDigit(b[i])) i++;
+  else return -1;
+  if (b[i] === 46) {
+    i++;
+    if (!isDigit(b[i]) || i >= to) return -1;
+    while (i < to && isDigit(b[i])) i++;
+  }
+  if (b[i] === 101 || b[i] === 69) {
+    i++;
+    if (b[i] === 43 || b[i] === 45) i++;
+    if (!isDigit(b[i]) || i >= to) return -1;
+    while (i < to && isDigit(b[i])) i++;
+  }
+  return i;
+}
+
+/** A field the line did not have (JSON's null is a value of its own). */
+const ABSENT = undefined;
+
+/**
+ * An operation line whose keys are all the format's own, read straight into an object of a fixed
+ * shape (no JSON.parse, no generic object): what JSON.parse gives, but for the order of its keys, which
+ * nothing reads. Undefined for anything else — a run or fault line, a field of the recorder's own, a
+ * string with an escape, a nested value, bad JSON: the caller then parses the line in full.
+ */
+export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<string, unknown> | undefined {
+  let type: unknown = ABSENT;
+  let process: unknown = ABSENT;
+  let id: unknown = ABSENT;
+  let invokedAt: unknown = ABSENT;
+  let completedAt: unknown = ABSENT;
+  let outcome: unknown = ABSENT;
+  let delayMs: unknown = ABSENT;
+  let priority: unknown = ABSENT;
+  let shard: unknown = ABSENT;
+  let leaseUntil: unknown = ABSENT;
+  let via: unknown = ABSENT;
+  let delivered: unknown = ABSENT;
+  let created: unknown = ABSENT;
+  // The recorder's own fields, in their order.
+  let extra: unknown[] | undefined;
+  let i = from;
+  while (i < to && isSpace(b[i]!)) i++;
+  if (b[i] !== 123) return undefined;
+  i++;
+  while (i < to && isSpace(b[i]!)) i++;
+  if (b[i] === 125) return undefined;
+  for (;;) {
+    if (b[i] !== QUOTE) return undefined;
+    const keyFrom = ++i;
+    for (; i < to; i++) {
+      const c = b[i]!;
+      if (c === QUOTE) break;
+      if (c === BACKSLASH || c < 32) return undefined;
+    }
+    if (i >= to) return undefined;
+    const keyTo = i++;
+    while (i < to && isSpace(b[i]!)) i++;
+    if (b[i] !== 58) return undefined;
+    i++;
+    while (i < to && isSpace(b[i]!)) i++;
+    const c = b[i];
+    let value: unknown;
+    if (c === QUOTE) {
+      const valueFrom = ++i;
+      let hash = FNV_OFFSET;
+      let ascii = true;
+      for (; i < to; i++) {
+        const d = b[i]!;
+        if (d === QUOTE) break;
+        if (d === BACKSLASH || d < 32) return undefined;
+        if (d >= 128) ascii = false;
+        hash = Math.imul(hash ^ d, FNV_PRIME);
+      }
+      if (i >= to) return undefined;
+      value = textAt(b, valueFrom, i, ascii, hash);
+      i++;
+    } else if (c === 45 || isDigit(c)) {
+      const end = numberEnd(b, i, to);
+      if (end < 0) return undefined;
+      value = numberAt(b, i, end);
+      i = end;
+    } else if (c === 116 && b[i + 1] === 114 && b[i + 2] === 117 && b[i + 3] === 101) {
+      value = true;
+      i += 4;
+    } else if (c === 102 && b[i + 1] === 97 && b[i + 2] === 108 && b[i + 3] === 115 && b[i + 4] === 101) {
+      value = false;
+      i += 5;
+    } else if (c === 110 && b[i + 1] === 117 && b[i + 2] === 108 && b[i + 3] === 108) {
+      value = null;
+      i += 4;
+    } else return undefined;
+    if (i > to) return undefined;
+    const k0 = b[keyFrom];
+    switch (keyTo - keyFrom) {
+      case 2:
+        if (k0 === 105 && b[keyFrom + 1] === 100) id = value;
+        else (extra ??= []).push(keyFrom, keyTo, value);
+        break;
+      case 3:
+        if (equals(b, keyFrom, keyTo, 'via')) via = value;
+        else (extra ??= []).push(keyFrom, keyTo, value);
+        break;
+      case 4:
+        if (equals(b, keyFrom, keyTo, 'type')) type = value;
+        else (extra ??= []).push(keyFrom, keyTo, value);
+        break;
+      case 5:
+        if (equals(b, keyFrom, keyTo, 'shard')) shard = value;
+        else (extra ??= []).push(keyFrom, keyTo, value);
+        break;
+      case 7:
+        if (k0 === 111 && equals(b, keyFrom, keyTo, 'outcome')) outcome = value;
+        else if (k0 === 112 && equals(b, keyFrom, keyTo, 'process')) process = value;
+        else if (k0 === 100 && equals(b, keyFrom, keyTo, 'delayMs')) delayMs = value;
+        else if (k0 === 99 && equals(b, keyFrom, keyTo, 'created')) created = value;
+        else (extra ??= []).push(keyFrom, keyTo, value);
+        break;
+      case 8:
+        if (equals(b, keyFrom, keyTo, 'priority')) priority = value;
+        else (extra ??= []).push(keyFrom, keyTo, value);
+        break;
+      case 9:
+        if (k0 === 105 && equals(b, keyFrom, keyTo, 'invokedAt')) invokedAt = value;
+        else if (k0 === 100 && equals(b, keyFrom, keyTo, 'delivered')) delivered = value;
+        else (extra ??= []).push(keyFrom, keyTo, value);
+        break;
+      case 10:
+        if (equals(b, keyFrom, keyTo, 'leaseUntil')) leaseUntil = value;
+        else (extra ??= []).push(keyFrom, keyTo, value);
+        break;
+      case 11:
+        if (equals(b, keyFrom, keyTo, 'completedAt')) completedAt = value;
+        else (extra ??= []).push(keyFrom, keyTo, value);
+        break;
+      default:
+        (extra ??= []).push(keyFrom, keyTo, value);
+    }
+    while (i < to && isSpace(b[i]!)) i++;
+    if (b[i] === 44) {
+      i++;
+      while (i < to && isSpace(b[i]!)) i++;
+      continue;
+    }
+    if (b[i] !== 125) return undefined;
+    i++;
+    while (i < to && isSpace(b[i]!)) i++;
+    if (i !== to || type === ABSENT || type === 'run' || type === 'fault' || type === 'end') return undefined;
+    break;
+  }
+  // The fields in one order, each only when the line had it (absent stays absent, null stays null), then the recorder's own.
+  const o: Record<string, unknown> = { type };
+  if (process !== ABSENT) o.process = process;
+  if (id !== ABSENT) o.id = id;
+  if (invokedAt !== ABSENT) o.invokedAt = invokedAt;
+  if (completedAt !== ABSENT) o.completedAt = completedAt;
+  if (outcome !== ABSENT) o.outcome = outcome;
+  if (delayMs !== ABSENT) o.delayMs = delayMs;
+  if (priority !== ABSENT) o.priority = priority;
+  if (shard !== ABSENT) o.shard = shard;
+  if (leaseUntil !== ABSENT) o.leaseUntil = leaseUntil;
+  if (via !== ABSENT) o.via = via;
+  if (delivered !== ABSENT) o.delivered = delivered;
+  if (created !== ABSENT) o.created = created;
+  if (extra !== undefined) {
+    for (let k = 0; k < extra.length; k += 3) {
+      const key = utf8.decode(b.subarray(extra[k] as number, extra[k + 1] as number));
+      // A key the format knows was written once above; JSON.parse keeps the last value of a repeated key, as this does.
+      if (key === '__proto__') return undefined;
+      o[key] = extra[k + 2];
+    }
+  }
+  return o;
+}

@@ -100,7 +100,16 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
       actors.set(name, actor);
       return actor;
     };
-    const world: RealFaultWorld = { cluster, actor: (n) => actors.get(n), actors: () => actors.values(), log: note };
+    const world: RealFaultWorld = {
+      cluster,
+      actor: (n) => actors.get(n),
+      actors: () => actors.values(),
+      log: note,
+      after: (ms, fn) => {
+        const timer = setTimeout(fn, ms);
+        return () => clearTimeout(timer);
+      },
+    };
     const state = new RealFaultState();
     const struck: StruckRealFault[] = [];
     const pending: Promise<void>[] = [];

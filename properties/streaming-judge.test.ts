@@ -4,6 +4,7 @@ import { checkHistory } from '../src/model/checker.js';
 import { HistoryFileError, parseHistoryFile, plainOp, schemaOp } from '../src/model/history-file.js';
 import { historyStart, judgeHistory } from '../src/model/judge.js';
 import { judgeStream, type LineSource } from '../src/model/stream-judge.js';
+import { HISTORY_FORMAT_VERSION } from '../src/model/history.js';
 
 /**
  * The streaming judge (two passes over the file, one message in memory at a time) against the
@@ -108,9 +109,11 @@ async function both(lines: string[], size: number) {
 describe('the streaming judge gives checkHistory\'s verdicts', () => {
   it('on random histories of every operation, with faults, extras, calls in flight, any order and batch size', async () => {
     await fc.assert(
-      fc.asyncProperty(runLine, fc.array(line, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 7 }), fc.nat(), async (run, gens, size, runAt) => {
+      fc.asyncProperty(runLine, fc.array(line, { minLength: 1, maxLength: 40 }), fc.integer({ min: 1, max: 7 }), fc.nat(), fc.array(fc.integer({ min: 0, max: 12_000 }), { maxLength: 2 }), async (run, gens, size, runAt, ends) => {
         const lines = gens.map((g) => toLine(g as Gen));
-        if (run) lines.splice(runAt % (lines.length + 1), 0, JSON.stringify({ type: 'run', version: 3, ...run }));
+        if (run) lines.splice(runAt % (lines.length + 1), 0, JSON.stringify({ type: 'run', version: HISTORY_FORMAT_VERSION, ...run }));
+        // end lines (recordHistory's), anywhere: the history ends at the latest, or its last completion
+        for (const at of ends) lines.splice((runAt + at) % (lines.length + 1), 0, JSON.stringify({ type: 'end', at }));
         const { whole, streamed } = await both(lines, size);
         expect(streamed, lines.join('\n')).toEqual(whole);
       }),

@@ -5,7 +5,7 @@
  * load average before and after (these machines are shared: a ratio is only as good as the idle
  * cores). The prose around the blocks is not touched.
  *
- *   npx tsx scripts/bench-report.ts [--only sim,sim-dist,sim-floor,scripts,explore,queues] [--file docs/BENCHMARKS.md]
+ *   npx tsx scripts/bench-report.ts [--only sim,sim-dist,sim-floor,scripts,explore,explore-scripts,queues] [--file docs/BENCHMARKS.md]
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -33,6 +33,12 @@ const BENCHES: readonly Bench[] = [
   },
   { name: 'scripts', title: 'Script calls on one in-process keyspace, twin vs exact Lua (`bench/scripts.ts`)', command: [process.execPath, '--import', 'tsx', 'bench/scripts.ts'] },
   { name: 'explore', title: 'Harness throughput, 1 thread vs all (`bench/explore.ts`)', command: [process.execPath, '--import', 'tsx', 'bench/explore.ts'] },
+  {
+    name: 'explore-scripts',
+    title: "The gate's scripts in Redis's Lua: twin vs mixed vs compare vs lua (`bench/explore-scripts.ts`)",
+    setup: ['npm', 'run', 'build'],
+    command: [process.execPath, '--import', 'tsx', 'bench/explore-scripts.ts'],
+  },
   {
     name: 'queues',
     title: 'dynoq vs BullMQ on one redis-server (`bench/queues.ts`)',

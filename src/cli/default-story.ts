@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../model/properties.js';
+import { PROPERTIES, PROPERTIES_WORST_FIRST, PROPERTY_NAMES, VIOLATION_KINDS, WORST_FIRST } from '../model/properties.js';
 import type { SimConfig, SimConfigInput } from '../sim/run/config.js';
 import { classifyFindings, mechanismCounts } from '../sim/campaign/mechanisms.js';
 import type { SimResult } from '../sim/run/run.js';
@@ -86,8 +86,8 @@ export function formatStoryTable(entries: readonly ({ title: string; result: Sim
     const held = PROPERTY_NAMES.filter((p) => r.properties[p]).map((p) => PROPERTIES[p].label);
     lines.push(`    held: ${held.join(', ') || 'nothing'}`);
     const mechanisms = classifyFindings(r.violations, result.history, result.faults);
-    for (const p of PROPERTY_NAMES.filter((q) => !r.properties[q])) {
-      const kinds = VIOLATION_KIND_NAMES.filter((k) => VIOLATION_KINDS[k].breaks === p && r.messagesAffected[k] > 0);
+    for (const p of PROPERTIES_WORST_FIRST.filter((q) => !r.properties[q])) {
+      const kinds = WORST_FIRST.filter((k) => VIOLATION_KINDS[k].breaks === p && r.messagesAffected[k] > 0);
       const msgs = kinds.map((k) => `${r.messagesAffected[k]} ${VIOLATION_KINDS[k].label}`).join(', ');
       const top = [...mechanismCounts(mechanisms.filter((m) => VIOLATION_KINDS[m.kind].breaks === p))].sort((a, b) => b[1] - a[1])[0];
       const scenario = top ? scenarioShowing(top[0], result.config) : null;

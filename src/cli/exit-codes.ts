@@ -12,9 +12,10 @@ export const EXIT = {
   /** dynoq itself failed (a bug): the stack trace is printed. */
   internal: 3,
   /**
-   * `dynoq judge` only: no property was violated, but too much of the history rests on unknown
-   * operations to call it valid (Jepsen's "unknown"). Its own code, not 0 behind a flag: a CI job
-   * must not pass silently on a history that proves nothing, and can accept it explicitly (`|| [ $? -eq 4 ]`).
+   * Nothing violated, but not enough checked to pass (Jepsen's "unknown"): `dynoq judge` when too much
+   * of the history rests on unknown operations; `dynoq explore --runs N --time T` when the time budget
+   * ended it before every seed was explored. Its own code, not 0 behind a flag: a CI job must not pass
+   * silently on a check that proves nothing, and can accept it explicitly (`|| [ $? -eq 4 ]`).
    */
   unknown: 4,
 } as const;

@@ -5,6 +5,7 @@ import { EXIT, describeError } from './exit-codes.js';
 import { emitJsonError, enableJsonMode, isJsonMode } from './output.js';
 import { scriptModeFromEnv } from '../sim/store/script-mode-env.js';
 import { PROFILE_NAMES } from '../sim/settings/workload-names.js';
+import { EXPLORE_SCRIPTS } from '../sim/campaign/explore-scripts.js';
 import { PROPERTY_NAMES } from '../model/properties.js';
 import { FAULT_FAMILY_NAMES } from '../sim/faults/index.js';
 
@@ -122,17 +123,20 @@ const familyList = listOf('--faults', FAULT_FAMILY_NAMES);
 program
   .command('explore')
   .description('Swarm exploration: random configurations and fault schedules; each violation is shrunk and written as a scenario (exit 1 when one is found)')
-  .option('--time <duration>', 'wall-clock budget, e.g. 60s or 5m (above 0): no new seed and no further shrinking after it (a found violation keeps the smallest failing scenario so far); a simulation already running finishes', positiveDuration)
+  .option('--time <duration>', 'wall-clock budget of the whole command, e.g. 60s or 5m (above 0): at it no new seed starts, shrinking stops (a found violation keeps the smallest failing scenario so far) and a running simulation is stopped without a verdict; with --runs, seeds left unexplored end in exit 4', positiveDuration)
   .option('--runs <n>', "number of seeds to try (with --shard: this shard's own; N shards of --runs R cover seeds 0…N·R-1)", positiveInt('--runs'))
   .option('--seed <seed>', 'base seed; seed i is <seed>-<i>', seedArg, 'explore')
   .option('--from <scenario>', "explore around this scenario's topology, queue and workload (new seeds and fault schedules)")
   .option('--require <properties>', `the properties the set-up must keep, comma-separated (default all): a finding that breaks only others is reported, not failed; one of ${PROPERTY_LIST}`, propertyList)
-  .option('--faults <families>', `the fault families to draw, comma-separated (default: every family the configuration allows); one of ${FAULT_FAMILY_NAMES.join(', ')}`, familyList)
+  .option('--faults <families>', `the fault families to draw, comma-separated (default: every family the configuration allows, but eviction, drawn only when named); one of ${FAULT_FAMILY_NAMES.join(', ')}`, familyList)
   .option('--known <file>', 'a JSON array of mechanisms ("kind ← cause", as docs/GUARANTEES.md prints them) already known for this set-up: findings made only of them do not fail')
   .option('--out <dir>', 'where found scenarios go', 'scenarios/found')
   .option('--jobs <n>', 'worker threads (default 1; give the number of cores to use them all)', positiveInt('--jobs'))
   .option('--shard <k/n>', 'explore only shard K of N of the seeds (one CI matrix job each; dynoq merge combines them)', shardArg)
   .option('--results <file>', 'one JSON line per explored seed (default: <out>/explore[-K-of-N].jsonl)')
+  .addOption(
+    new Option('--scripts <mode>', "how the simulated servers run the queue's scripts: mixed — every 4th seed in Redis's Lua with every twin call compared to it, the others on the JavaScript twins, every finding run again in Lua; twin; lua; compare (default mixed)").choices([...EXPLORE_SCRIPTS]),
+  )
   .option('--json', 'print one JSON document on stdout: every finding and its scenario file')
   .action((opts) =>
     run(opts.json, async () => {
@@ -181,9 +185,9 @@ program
   .description('Run the real twins of the fidelity rows (real redis-server/Sentinel and Dynomite processes) next to the simulator and write the comparison table (docs/FIDELITY.md)')
   .option('--out <file>', 'Markdown output', 'FIDELITY.md')
   .option('--data <file>', 'the measurement as JSON, which --only merges into (default: the output with .json)')
-  .option('--runs <n>', 'real runs per row at most', positiveInt('--runs'), 5)
+  .option('--runs <n>', 'real runs per row at most (fewer than 20 make intervals too wide to disagree)', positiveInt('--runs'), 20)
   .option('--sim-seeds <n>', 'simulated seeds per row', positiveInt('--sim-seeds'), 40)
-  .option('--budget-minutes <n>', 'wall-clock budget for all real runs (rows take turns)', positiveInt('--budget-minutes'), 20)
+  .option('--budget-minutes <n>', 'wall-clock budget for all real runs (rows take turns)', positiveInt('--budget-minutes'), 600)
   .option('--only <text>', 'measure only rows whose name contains this; the others are kept from the earlier data')
   .action((opts) => run(false, async () => (await import('./commands/fidelity.js')).fidelityCommand(opts))());
 

@@ -1,4 +1,4 @@
-import { VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../model/properties.js';
+import { VIOLATION_KINDS, WORST_FIRST } from '../model/properties.js';
 import { deliveryBound } from '../sim/settings/delivery-bound.js';
 import { latenessLine, verdictLine } from './verdicts.js';
 import { relativeTimes } from '../model/relative-times.js';
@@ -45,7 +45,7 @@ function verdictLines(r: { readonly config: SimConfig; readonly report: CheckRep
     latenessLine(rep, deliveryBound(c)),
     verdictLine(rep),
   ];
-  for (const kind of VIOLATION_KIND_NAMES) {
+  for (const kind of WORST_FIRST) {
     const n = rep.messagesAffected[kind];
     if (n === 0) continue;
     lines.push(`  ${VIOLATION_KINDS[kind].label}: ${n} message(s)${rep.counts[kind] > n ? ` (${rep.counts[kind]} findings)` : ''}`);

@@ -5,7 +5,7 @@ import { holdsOf, type Hold } from './holds.js';
 import { judgeLate, latenessOf, waitingPops } from './late.js';
 import { groupById, mayHaveApplied, mayHaveCreated, placeOf, prioritiesAt, shardAt, type MessageOps } from './message-ops.js';
 import { judgePriority } from './priority-order.js';
-import { nonePerProperty, propertiesFrom, VIOLATION_KINDS, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
+import { nonePerProperty, propertiesFrom, VIOLATION_KINDS, worstFirst, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
 
 export interface Violation {
   readonly kind: ViolationKind;
@@ -34,6 +34,7 @@ export interface CheckReport {
   readonly acked: number;
   /** Operations whose outcome is unknown (the checker neither required nor blamed their effect). */
   readonly unknownOps: number;
+  /** Every finding, worst first (WORST_FIRST), then in time order, then by id. */
   readonly violations: readonly Violation[];
   /** Findings per kind, and distinct messages affected per kind. */
   readonly counts: Readonly<Record<ViolationKind, number>>;
@@ -72,8 +73,16 @@ export interface Judged {
 
 type Found = (kind: ViolationKind, t: number, processes: string[], detail: string) => void;
 
+/** What judging one message needs to know of the whole history. */
+export interface HistoryContext {
+  /** The unknown pops still in flight when the history ended (any message's; see judgeLoss). */
+  readonly popsAtEnd?: readonly PopOp[];
+  /** Whether the history records pop calls: then, with a delivery bound, recovery is judged against them (see judgeRecovery). */
+  readonly popsRecorded?: boolean;
+}
+
 /** Every per-message definition of SPEC §6.2 and §6.5 over the operations of one message. */
-export function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: CheckerSettings, out: Judged): void {
+export function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: CheckerSettings, out: Judged, context: HistoryContext = {}): void {
   const found: Found = (kind, t, processes, detail) => out.violations.push({ kind, id, t, processes, detail });
   const holds = holdsOf(m);
   if (m.deliveries.length > 0) out.exercised.noPhantoms = true;
@@ -103,8 +112,8 @@ export function judgeMessage(id: string, m: MessageOps, phases: RunPhases, setti
 
   judgeResurrection(m, holds, found, out.exercised);
   judgeDueTimes(m, found, out);
-  judgeLoss(m, phases, settings, found);
-  judgeRecovery(m, holds, phases, settings, found, out.exercised);
+  judgeLoss(id, m, holds, context.popsAtEnd ?? [], phases, settings, found);
+  judgeRecovery(m, holds, phases, settings, found, out.exercised, settings.deliveryBoundMs !== undefined && context.popsRecorded === true);
 }
 
 /**
@@ -152,9 +161,11 @@ function judgeDueTimes(m: MessageOps, found: Found, out: Judged): void {
 /**
  * At-least-once is about processing: the latest push that returned ok must be followed by an ack
  * that returned ok or unknown, or a remove that may have applied, by the end of the run. A message
- * not yet due by the end (its latest due time plus the delivery bound) is not owed.
+ * not yet due by the end (its latest due time plus the delivery bound) is not owed. Nor is one still
+ * held when the history ends (its holder may yet ack it) or one that a pop still in flight at the end
+ * may have taken: whether it is processed is unknown, not lost (see stillOpenAtEnd).
  */
-function judgeLoss(m: MessageOps, phases: RunPhases, settings: CheckerSettings, found: Found): void {
+function judgeLoss(id: string, m: MessageOps, holds: readonly Hold[], popsAtEnd: readonly PopOp[], phases: RunPhases, settings: CheckerSettings, found: Found): void {
   const okPushes = m.pushes.filter((p) => p.outcome === 'ok' && mayHaveCreated(p));
   if (okPushes.length === 0) return;
   const last = okPushes.reduce((a, b) => (b.invokedAt > a.invokedAt ? b : a));
@@ -163,6 +174,7 @@ function judgeLoss(m: MessageOps, phases: RunPhases, settings: CheckerSettings, 
   const deciding = decidingOps(m, visibilityOps(m), phases.end, phases.end);
   const dueBy = Math.max(latestDue(last), ...deciding.map(latestDue));
   if (dueBy + (settings.deliveryBoundMs ?? 0) > phases.end) return;
+  if (stillOpenAtEnd(id, m, holds, popsAtEnd, last, phases.end)) return;
   const after = m.deliveries.filter((d) => d.completedAt >= last.invokedAt);
   if (after.length === 0) {
     found('lost-never-delivered', phases.end, [last.process], `pushed at ${last.completedAt}, never delivered`);
@@ -173,38 +185,138 @@ function judgeLoss(m: MessageOps, phases: RunPhases, settings: CheckerSettings, 
 }
 
 /**
- * Un-ack recovery: a hold that ended without an ok/unknown ack (its lease ran out, its ack was refused,
- * or it was released) must be followed by another delivery by max(end of the hold, start of liveness)
- * + reaper period + bound + delivery bound, where that point lies in the run.
+ * Whether the message's processing since `last` (its latest ok push) was still open when the history
+ * ended: a delivery since then still held at the end (not acked, released or removed, its lease not
+ * yet over), or a pop in flight at the end that could have taken it (its shard, any shard, or it by id).
  */
-function judgeRecovery(m: MessageOps, holds: readonly Hold[], phases: RunPhases, settings: CheckerSettings, found: Found, exercised: Record<PropertyName, boolean>): void {
-  const allowance = settings.reaperIntervalMs + settings.recoveryBoundMs + (settings.deliveryBoundMs ?? 0);
-  holds.forEach((h, i) => {
+export function stillOpenAtEnd(id: string, m: MessageOps, holds: readonly Hold[], popsAtEnd: readonly PopOp[], last: { readonly invokedAt: number }, end: number): boolean {
+  if (holds.some((h) => h.d.completedAt >= last.invokedAt && !h.ack && !h.release && h.until >= end)) return true;
+  if (popsAtEnd.length === 0) return false;
+  return unknownPopsReaching(popsAtEnd, id, placeOf(m).shard).length > 0;
+}
+
+/** The unknown pops of a history still in flight at its end (their completion is the end). */
+export function popsInFlightAtEnd(pops: readonly PopOp[], end: number): PopOp[] {
+  return pops.filter((p) => p.outcome === 'unknown' && p.completedAt >= end);
+}
+
+/** A hold that ended without an ok/unknown ack, and what it owes (SPEC §6.2 slow recovery). */
+interface Owed {
+  readonly h: Hold;
+  /** Its place among the message's holds (the later ones are its re-deliveries). */
+  readonly index: number;
+  /** How the hold ended, for the finding. */
+  readonly ended: string;
+  /** By when the reaper must have made it deliverable again: max(end of the hold, liveness start) + reaper period + recovery bound. */
+  readonly from: number;
+  /** The time rule's deadline: `from` + the delivery bound B. Only a deadline inside the run is judged. */
+  readonly deadline: number;
+}
+
+/**
+ * The holds of a message that ended without an ok/unknown ack (lease ran out, ack refused, released),
+ * with what each owes, where that lies in the run.
+ */
+function owedOf(m: MessageOps, holds: readonly Hold[], phases: RunPhases, settings: CheckerSettings): Owed[] {
+  const allowance = settings.reaperIntervalMs + settings.recoveryBoundMs;
+  const out: Owed[] = [];
+  holds.forEach((h, index) => {
     if (h.ack && mayHaveApplied(h.ack)) return;
     const released = h.release && mayHaveApplied(h.release) ? h.release.completedAt : null;
     // An unknown release may not have applied: the lease still runs, so the later of the two bounds
     // what is owed (never blame an unknown). Found by a unit test: release unknown at 2100, lease to
     // 2500, re-delivered at 2900 was a slow recovery.
     const holdEnd = h.release?.outcome === 'unknown' ? Math.max(h.release.completedAt, h.leaseEnd) : (released ?? h.leaseEnd);
-    let deadline = Math.max(holdEnd, phases.livenessStart) + allowance;
+    let from = Math.max(holdEnd, phases.livenessStart) + allowance;
+    const bound = settings.deliveryBoundMs ?? 0;
     // A reschedule that may have applied after the delivery (the reaper re-queued the message, then
     // its holder rescheduled it) makes it due later: not owed before that due time (SPEC §6.5 due
     // time; never blame an order the history allows). Counterexample: full-profile run seed
     // full-998036 (31 messages), m17's ok reschedule to +718 ms after its lease ran out.
     for (const r of m.reschedules) {
-      if (mayHaveApplied(r) && r.invokedAt > h.d.completedAt && r.invokedAt <= deadline) deadline = Math.max(deadline, latestDue(r) + allowance);
+      if (mayHaveApplied(r) && r.invokedAt > h.d.completedAt && r.invokedAt <= from + bound) from = Math.max(from, latestDue(r) + allowance);
     }
-    if (deadline > phases.end) return;
-    exercised.unackRecovery = true;
-    // Processed (or removed) since the push this delivery came from, by the deadline: nothing owed.
-    const since = Math.max(-Infinity, ...m.pushes.filter((p) => mayHaveCreated(p) && p.invokedAt <= h.d.completedAt).map((p) => p.invokedAt));
-    const inWindow = (t: number) => t >= since && t <= deadline;
-    if (holds.slice(i + 1).some((n) => n.d.completedAt <= deadline)) return;
-    if (m.acks.some((a) => mayHaveApplied(a) && inWindow(a.completedAt))) return;
-    if (m.removes.some((r) => mayHaveApplied(r) && inWindow(r.completedAt))) return;
+    if (from + bound > phases.end) return;
     const ended = released !== null ? `released at ${released}` : h.ack ? `ack refused at ${h.ack.completedAt}` : `lease ended at ${h.leaseEnd}`;
-    found('slow-recovery', deadline, [h.d.process], `delivery to ${h.d.process} (${ended}); not re-delivered by ${deadline}`);
+    out.push({ h, index, ended, from, deadline: from + bound });
   });
+  return out;
+}
+
+/** The latest push or ensure that may have created the life a delivery came from (-Infinity: none). */
+function lifeStart(m: MessageOps, d: DeliverOp): number {
+  return Math.max(-Infinity, ...m.pushes.filter((p) => mayHaveCreated(p) && p.invokedAt <= d.completedAt).map((p) => p.invokedAt));
+}
+
+/**
+ * Un-ack recovery: a hold that ended without an ok/unknown ack (its lease ran out, its ack was refused,
+ * or it was released) must be followed by another delivery (or an ack or remove of it). Judged where
+ * its deadline — max(end of the hold, start of liveness) + reaper period + bound + delivery bound —
+ * lies in the run. With pops in the history and a delivery bound (`onDemand`), the judgement is the
+ * shards' (owedStretches): the queue owes the re-delivery to a consumer that asks for it, so a
+ * message left waiting behind more urgent work while every consumer of its shard was busy is not a
+ * slow recovery; only a pop of its shard that waited longer than B while it was owed is. Without them,
+ * the deadline alone decides (a history that does not say when consumers asked).
+ */
+function judgeRecovery(m: MessageOps, holds: readonly Hold[], phases: RunPhases, settings: CheckerSettings, found: Found, exercised: Record<PropertyName, boolean>, onDemand: boolean): void {
+  for (const o of owedOf(m, holds, phases, settings)) {
+    exercised.unackRecovery = true;
+    if (onDemand && shardOwed(m, o) !== undefined) continue;
+    // Processed (or removed) since the push this delivery came from, by the deadline: nothing owed.
+    const since = lifeStart(m, o.h.d);
+    const inWindow = (t: number) => t >= since && t <= o.deadline;
+    if (holds.slice(o.index + 1).some((n) => n.d.completedAt <= o.deadline)) continue;
+    if (m.acks.some((a) => mayHaveApplied(a) && inWindow(a.completedAt))) continue;
+    if (m.removes.some((r) => mayHaveApplied(r) && inWindow(r.completedAt))) continue;
+    found('slow-recovery', o.deadline, [o.h.d.process], `delivery to ${o.h.d.process} (${o.ended}); not re-delivered by ${o.deadline}`);
+  }
+}
+
+/** The shard a hold's re-delivery is owed on (its delivery's, else its life's), if known. */
+function shardOwed(m: MessageOps, o: Owed): string | undefined {
+  return o.h.d.shard ?? shardAt(m, o.h.d.completedAt);
+}
+
+/** A stretch in which a re-delivery was owed, on its shard: judged against the shard's waiting pops. */
+export interface OwedStretch {
+  readonly shard: string;
+  readonly iv: FreeInterval;
+  readonly holder: string;
+  readonly ended: string;
+}
+
+/**
+ * When each re-delivery was owed (judgeRecovery, on demand): from `from` until the message was taken
+ * again, acked, removed or created anew (whichever came first), or the end of the run — except while
+ * an unknown pop that could reach it may have leased it to nobody: from that pop's invocation until
+ * such a lease (as long as the hold's) has ended and the allowance has passed again (never blame an
+ * order the history allows).
+ */
+function owedStretches(id: string, m: MessageOps, holds: readonly Hold[], reaching: readonly PopOp[], phases: RunPhases, settings: CheckerSettings): OwedStretch[] {
+  const out: OwedStretch[] = [];
+  const allowance = settings.reaperIntervalMs + settings.recoveryBoundMs;
+  for (const o of owedOf(m, holds, phases, settings)) {
+    const shard = shardOwed(m, o);
+    if (shard === undefined) continue;
+    const since = lifeStart(m, o.h.d);
+    let to = phases.end;
+    for (const n of holds.slice(o.index + 1)) to = Math.min(to, n.d.invokedAt);
+    for (const a of [...m.acks, ...m.removes]) if (mayHaveApplied(a) && a.completedAt >= since) to = Math.min(to, a.invokedAt);
+    for (const p of m.pushes) if (mayHaveCreated(p) && p.invokedAt > o.h.d.completedAt) to = Math.min(to, p.invokedAt);
+    const lease = o.h.d.leaseUntil - o.h.d.invokedAt;
+    const gaps = reaching
+      .filter((p) => p.completedAt > o.h.until && p.invokedAt < to)
+      .map((p) => ({ from: p.invokedAt, to: p.completedAt + lease + allowance }))
+      .sort((a, b) => a.from - b.from);
+    let from = o.from;
+    for (const g of gaps) {
+      if (g.from > from) out.push({ shard, iv: { id, priority: 0, from, to: Math.min(g.from, to) }, holder: o.h.d.process, ended: o.ended });
+      from = Math.max(from, g.to);
+      if (from >= to) break;
+    }
+    if (to > from) out.push({ shard, iv: { id, priority: 0, from, to }, holder: o.h.d.process, ended: o.ended });
+  }
+  return out;
 }
 
 /**
@@ -218,10 +330,12 @@ export interface ShardPart {
   readonly deliveries: readonly DeliverOp[];
   /** Per delivery (same index): its shard, and the most urgent priority the message may have had when popped. */
   readonly placed: readonly { readonly shard: string; readonly priority: number }[];
+  /** When a re-delivery was owed after a hold ended without an ack (un-ack recovery, judged on demand). */
+  readonly owed: readonly OwedStretch[];
 }
 
 /** A message's part of the shards' judgements, or undefined when it has no push. */
-export function shardPartOf(id: string, m: MessageOps, pops: readonly PopOp[], phases: RunPhases): ShardPart | undefined {
+export function shardPartOf(id: string, m: MessageOps, pops: readonly PopOp[], phases: RunPhases, settings: CheckerSettings): ShardPart | undefined {
   if (m.pushes.length === 0) return undefined;
   // A shard belongs to one life of the message (shardAt): a free stretch counts on the shard of its
   // life, and only where every life it may be in agrees on it. Counterexample that needed it: a
@@ -245,19 +359,20 @@ export function shardPartOf(id: string, m: MessageOps, pops: readonly PopOp[], p
     // A popped message counts with its most urgent possible priority (prioritiesAt).
     placed.push({ shard: at, priority: Math.min(...prioritiesAt(m, d.completedAt)) });
   }
-  return { id, free, deliveries, placed };
+  return { id, free, deliveries, placed, owed: owedStretches(id, m, holdsOf(m), reaching, phases, settings) };
 }
 
 /** The stretches and deliveries of each shard, in the order their parts are added (the history's order of first appearance). */
-export type ShardSets = Map<string, { free: FreeInterval[]; deliveries: DeliverOp[]; priorityOf: Map<DeliverOp, number> }>;
+export type ShardSets = Map<string, { free: FreeInterval[]; deliveries: DeliverOp[]; priorityOf: Map<DeliverOp, number>; owed: OwedStretch[] }>;
 
 export function addShardPart(shards: ShardSets, part: ShardPart): void {
   const of = (name: string) => {
     let s = shards.get(name);
-    if (!s) shards.set(name, (s = { free: [], deliveries: [], priorityOf: new Map() }));
+    if (!s) shards.set(name, (s = { free: [], deliveries: [], priorityOf: new Map(), owed: [] }));
     return s;
   };
   for (const f of part.free) of(f.shard).free.push(f.iv);
+  for (const o of part.owed) of(o.shard).owed.push(o);
   part.deliveries.forEach((d, i) => {
     const { shard, priority } = part.placed[i]!;
     const s = of(shard);
@@ -286,14 +401,26 @@ export function judgeShardSets(shards: ShardSets, pops: readonly PopOp[], boundM
     if (priority.exercised) out.exercised.priorityOrder = true;
     for (const f of priority.findings) out.violations.push({ kind: 'priority-inversion', ...f });
     if (waiting.length > 0) for (const x of latenessOf(s.deliveries, s.free, waiting)) lateness.push(x);
+    // Un-ack recovery on demand: a pop of the shard that waited longer than B while a re-delivery was owed.
+    for (const f of judgeLate(waiting, s.owed.map((o) => o.iv), boundMs).findings) {
+      const mine = s.owed.filter((x) => x.iv.id === f.id);
+      const o = [...mine].reverse().find((x) => x.iv.from < f.t) ?? mine[0]!;
+      out.violations.push({
+        kind: 'slow-recovery',
+        id: f.id,
+        t: f.t,
+        processes: [o.holder, ...f.processes],
+        detail: `delivery to ${o.holder} (${o.ended}); owed again from ${o.iv.from}, while ${f.pops} pop(s) of shard ${shard} waited past the ${boundMs} ms bound without it (up to ${f.beyondMs.toFixed(0)} ms beyond it)`,
+      });
+    }
   }
   return lateness;
 }
 
-function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp[], phases: RunPhases, boundMs: number, out: Judged): number[] {
+function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp[], phases: RunPhases, settings: CheckerSettings, boundMs: number, out: Judged): number[] {
   const shards: ShardSets = new Map();
   for (const [id, m] of byId) {
-    const part = shardPartOf(id, m, pops, phases);
+    const part = shardPartOf(id, m, pops, phases, settings);
     if (part) addShardPart(shards, part);
   }
   return judgeShardSets(shards, pops, boundMs, out);
@@ -334,18 +461,19 @@ export function checkHistory(history: readonly HistoryOp[], phases: RunPhases, s
   const out = noFindings();
   const tallies = noTallies();
   for (const op of history) tallyOp(op, tallies);
+  const atEnd = popsInFlightAtEnd(pops, phases.end);
   for (const [id, m] of byId) {
     tallyMessage(m, tallies);
-    judgeMessage(id, m, phases, settings, out);
+    judgeMessage(id, m, phases, settings, out, { popsAtEnd: atEnd, popsRecorded: pops.length > 0 });
   }
-  const lateness = settings.deliveryBoundMs === undefined ? [] : judgeShards(byId, pops, phases, settings.deliveryBoundMs, out);
+  const lateness = settings.deliveryBoundMs === undefined ? [] : judgeShards(byId, pops, phases, settings, settings.deliveryBoundMs, out);
   return reportOf(tallies, out, lateness);
 }
 
-/** The report from the tallies and findings (violations in time order, then by id). */
+/** The report from the tallies and findings (violations worst first, then in time order, then by id). */
 export function reportOf(tallies: Tallies, out: Judged, lateness: readonly number[]): CheckReport {
   const { pushed, delivered, deliveries, acked, unknownOps } = tallies;
-  const violations = out.violations.sort((a, b) => a.t - b.t || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const violations = out.violations.sort(worstFirst);
   const counts = zeroPerKind();
   const messagesAffected = zeroPerKind();
   const seen = new Set<string>();
@@ -374,4 +502,36 @@ export function reportOf(tallies: Tallies, out: Judged, lateness: readonly numbe
     properties: propertiesFrom(counts),
     exercised: out.exercised,
   };
+}
+
+/** Properties that only the end of a run can decide (what must have happened by then). */
+const DECIDED_AT_THE_END: readonly PropertyName[] = ['atLeastOnce', 'unackRecovery', 'deliveredPromptly'];
+
+/**
+ * The report of a run that stopped before its end (a script or the run past its budget, a twin that
+ * differs from its Lua), judged over the history up to the stop: what only the end could decide is
+ * dropped (the run never got there), and the stop is a finding of its own.
+ */
+export function reportOfStoppedRun(report: CheckReport, stop: Violation): CheckReport {
+  const violations = [...report.violations.filter((v) => !DECIDED_AT_THE_END.includes(VIOLATION_KINDS[v.kind].breaks as PropertyName)), stop].sort(
+    (a, b) => a.t - b.t || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  const counts = zeroPerKind();
+  const messagesAffected = zeroPerKind();
+  const seen = new Set<string>();
+  for (const v of violations) {
+    counts[v.kind]++;
+    const key = `${v.kind}\u0000${v.id}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      messagesAffected[v.kind]++;
+    }
+  }
+  const exercised = { ...report.exercised };
+  for (const p of DECIDED_AT_THE_END) exercised[p] = false;
+  for (const v of violations) {
+    const breaks = VIOLATION_KINDS[v.kind].breaks;
+    if (breaks) exercised[breaks] = true;
+  }
+  return { ...report, violations, counts, messagesAffected, properties: propertiesFrom(counts), exercised };
 }

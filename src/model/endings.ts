@@ -1,6 +1,8 @@
 import type { CheckReport, Violation } from './checker.js';
 import { extraFields, faultsAt, type FaultSpan } from './history-file.js';
-import type { HistoryOp } from './history.js';
+import { stillOpenAtEnd } from './checker.js';
+import type { HistoryOp, PopOp } from './history.js';
+import { holdsOf } from './holds.js';
 import { mayHaveApplied, mayHaveCreated, type MessageOps } from './message-ops.js';
 import { PROPERTY_NAMES } from './properties.js';
 
@@ -14,8 +16,9 @@ import { PROPERTY_NAMES } from './properties.js';
  * - **undetermined** — whether it was processed rests on unknown operations only: either every push
  *   that may have created it is unknown and nothing ever delivered, acked or removed it (it may never
  *   have existed), or its latest ok push is followed by no ok ack or ok remove but by an unknown one
- *   (at-least-once holds for it only because an unknown ack or remove may have applied). Operations in
- *   flight when the history ended are unknown.
+ *   (at-least-once holds for it only because an unknown ack or remove may have applied), or by nothing
+ *   yet because it was still held, or a pop that may have taken it still in flight, when the history
+ *   ended. Operations in flight when the history ended are unknown.
  */
 export interface Endings {
   /** Messages judged: ids with a push or ensure that may have applied. */
@@ -28,8 +31,11 @@ export interface Endings {
 
 export const noEndings = (): Endings => ({ messages: 0, recovered: 0, undetermined: 0, inFlight: 0 });
 
-/** One message's part of the endings. */
-export function tallyEndings(m: MessageOps, e: Endings): void {
+/**
+ * One message's part of the endings. With `atEnd` (its id, the history's end and the pops in flight
+ * then), a message still held or possibly being popped when the history ended is undetermined too.
+ */
+export function tallyEndings(m: MessageOps, e: Endings, atEnd?: { readonly id: string; readonly end: number; readonly pops: readonly PopOp[] }): void {
   const creators = m.pushes.filter(mayHaveCreated);
   if (creators.length === 0) return;
   e.messages++;
@@ -46,7 +52,8 @@ export function tallyEndings(m: MessageOps, e: Endings): void {
   }
   const last = ok.reduce((a, b) => (b.invokedAt > a.invokedAt ? b : a));
   const finals = [...m.acks, ...m.removes].filter((x) => x.completedAt >= last.invokedAt);
-  if (!finals.some((x) => x.outcome === 'ok') && finals.some((x) => x.outcome === 'unknown')) e.undetermined++;
+  if (finals.some((x) => x.outcome === 'ok')) return;
+  if (finals.some((x) => x.outcome === 'unknown') || (atEnd && stillOpenAtEnd(atEnd.id, m, holdsOf(m), atEnd.pops, last, atEnd.end))) e.undetermined++;
 }
 
 /** valid: every property held and enough was known; invalid: a property was violated; unknown: too much in flight to tell. */

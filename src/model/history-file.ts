@@ -84,9 +84,17 @@ const faultSchema = z
   .loose()
   .describe('a fault injected or observed: violations are explained by the faults in effect at their time');
 
+const endSchema = z
+  .object({
+    type: z.literal('end').describe('the line: end'),
+    at: time.describe('when the recording stopped'),
+  })
+  .loose()
+  .describe('the recording stopped here (recordHistory writes it): the history ends at the latest end line, or at its last completion if later; what is still held or in flight then is unknown, not lost');
+
 /** The JSON Schema of one line of a history file (docs/history.schema.json). */
 export function historyJsonSchema(): unknown {
-  return z.toJSONSchema(z.union([runSchema, faultSchema, opSchema]).describe('one line of a dynoq history (JSON lines)'), { io: 'input' });
+  return z.toJSONSchema(z.union([runSchema, faultSchema, endSchema, opSchema]).describe('one line of a dynoq history (JSON lines)'), { io: 'input' });
 }
 
 /** A fault as the history recorded it: from its start line to its end line (the end of the history without one). */
@@ -130,7 +138,7 @@ function firstIssue(issues: readonly IssueLike[], whole = '(line)'): string {
 
 /** The fields each line type knows; any other field is the recorder's own (kept, shown). */
 const KNOWN_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = Object.fromEntries(
-  [...opSchema.options, runSchema, faultSchema].map((o) => [o.shape.type.value, new Set(Object.keys(o.shape))]),
+  [...opSchema.options, runSchema, faultSchema, endSchema].map((o) => [o.shape.type.value, new Set(Object.keys(o.shape))]),
 );
 
 /** A line's fields that the format does not know (a recorder's own), or undefined when it has none. */
@@ -246,7 +254,11 @@ export type RunLine = z.output<typeof runSchema>;
 export type FaultLine = z.output<typeof faultSchema>;
 
 /** One non-empty line of a history file, parsed and checked; throws HistoryFileError naming the line and field. */
-export type HistoryLine = { readonly kind: 'run'; readonly run: RunLine } | { readonly kind: 'fault'; readonly fault: FaultLine } | { readonly kind: 'op'; readonly op: HistoryOp; readonly inFlight: boolean };
+export type HistoryLine =
+  | { readonly kind: 'run'; readonly run: RunLine }
+  | { readonly kind: 'fault'; readonly fault: FaultLine }
+  | { readonly kind: 'end'; readonly at: number }
+  | { readonly kind: 'op'; readonly op: HistoryOp; readonly inFlight: boolean };
 
 export function parseHistoryLine(text: string, file: string, line: number): HistoryLine {
   let json: unknown;
@@ -269,6 +281,11 @@ export function parseHistoryLine(text: string, file: string, line: number): Hist
     const parsed = faultSchema.safeParse(json);
     if (!parsed.success) throw new HistoryFileError(file, line, firstIssue(parsed.error.issues));
     return { kind: 'fault', fault: parsed.data };
+  }
+  if (type === 'end') {
+    const parsed = endSchema.safeParse(json);
+    if (!parsed.success) throw new HistoryFileError(file, line, firstIssue(parsed.error.issues));
+    return { kind: 'end', at: parsed.data.at };
   }
   const r = parseOp(json, '(line)');
   if (!r.ok) throw new HistoryFileError(file, line, r.reason);
@@ -320,9 +337,12 @@ export function faultsAt(faults: readonly FaultSpan[], t: number): FaultSpan[] {
 
 export const DEFAULT_JUDGE_SETTINGS: CheckerSettings = { reaperIntervalMs: 1_000, recoveryBoundMs: 5_000 };
 
-/** What the whole file says about the run, once every line has been read: phases and settings. */
-export function runOf(run: RunLine | undefined, first: number, last: number, file: string, overrides: Partial<RunPhases & CheckerSettings>): { phases: RunPhases; settings: CheckerSettings } {
-  const end = overrides.end ?? run?.end ?? last;
+/**
+ * What the whole file says about the run, once every line has been read: phases and settings. The
+ * end: a flag, else the run line's, else the latest end line or the last completion, whichever is later.
+ */
+export function runOf(run: RunLine | undefined, first: number, last: number, file: string, overrides: Partial<RunPhases & CheckerSettings>, endLine = -Infinity): { phases: RunPhases; settings: CheckerSettings } {
+  const end = overrides.end ?? run?.end ?? Math.max(last, endLine);
   const livenessStart = overrides.livenessStart ?? run?.livenessStart ?? first;
   const deliveryBoundMs = overrides.deliveryBoundMs ?? run?.deliveryBoundMs;
   if (livenessStart > end) throw new HistoryFileError(file, 0, `livenessStart ${livenessStart} is after end ${end}`);
@@ -338,8 +358,8 @@ export function runOf(run: RunLine | undefined, first: number, last: number, fil
 
 /**
  * Reads a history. Without a `run` line (or flags), the whole history is judged as liveness (every
- * un-acked delivery must be recovered in time) and the run ends at the last completion (or the last
- * invocation of a call still in flight, if later).
+ * un-acked delivery must be recovered in time) and the run ends at its latest `end` line or its last
+ * completion (or the last invocation of a call still in flight), whichever is later.
  */
 export function parseHistoryFile(text: string, file = '<history>', overrides: Partial<RunPhases & CheckerSettings> = {}): HistoryFile {
   const history: HistoryOp[] = [];
@@ -349,6 +369,7 @@ export function parseHistoryFile(text: string, file = '<history>', overrides: Pa
   // A loop, not Math.min(...spread): a spread of a million arguments overflows the stack.
   let first = Infinity;
   let last = -Infinity;
+  let endLine = -Infinity;
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
@@ -359,6 +380,8 @@ export function parseHistoryFile(text: string, file = '<history>', overrides: Pa
       run = parsed.run;
     } else if (parsed.kind === 'fault') {
       faults.add(parsed.fault, file, i + 1);
+    } else if (parsed.kind === 'end') {
+      endLine = Math.max(endLine, parsed.at);
     } else {
       const o = parsed.op;
       history.push(o);
@@ -368,7 +391,7 @@ export function parseHistoryFile(text: string, file = '<history>', overrides: Pa
     }
   }
   if (history.length === 0) throw new HistoryFileError(file, 0, 'no operations');
-  const { phases, settings } = runOf(run, first, last, file, overrides);
+  const { phases, settings } = runOf(run, first, last, file, overrides, endLine);
   for (const o of inFlight) completeAtEnd(o, phases.end);
   const spans = faults.done();
   return { history, phases, settings, ...(spans.length > 0 ? { faults: spans } : {}), ...(inFlight.length > 0 ? { inFlight: inFlight.length } : {}) };

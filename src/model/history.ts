@@ -130,9 +130,10 @@ export const OP_TYPES = [
 /**
  * The history format's version (the `run` line's `version`): 1 knew push, deliver, ack, extend, remove;
  * 2 added ensure, reschedule, release, pop, priority, shard and via; 3 added fault lines, operations in
- * flight at the end (no completedAt) and keeps fields it does not know. A newer version is refused.
+ * flight at the end (no completedAt) and keeps fields it does not know; 4 added the `end` line (when
+ * the recording stopped). A newer version is refused.
  */
-export const HISTORY_FORMAT_VERSION = 3;
+export const HISTORY_FORMAT_VERSION = 4;
 
 export interface RunPhases {
   /** When the liveness phase began (faults healed) and when the run ended. */

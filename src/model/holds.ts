@@ -13,7 +13,7 @@ export interface Hold {
   /**
    * When the hold ended: the ack's return, the lease deadline, or the release — at its invocation when
    * it may have applied (the message may be popped again before the release's reply arrives), else at
-   * its return.
+   * its return — or a remove that may have deleted the message while held.
    */
   readonly until: number;
 }
@@ -43,6 +43,20 @@ export function holdsOf(m: MessageOps): Hold[] {
         leaseEnd = Math.max(leaseEnd, e.leaseUntil);
       }
     }
-    return { d, leaseEnd, ack, release, until: Math.min(leaseEnd, ackEnd, releaseEnd) };
+    return { d, leaseEnd, ack, release, until: Math.min(leaseEnd, ackEnd, releaseEnd, removedAt(m, d)) };
   });
+}
+
+/**
+ * A remove deletes the message with its lease (the reference models forget a leased entry too): the
+ * holder's ack is then refused and a later ensure or push starts a new life that another consumer
+ * may take. A remove that may have applied after the pop took the message (it returned after the pop
+ * was invoked) ends the hold — as early as it may have applied, never before the delivery.
+ */
+function removedAt(m: MessageOps, d: DeliverOp): number {
+  let at = Infinity;
+  for (const r of m.removes) {
+    if (mayHaveApplied(r) && r.completedAt > d.invokedAt) at = Math.min(at, Math.max(r.invokedAt, d.completedAt));
+  }
+  return at;
 }

@@ -1,4 +1,4 @@
-import { checkHistory, type CheckReport } from './checker.js';
+import { checkHistory, popsInFlightAtEnd, type CheckReport } from './checker.js';
 import { explain, extrasOf, noEndings, tallyEndings, verdictOf, DEFAULT_MAX_UNDETERMINED, type Endings, type ExplainedViolation, type OpExtra, type Verdict } from './endings.js';
 import { parseHistoryFile, type FaultSpan, type HistoryFile } from './history-file.js';
 import type { CheckerSettings, HistoryOp, RunPhases } from './history.js';
@@ -42,10 +42,11 @@ export function judgeReportOf(report: CheckReport, endings: Endings, faults: rea
 export function judgeHistory(text: string, overrides: JudgeOverrides = {}, file = '<history>', options: JudgeOptions = {}): Judgement {
   const parsed = parseHistoryFile(text, file, overrides);
   const report = checkHistory(parsed.history, parsed.phases, parsed.settings);
-  const { byId } = groupById(parsed.history);
+  const { byId, pops } = groupById(parsed.history);
   const endings = noEndings();
   endings.inFlight = parsed.inFlight ?? 0;
-  for (const m of byId.values()) tallyEndings(m, endings);
+  const atEnd = popsInFlightAtEnd(pops, parsed.phases.end);
+  for (const [id, m] of byId) tallyEndings(m, endings, { id, end: parsed.phases.end, pops: atEnd });
   const violated = new Set(report.violations.map((v) => v.id));
   const extrasById = new Map<string, OpExtra[]>();
   const opsOf = new Map<string, HistoryOp[]>();

@@ -41,32 +41,82 @@ export const PROPERTIES = {
     means: 'a pop never waits longer than the delivery bound while a message of its shard is free and due',
     exercisedWhen: 'a message was free and due while a consumer of its shard was waiting',
   },
+  twinsMatchLua: {
+    label: 'twins match Lua',
+    means: "the simulator's JavaScript twin of every script gives the reply and the effects its Lua gives on Redis (every other verdict of a simulation rests on it; a recorded history cannot break it)",
+    exercisedWhen: "a simulation compared its scripts' twins with their Lua (scripts: compare)",
+  },
 } as const satisfies Record<string, { readonly label: string; readonly means: string; readonly exercisedWhen: string }>;
 
 export type PropertyName = keyof typeof PROPERTIES;
 export const PROPERTY_NAMES = Object.keys(PROPERTIES) as [PropertyName, ...PropertyName[]];
 
+/** Properties a gate (explore, simulate) keeps whatever its `require` says: every other verdict of a simulation rests on them. */
+export const ALWAYS_REQUIRED: readonly PropertyName[] = ['twinsMatchLua'];
+
 interface KindDefinition {
   readonly label: string;
   /** The property this kind breaks; null for kinds that are reported but allowed. */
   readonly breaks: PropertyName | null;
+  /** Severity: 1 is the worst. Every summary, title and report names and lists findings worst first (WORST_FIRST). */
+  readonly rank: number;
 }
 
+/**
+ * Every kind of finding. The ranks order them by what the user's work suffers, worst first:
+ * a Redis that stops answering everyone (a script past the time limit), then work silently never done
+ * (lost; a run that never ends cannot finish its work either) before work done twice at once (double pop: the exclusivity a
+ * consumer relies on is gone) before work done again after it was declared final (resurrection) or
+ * done without ever being asked for (unexpected) — both deliveries that must not happen, but one at a
+ * time — before a simulation that ran other code than Redis runs (a twin unlike its Lua: the run's other
+ * verdicts are in doubt), before work done, only late after a failure (slow recovery), before the timing promises:
+ * too early (on time: a delay is a promise about the work's content), out of order (priority), and
+ * slow while a consumer waits (late). Allowed duplicates come last. docs/CHECKER.md gives the argument.
+ */
 export const VIOLATION_KINDS = {
-  'lost-never-delivered': { label: 'lost (never delivered)', breaks: 'atLeastOnce' },
-  'lost-after-delivery': { label: 'lost (delivered, then dropped)', breaks: 'atLeastOnce' },
-  'slow-recovery': { label: 'slow recovery', breaks: 'unackRecovery' },
-  'double-pop': { label: 'double pop', breaks: 'noDoublePop' },
-  resurrection: { label: 'resurrection', breaks: 'acksAreFinal' },
-  early: { label: 'early', breaks: 'onTime' },
-  unexpected: { label: 'unexpected', breaks: 'noPhantoms' },
-  'priority-inversion': { label: 'priority inversion', breaks: 'priorityOrder' },
-  late: { label: 'late', breaks: 'deliveredPromptly' },
-  duplicate: { label: 'duplicate (allowed by at-least-once)', breaks: null },
+  'script-time-limit': { label: 'script past the time limit (Redis answers BUSY)', breaks: 'atLeastOnce', rank: 1 },
+  'lost-never-delivered': { label: 'lost (never delivered)', breaks: 'atLeastOnce', rank: 2 },
+  'lost-after-delivery': { label: 'lost (delivered, then dropped)', breaks: 'atLeastOnce', rank: 3 },
+  // A run that never reaches its end cannot process what it was pushed: a liveness finding.
+  'event-budget': { label: 'run past its event budget (never ends)', breaks: 'atLeastOnce', rank: 4 },
+  'double-pop': { label: 'double pop', breaks: 'noDoublePop', rank: 5 },
+  resurrection: { label: 'resurrection', breaks: 'acksAreFinal', rank: 6 },
+  unexpected: { label: 'unexpected', breaks: 'noPhantoms', rank: 7 },
+  // The simulation ran code that is not what Redis runs: every other verdict of the run is in doubt.
+  'twin-differs': { label: "a script's twin differs from its Lua", breaks: 'twinsMatchLua', rank: 8 },
+  'slow-recovery': { label: 'slow recovery', breaks: 'unackRecovery', rank: 9 },
+  early: { label: 'early', breaks: 'onTime', rank: 10 },
+  'priority-inversion': { label: 'priority inversion', breaks: 'priorityOrder', rank: 11 },
+  late: { label: 'late', breaks: 'deliveredPromptly', rank: 12 },
+  duplicate: { label: 'duplicate (allowed by at-least-once)', breaks: null, rank: 13 },
 } as const satisfies Record<string, KindDefinition>;
 
 export type ViolationKind = keyof typeof VIOLATION_KINDS;
 export const VIOLATION_KIND_NAMES = Object.keys(VIOLATION_KINDS) as [ViolationKind, ...ViolationKind[]];
+
+/** Every kind, worst first (by rank). */
+export const WORST_FIRST: readonly ViolationKind[] = [...VIOLATION_KIND_NAMES].sort((a, b) => VIOLATION_KINDS[a].rank - VIOLATION_KINDS[b].rank);
+
+/** Every property, worst first: by the worst kind that breaks it. */
+export const PROPERTIES_WORST_FIRST: readonly PropertyName[] = [...PROPERTY_NAMES].sort(
+  (a, b) => Math.min(...kindsBreaking(a).map((k) => VIOLATION_KINDS[k].rank)) - Math.min(...kindsBreaking(b).map((k) => VIOLATION_KINDS[k].rank)),
+);
+
+/** Orders findings worst first, then by time, then by id. */
+export function worstFirst(a: { readonly kind: ViolationKind; readonly t: number; readonly id: string }, b: { readonly kind: ViolationKind; readonly t: number; readonly id: string }): number {
+  return VIOLATION_KINDS[a.kind].rank - VIOLATION_KINDS[b.kind].rank || a.t - b.t || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/** The worst failing finding (the earliest of its kind), among those breaking one of `properties` when given. */
+export function worstFinding<V extends { readonly kind: ViolationKind; readonly t: number; readonly id: string }>(violations: readonly V[], properties?: readonly PropertyName[]): V | undefined {
+  let worst: V | undefined;
+  for (const v of violations) {
+    const breaks = VIOLATION_KINDS[v.kind].breaks;
+    if (breaks === null || (properties && !properties.includes(breaks))) continue;
+    if (!worst || worstFirst(v, worst) < 0) worst = v;
+  }
+  return worst;
+}
 
 /** Kinds that break some property (every kind but the allowed ones). */
 export const FAILURE_KINDS: readonly ViolationKind[] = VIOLATION_KIND_NAMES.filter((k) => VIOLATION_KINDS[k].breaks !== null);

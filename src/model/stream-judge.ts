@@ -1,4 +1,4 @@
-import { addShardPart, judgeMessage, judgeShardSets, noFindings, noTallies, reportOf, shardPartOf, tallyMessage, tallyOp, type ShardPart, type ShardSets } from './checker.js';
+import { addShardPart, judgeMessage, judgeShardSets, noFindings, noTallies, popsInFlightAtEnd, reportOf, shardPartOf, tallyMessage, tallyOp, type ShardPart, type ShardSets } from './checker.js';
 import { extrasOf, MAX_EXTRAS_PER_MESSAGE, noEndings, tallyEndings, type OpExtra } from './endings.js';
 import { completeAtEnd, extraFields, FaultSpans, HistoryFileError, parseHistoryLine, runOf, type RunLine } from './history-file.js';
 import type { DeliverOp, HistoryOp, PopOp } from './history.js';
@@ -171,7 +171,9 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   let run: RunLine | undefined;
   let first = Infinity;
   let last = -Infinity;
+  let endLine = -Infinity;
   let ops = 0;
+  let popsRecorded = false;
   let n = 0;
   try {
     for await (const batch of source()) {
@@ -197,6 +199,10 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
             faultSpans.add(parsed.fault, file, n);
             continue;
           }
+          if (parsed.kind === 'end') {
+            endLine = Math.max(endLine, parsed.at);
+            continue;
+          }
           const op = parsed.op;
           ({ type, invokedAt, completedAt } = op);
           id = op.type === 'pop' ? undefined : op.id;
@@ -207,6 +213,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
           }
         }
         ops++;
+        if (type === 'pop') popsRecorded = true;
         if (invokedAt < first) first = invokedAt;
         if (completedAt > last) last = completedAt;
         if (type !== 'pop' && id !== undefined) lastLines.set(hashId(id), n);
@@ -218,8 +225,9 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     throw err;
   }
   if (ops === 0) throw new HistoryFileError(file, 0, 'no operations');
-  const { phases, settings } = runOf(run, first, last, file, overrides);
+  const { phases, settings } = runOf(run, first, last, file, overrides, endLine);
   for (const p of inFlightPops) completeAtEnd(p, phases.end);
+  const popsAtEnd = popsInFlightAtEnd(unknownPops, phases.end);
   const lineCount = n;
   const isLast = lastLines.bits(lineCount);
   const faults = faultSpans.done();
@@ -238,12 +246,12 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   const judge = (id: string, ops: HistoryOp[], at: number) => {
     const m = groupById(ops).byId.get(id)!;
     tallyMessage(m, tallies);
-    tallyEndings(m, endings);
+    tallyEndings(m, endings, { id, end: phases.end, pops: popsAtEnd });
     const before = out.violations.length;
-    judgeMessage(id, m, phases, settings, out);
+    judgeMessage(id, m, phases, settings, out, { popsAtEnd, popsRecorded });
     if (out.violations.length > before) extrasById.set(id, extrasOf(ops));
     if (bound === undefined) return;
-    const part = shardPartOf(id, m, unknownPops, phases);
+    const part = shardPartOf(id, m, unknownPops, phases, settings);
     if (part) parts.push({ ordinal: at, part: { ...part, deliveries: part.deliveries.map(slimDelivery) } });
   };
   n = 0;

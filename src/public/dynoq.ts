@@ -43,7 +43,7 @@ export type { ScriptDef, ScriptReply } from '../redis/script.js';
 export { UnsupportedStoreFeatureError } from '../store/errors.js';
 export { IoredisStore } from '../store/ioredis-store.js';
 export type { IoredisStoreOptions } from '../store/ioredis-store.js';
-export { UnsafeClientError, DatabaseRefusedError } from '../store/errors.js';
+export { UnsafeClientError, DatabaseRefusedError, StoreFullError, EvictionPolicyError } from '../store/errors.js';
 export { clientSafetyProblems } from '../store/client-safety.js';
 export { connect, safeRedisOptions } from '../store/connect.js';
 export type { ConnectOptions, DynomiteOptions, HostPort } from '../store/connect.js';

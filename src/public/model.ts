@@ -9,7 +9,7 @@ export { DEFAULT_MAX_UNDETERMINED } from '../model/endings.js';
 export type { Endings, Verdict, ExplainedViolation, OpExtra } from '../model/endings.js';
 export { parseHistoryFile, formatHistoryFile, historyJsonSchema, HistoryFileError, DEFAULT_JUDGE_SETTINGS } from '../model/history-file.js';
 export type { HistoryFile, FaultSpan } from '../model/history-file.js';
-export { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS, VIOLATION_KIND_NAMES, FAILURE_KINDS, kindsBreaking } from '../model/properties.js';
+export { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS, VIOLATION_KIND_NAMES, FAILURE_KINDS, kindsBreaking, WORST_FIRST, PROPERTIES_WORST_FIRST, worstFirst, worstFinding } from '../model/properties.js';
 export type { PropertyName, ViolationKind } from '../model/properties.js';
 export { OUTCOMES } from '../model/history.js';
 export type { HistoryOp, PushOp, DeliverOp, AckOp, ExtendOp, RemoveOp, OpType, Outcome, RunPhases, CheckerSettings } from '../model/history.js';

@@ -15,9 +15,12 @@ export interface RealCluster {
   /**
    * A new client for a queue in `zone`, built with the package's own `connect()` (the shipped client):
    * primary-replica: quorum through Sentinel to the current primary, nonQuorum to the zone's own node;
-   * Dynomite: the zone's node at the configured consistency of the role. The caller disconnects it.
+   * Dynomite: the zone's node at the configured consistency of the role; with `failover`, connect's
+   * opt-in zone failover to the other zones' nodes, the next zones first. The caller disconnects it.
    */
-  client(zone: string, role: ConnectionRole): Redis;
+  client(zone: string, role: ConnectionRole, options?: { readonly failover?: boolean }): Redis;
+  /** Dynomite only: where the zone's node listens (a failover client moved there by a fault); primary-replica throws RealProcessError 'not-on-topology'. */
+  nodeAddress(zone: string): { readonly host: string; readonly port: number };
   /** SIGKILL the zone's node (Dynomite: the Dynomite process and its redis-server). */
   crashNode(zone: string): Promise<void>;
   /** Start the zone's node again; `empty`: without the data it had (no persistence), else from its AOF. */
@@ -36,6 +39,8 @@ export interface RealCluster {
   partition(from: string, to: string, oneWay: boolean): void;
   /** Ends one partition(from, to) still in effect (none: nothing happens). */
   heal(from: string, to: string): void;
+  /** The port of the zone's redis-server (Dynomite: its backend's), for admin commands such as CONFIG SET maxmemory. */
+  redisPort(zone: string): number;
   /** Every node that is up: the queue's keys (prefix) and their values, per node, for a replica comparison. */
   dumps(prefix: string): Promise<readonly Readonly<Record<string, string>>[]>;
   /** Kill every process, remove every directory. Idempotent. */

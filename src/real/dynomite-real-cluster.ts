@@ -47,23 +47,28 @@ export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<Real
   return {
     kind: 'dynomite',
     zones,
-    client(zone: string, role: ConnectionRole): Redis {
+    client(zone: string, role: ConnectionRole, options = {}): Redis {
       const consistency = role === 'quorum' ? spec.quorumConsistency : spec.nonQuorumConsistency;
-      const c = connect(cluster.racks[at(zone)]!.url, { dynomite: { consistency } }) as Redis;
+      const i = at(zone);
+      // The next zones' nodes first, as the simulated failover client moves to the next zone.
+      const failover = options.failover ? zones.map((_, k) => cluster.racks[(i + 1 + k) % zones.length]!).slice(0, -1).map((r) => ({ host: '127.0.0.1', port: r.port })) : undefined;
+      const c = connect(cluster.racks[i]!.url, { dynomite: { consistency, ...(failover ? { failover } : {}) } }) as Redis;
       clients.push(c);
       return c;
     },
+    nodeAddress: (zone) => ({ host: '127.0.0.1', port: cluster.racks[at(zone)]!.port }),
     async crashNode(zone) {
       const i = at(zone);
       await cluster.killNode(i);
       await cluster.killBackend(i);
     },
-    // The datastore first, so Dynomite finds it at its first request.
+    // The datastore first, so Dynomite finds it at its first request. Done once the node answers, as
+    // a simulated restart: its peers reach it at their next try (DYNOMITE.md "Heals take time").
     async restartNode(zone, { empty }) {
       const i = at(zone);
       await cluster.killNode(i);
       await cluster.restartBackend(i, { empty });
-      await cluster.startNode(i);
+      await cluster.startNode(i, { waitForPeers: false });
     },
     crashBackend: (zone) => cluster.killBackend(at(zone)),
     restartBackend: (zone, { empty }) => cluster.restartBackend(at(zone), { empty }),
@@ -91,6 +96,7 @@ export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<Real
       if (partitions.get(key)!.length === 0) partitions.delete(key);
       for (const [a, b] of pairs) unblock(a, b);
     },
+    redisPort: (zone) => cluster.racks[at(zone)]!.redis.port,
     // Each node's redis read directly (Dynomite would coordinate the read); a node counts as up
     // when its Dynomite and redis both run and neither is paused.
     async dumps(prefix) {

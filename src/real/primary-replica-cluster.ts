@@ -129,6 +129,9 @@ export async function startPrimaryReplicaCluster(spec: PrimaryReplicaSpec): Prom
       clients.push(c);
       return c;
     },
+    nodeAddress() {
+      throw new RealProcessError('not-on-topology', 'a failover client moves between Dynomite nodes; a primary with replicas is followed through Sentinel');
+    },
     async crashNode(zone) {
       paused.delete(zoneIndex(zones, zone));
       await server(zone).kill();
@@ -161,6 +164,7 @@ export async function startPrimaryReplicaCluster(spec: PrimaryReplicaSpec): Prom
       resumeOwned(server(zone).process);
       paused.delete(zoneIndex(zones, zone));
     },
+    redisPort: (zone) => server(zone).port,
     // A paused server would never answer: only the running, unpaused ones, in zone order.
     async dumps(prefix) {
       const up = servers.filter((s, i) => !hasExited(s.process) && !paused.has(i));

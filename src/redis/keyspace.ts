@@ -4,6 +4,20 @@ import { isOption, parseInteger, parseScore } from './argument-parsing.js';
 import { MIN_MAX_NOT_FLOAT, RedisError, SYNTAX, WRONGTYPE } from './redis-error.js';
 import { luaToReply, replyToLua, type LuaRedis, type ScriptDef, type ScriptReply } from './script.js';
 import { SortedSet } from './sorted-set.js';
+import {
+  DENY_OOM_COMMANDS,
+  HASH_FIELD_BYTES,
+  KEY_BYTES,
+  oomError,
+  scriptShebang,
+  stringBytes,
+  WRITE_COMMANDS,
+  ZSET_MEMBER_BYTES,
+  type MemoryLimit,
+  type ScriptFlags,
+} from './memory.js';
+import { ScriptTimeLimitError, ScriptTwinMismatchError, type ScriptBudget } from './script-budget.js';
+import type { ScriptMode } from './script-mode.js';
 
 export type Value = SortedSet | Map<string, string>;
 export type Reply = ScriptReply;
@@ -27,11 +41,7 @@ function parseBound(s: string): Bound {
   return { value: parseScore(exclusive ? s.slice(1) : s, MIN_MAX_NOT_FLOAT), exclusive };
 }
 
-/**
- * How a keyspace runs a script: `'lua'` always runs its Lua text in Redis's Lua; `'twin'` runs its
- * JS twin where it has one (faster, proven equal by properties/lua-twin.test.ts) and the Lua otherwise.
- */
-export type ScriptMode = 'twin' | 'lua';
+export { SCRIPT_MODES, type ScriptMode } from './script-mode.js';
 
 /**
  * An in-memory Redis 7 keyspace: sorted sets, hashes, EVAL / EVALSHA / SCRIPT, with Redis's replies
@@ -45,8 +55,54 @@ function copyValue(value: Value): Value {
   return z;
 }
 
+/** The bytes of one key and its value in the estimate of memory.ts. */
+export function valueBytes(key: string, value: Value): number {
+  let n = KEY_BYTES + stringBytes(key);
+  if (value instanceof SortedSet) for (const e of value.entries()) n += ZSET_MEMBER_BYTES + stringBytes(e.member);
+  else for (const [f, v] of value) n += HASH_FIELD_BYTES + stringBytes(f) + stringBytes(v);
+  return n;
+}
+
+/** A running script, for the memory rules: over the limit as it started, written yet, its flags. */
+interface RunningScript {
+  readonly oom: boolean;
+  dirty: boolean;
+  readonly flags: ScriptFlags;
+}
+
+const COMPAT: ScriptFlags = { declared: false, allowOom: false, noWrites: false };
+
+type Outcome = { readonly reply: Reply } | { readonly thrown: unknown };
+
+function outcomeOf(run: () => Reply): Outcome {
+  try {
+    return { reply: run() };
+  } catch (thrown) {
+    return { thrown };
+  }
+}
+
 export class Keyspace {
   private readonly data = new Map<string, Value>();
+  /** The memory estimate of `data` (memory.ts), kept as commands change it. */
+  private bytes = 0;
+  /** `maxmemory` and its policy; undefined: no limit (Redis's default), nothing is checked. */
+  private limit: MemoryLimit | undefined;
+  /** Bytes another tenant of this server holds (counted in `usedMemory`, never evicted by this keyspace). */
+  private tenantBytes = 0;
+  /** The script running now, while a limit is set or it declared flags. */
+  private script: RunningScript | null = null;
+  /** Per key: the tick of its last access and how many accesses it had (LRU / LFU), kept while a limit is set. */
+  private readonly access = new Map<string, { tick: number; count: number }>();
+  private tick = 0;
+  /** Keys evicted since `takeEvicted` was last called (a primary sends them to its replicas as DEL). */
+  private evicted: string[] = [];
+  /** Keys evicted in this keyspace's life. */
+  evictions = 0;
+  /** Commands and scripts refused for memory (OOM) in this keyspace's life. */
+  oomRefusals = 0;
+  /** Inside `asReplica`: the limit is not applied (a replica obeys its primary, not its own maxmemory). */
+  private replicating = false;
   /** SCRIPT LOAD's cache, by SHA1. Like a restarted redis-server, a new keyspace starts without it. */
   private readonly scriptCache = new Map<string, string>();
   /**
@@ -56,9 +112,11 @@ export class Keyspace {
   changes = 0;
 
   /** `nowMs` is this node's clock, for TIME. */
+  /** `budget` bounds each script call (none: unbounded, as a plain Redis without a time limit). */
   constructor(
     private readonly nowMs: () => number = () => 0,
     readonly scriptMode: ScriptMode = 'twin',
+    readonly scriptBudget?: ScriptBudget,
   ) {}
 
   get keyCount(): number {
@@ -76,14 +134,20 @@ export class Keyspace {
 
   setRaw(key: string, value: Value | undefined): void {
     this.changes++;
+    const old = this.data.get(key);
+    if (old !== undefined) this.bytes -= valueBytes(key, old);
     if (value === undefined || value.size === 0) this.data.delete(key);
-    else this.data.set(key, value);
+    else {
+      this.data.set(key, value);
+      this.bytes += valueBytes(key, value);
+    }
   }
 
   /** A deep copy (a replica's full resync, a crash that keeps its data). */
   clone(nowMs: () => number = this.nowMs): Keyspace {
-    const copy = new Keyspace(nowMs, this.scriptMode);
+    const copy = new Keyspace(nowMs, this.scriptMode, this.scriptBudget);
     for (const [key, value] of this.data) copy.data.set(key, copyValue(value));
+    copy.bytes = this.bytes;
     return copy;
   }
 
@@ -115,18 +179,213 @@ export class Keyspace {
 
   /** What a twin calls, as a script's `redis.call`: one per keyspace, not one per script run. */
   private readonly twinRedis: LuaRedis = { call: (cmd, ...a) => replyToLua(this.exec(cmd, a)) };
+  /** The same, counting the twin's steps against the budget (only with one). */
+  private twinSteps = 0;
+  private twinScript = '';
+  private readonly countedTwinRedis: LuaRedis = {
+    call: (cmd, ...a) => {
+      if (++this.twinSteps > this.scriptBudget!.steps) throw new ScriptTimeLimitError(this.twinScript, this.scriptBudget!.steps);
+      return replyToLua(this.exec(cmd, a));
+    },
+  };
 
-  /** Runs a script atomically: its twin in twin mode when it has one, else its Lua text. */
+  /** Runs a script atomically: its twin in twin mode when it has one, else its Lua text (both, compared, in compare mode). */
   runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Reply {
-    if (this.scriptMode === 'twin' && script.twin) {
-      return luaToReply(script.twin(this.twinRedis, keys, args));
+    if (script.twin && this.scriptMode === 'twin') {
+      if (this.limit === undefined) return this.runTwin(script, keys, args);
+      return this.asScript(COMPAT, () => this.runTwin(script, keys, args));
     }
-    return this.eval(script.lua, keys, args);
+    if (script.twin && this.scriptMode === 'compare') return this.compareTwin(script, keys, args);
+    return this.evalNamed(script.lua, keys, args, script.name);
   }
 
-  /** EVAL: the Lua text in Redis's Lua 5.1 against this keyspace. */
+  /** The Lua text of a script, named for budget findings, under Redis's memory rules (a `#!lua flags=…` first line is Redis 7's). */
+  private evalNamed(lua: string, keys: readonly string[], args: readonly string[], name?: string): Reply {
+    const { flags, body } = scriptShebang(lua);
+    const run = () => runLua(body, keys, args, (cmd, a) => this.exec(cmd, a), this.scriptBudget, name ?? scriptSha(lua));
+    if (this.limit === undefined && !flags.declared) return run();
+    return this.asScript(flags, run);
+  }
+
+  private runTwin(script: ScriptDef, keys: readonly string[], args: readonly string[]): Reply {
+    if (this.scriptBudget === undefined) return luaToReply(script.twin!(this.twinRedis, keys, args));
+    this.twinSteps = 0;
+    this.twinScript = script.name;
+    return luaToReply(script.twin!(this.countedTwinRedis, keys, args));
+  }
+
+  /**
+   * The Lua here, the twin on a copy of the script's KEYS (a script touches no other key): their
+   * replies (or both failing) and the keys' values afterwards must be equal.
+   */
+  private compareTwin(script: ScriptDef, keys: readonly string[], args: readonly string[]): Reply {
+    // Under a memory limit both sides start after this server's evictions, and the copy is as full as
+    // this server (evicting nothing itself), so the OOM rule decides alike on both.
+    if (this.limit !== undefined && !this.replicating) this.evictIfNeeded();
+    const copy = new Keyspace(this.nowMs, 'twin', this.scriptBudget);
+    copy.restore(this.snapshot(keys));
+    if (this.limit !== undefined && !this.replicating) {
+      copy.limit = { maxmemory: this.limit.maxmemory, policy: 'noeviction' };
+      copy.tenantBytes = this.usedMemory - copy.bytes;
+    }
+    const twin = outcomeOf(() => copy.runTwin(script, keys, args));
+    const lua = outcomeOf(() => this.evalNamed(script.lua, keys, args, script.name));
+    if ('thrown' in lua && !(lua.thrown instanceof RedisError)) throw lua.thrown;
+    if ('thrown' in twin && !(twin.thrown instanceof RedisError)) throw twin.thrown;
+    const said = (o: Outcome) => ('thrown' in o ? `error ${(o.thrown as Error).message}` : JSON.stringify(o.reply));
+    if ('thrown' in lua !== 'thrown' in twin || ('reply' in lua && 'reply' in twin && JSON.stringify(lua.reply) !== JSON.stringify(twin.reply))) {
+      throw new ScriptTwinMismatchError(script.name, `Lua replied ${said(lua)}, the twin ${said(twin)}`);
+    }
+    const after = new Keyspace();
+    after.restore(this.snapshot(keys));
+    const luaKeys = after.dump();
+    const twinKeys = copy.dump();
+    for (const key of new Set([...Object.keys(luaKeys), ...Object.keys(twinKeys)])) {
+      const l = JSON.stringify(luaKeys[key] ?? null);
+      const t = JSON.stringify(twinKeys[key] ?? null);
+      if (l !== t) throw new ScriptTwinMismatchError(script.name, `key ${key} after the Lua: ${l}; after the twin: ${t}`);
+    }
+    if ('thrown' in lua) throw lua.thrown;
+    return lua.reply;
+  }
+
+  /** EVAL: the Lua text in Redis's Lua 5.1 against this keyspace (a `#!lua flags=…` first line is Redis 7's). */
   eval(lua: string, keys: readonly string[], args: readonly string[]): Reply {
-    return runLua(lua, keys, args, (cmd, a) => this.exec(cmd, a));
+    return this.evalNamed(lua, keys, args);
+  }
+
+  /**
+   * Runs a script under Redis's memory rules: evictions first; then, over the limit, a script that
+   * declared flags without allow-oom or no-writes is refused whole, and one without flags runs until
+   * its first memory-growing write before any write (see `exec`).
+   */
+  private asScript(flags: ScriptFlags, run: () => Reply): Reply {
+    let oom = false;
+    if (this.limit !== undefined && !this.replicating) {
+      this.evictIfNeeded();
+      oom = this.usedMemory > this.limit.maxmemory;
+      if (oom && flags.declared && !flags.allowOom && !flags.noWrites) throw this.refuse();
+    }
+    this.script = { oom, dirty: false, flags };
+    try {
+      return run();
+    } finally {
+      this.script = null;
+    }
+  }
+
+  private refuse(): Error {
+    this.oomRefusals++;
+    return oomError();
+  }
+
+  /**
+   * Runs `fn` as a replica applies its primary's stream: no memory limit is applied (Redis's
+   * replicas ignore maxmemory by default; their primary's evictions reach them as DELs).
+   */
+  asReplica<T>(fn: () => T): T {
+    this.replicating = true;
+    try {
+      return fn();
+    } finally {
+      this.replicating = false;
+    }
+  }
+
+  /** The memory estimate of this keyspace plus what another tenant holds: Redis's `used_memory` less its empty base. */
+  get usedMemory(): number {
+    return this.bytes + this.tenantBytes;
+  }
+
+  /** The estimate recomputed from the data (what `usedMemory` keeps up incrementally, for tests). */
+  recomputedBytes(): number {
+    let n = 0;
+    for (const [key, value] of this.data) n += valueBytes(key, value);
+    return n;
+  }
+
+  /** Sets or lifts (undefined) `maxmemory` and its policy, as CONFIG SET does. */
+  setMemoryLimit(limit: MemoryLimit | undefined): void {
+    this.limit = limit;
+    if (limit === undefined) this.access.clear();
+  }
+
+  get memoryLimit(): MemoryLimit | undefined {
+    return this.limit;
+  }
+
+  /** Another tenant of this server takes (or, with 0, frees) this many bytes. */
+  setTenantBytes(bytes: number): void {
+    this.tenantBytes = bytes;
+  }
+
+  /** The keys evicted since the last call. */
+  takeEvicted(): string[] {
+    const out = this.evicted;
+    if (out.length > 0) this.evicted = [];
+    return out;
+  }
+
+  /**
+   * Redis's eviction before a command, with an `allkeys-*` policy: whole keys, one at a time, until
+   * the estimate is back under the limit or nothing is left. LRU and LFU are exact here (Redis
+   * samples 5 keys and picks the best of them); ties go to the first key by name. `volatile-*`
+   * evicts only keys with a TTL, and this keyspace sets none: it then refuses as `noeviction`.
+   */
+  private evictIfNeeded(): void {
+    const limit = this.limit!;
+    if (!limit.policy.startsWith('allkeys-')) return;
+    while (this.usedMemory > limit.maxmemory && this.data.size > 0) {
+      const key = this.evictionVictim(limit);
+      this.bytes -= valueBytes(key, this.data.get(key)!);
+      this.data.delete(key);
+      this.access.delete(key);
+      this.evicted.push(key);
+      this.evictions++;
+    }
+  }
+
+  private evictionVictim(limit: MemoryLimit): string {
+    const keys = this.keys();
+    if (limit.policy === 'allkeys-random') return keys[Math.floor((limit.random ?? (() => 0))() * keys.length)]!;
+    const lfu = limit.policy === 'allkeys-lfu';
+    let best = keys[0]!;
+    let bestAccess = this.access.get(best) ?? { tick: 0, count: 0 };
+    for (const key of keys) {
+      const a = this.access.get(key) ?? { tick: 0, count: 0 };
+      const better = lfu ? a.count < bestAccess.count || (a.count === bestAccess.count && a.tick < bestAccess.tick) : a.tick < bestAccess.tick;
+      if (better) {
+        best = key;
+        bestAccess = a;
+      }
+    }
+    return best;
+  }
+
+  /** The memory rules before one command: see `asScript` for scripts, and Redis's for a command on its own. */
+  private checkMemory(cmd: string, args: readonly string[]): void {
+    const limit = this.limit;
+    const script = this.script;
+    if (script !== null && WRITE_COMMANDS.has(cmd)) {
+      if (script.flags.noWrites) throw new RedisError('ERR Write commands are not allowed from read-only scripts.');
+      if (limit !== undefined && script.oom && !script.dirty && !script.flags.allowOom && DENY_OOM_COMMANDS.has(cmd)) throw this.refuse();
+      script.dirty = true;
+    }
+    if (limit === undefined || this.replicating) return;
+    if (script === null && cmd !== 'eval' && cmd !== 'evalsha') {
+      this.evictIfNeeded();
+      if (DENY_OOM_COMMANDS.has(cmd) && this.usedMemory > limit.maxmemory) throw this.refuse();
+    }
+    this.tick++;
+    const touched = cmd === 'del' || cmd === 'exists' ? args : args.length > 0 && cmd !== 'time' && cmd !== 'script' && cmd !== 'flushall' && cmd !== 'eval' && cmd !== 'evalsha' ? [args[0]!] : [];
+    for (const key of touched) {
+      if (!this.data.has(key)) continue;
+      const a = this.access.get(key);
+      if (a) {
+        a.tick = this.tick;
+        a.count++;
+      } else this.access.set(key, { tick: this.tick, count: 1 });
+    }
   }
 
   private evalCommand(args: readonly string[], bySha: boolean): Reply {
@@ -167,6 +426,7 @@ export class Keyspace {
       if (!create) return undefined;
       const z = new SortedSet();
       this.data.set(key, z);
+      this.bytes += KEY_BYTES + stringBytes(key);
       return z;
     }
     if (!(v instanceof SortedSet)) throw new RedisError(WRONGTYPE);
@@ -179,6 +439,7 @@ export class Keyspace {
       if (!create) return undefined;
       const h = new Map<string, string>();
       this.data.set(key, h);
+      this.bytes += KEY_BYTES + stringBytes(key);
       return h;
     }
     if (v instanceof SortedSet) throw new RedisError(WRONGTYPE);
@@ -186,7 +447,10 @@ export class Keyspace {
   }
 
   private dropIfEmpty(key: string): void {
-    if (this.data.get(key)?.size === 0) this.data.delete(key);
+    if (this.data.get(key)?.size === 0) {
+      this.data.delete(key);
+      this.bytes -= KEY_BYTES + stringBytes(key);
+    }
   }
 
   exec(command: string, args: readonly string[]): Reply {
@@ -196,6 +460,7 @@ export class Keyspace {
     if (arity !== undefined && (arity > 0 ? args.length + 1 !== arity : args.length + 1 < -arity)) {
       throw new RedisError(`ERR wrong number of arguments for '${cmd}' command`);
     }
+    if (this.limit !== undefined || this.script !== null) this.checkMemory(cmd, args);
     const key = args[0] ?? '';
     switch (cmd) {
       case 'zadd':
@@ -204,7 +469,12 @@ export class Keyspace {
         const z = this.zset(key, false);
         let n = 0;
         // Indexes, not slice: a command's arguments are one array per call on the hot path.
-        for (let i = 1; i < args.length; i++) if (z?.delete(args[i]!)) n++;
+        for (let i = 1; i < args.length; i++) {
+          if (z?.delete(args[i]!)) {
+            n++;
+            this.bytes -= ZSET_MEMBER_BYTES + stringBytes(args[i]!);
+          }
+        }
         this.dropIfEmpty(key);
         if (n > 0) this.changes++;
         return n;
@@ -234,8 +504,12 @@ export class Keyspace {
         let added = 0;
         let changed = false;
         for (let i = 1; i < args.length; i += 2) {
-          if (!h.has(args[i]!)) added++;
-          if (h.get(args[i]!) !== args[i + 1]) changed = true;
+          const old = h.get(args[i]!);
+          if (old === undefined) {
+            added++;
+            this.bytes += HASH_FIELD_BYTES + stringBytes(args[i]!) + stringBytes(args[i + 1]!);
+          } else this.bytes += stringBytes(args[i + 1]!) - stringBytes(old);
+          if (old !== args[i + 1]) changed = true;
           h.set(args[i]!, args[i + 1]!);
         }
         if (changed) this.changes++;
@@ -246,7 +520,14 @@ export class Keyspace {
       case 'hdel': {
         const h = this.hash(key, false);
         let n = 0;
-        for (let i = 1; i < args.length; i++) if (h?.delete(args[i]!)) n++;
+        for (let i = 1; i < args.length; i++) {
+          const old = h?.get(args[i]!);
+          if (old !== undefined) {
+            h!.delete(args[i]!);
+            n++;
+            this.bytes -= HASH_FIELD_BYTES + stringBytes(args[i]!) + stringBytes(old);
+          }
+        }
         this.dropIfEmpty(key);
         if (n > 0) this.changes++;
         return n;
@@ -268,13 +549,21 @@ export class Keyspace {
         const had = h.has(args[1] ?? '');
         const current = had ? parseInteger(h.get(args[1] ?? '')) : 0;
         const next = current + parseInteger(args[2]);
-        h.set(args[1] ?? '', String(next));
+        const field = args[1] ?? '';
+        this.bytes += had ? String(next).length - h.get(field)!.length : HASH_FIELD_BYTES + stringBytes(field) + String(next).length;
+        h.set(field, String(next));
         if (next !== current || !had) this.changes++;
         return next;
       }
       case 'del': {
         let n = 0;
-        for (const k of args) if (this.data.delete(k)) n++;
+        for (const k of args) {
+          const v = this.data.get(k);
+          if (v === undefined) continue;
+          this.bytes -= valueBytes(k, v);
+          this.data.delete(k);
+          n++;
+        }
         if (n > 0) this.changes++;
         return n;
       }
@@ -287,6 +576,7 @@ export class Keyspace {
       case 'flushall':
         if (this.data.size > 0) this.changes++;
         this.data.clear();
+        this.bytes = 0;
         return 'OK';
       case 'eval':
         return this.evalCommand(args, false);
@@ -331,6 +621,7 @@ export class Keyspace {
         if (xx) continue;
         z.set(member, score);
         added++;
+        this.bytes += ZSET_MEMBER_BYTES + stringBytes(member);
       } else {
         if (nx) continue;
         if (old !== score) {

@@ -3,6 +3,7 @@ import { load, type ReplyValue } from 'lua-redis-wasm';
 import { formatRedisDouble } from './number-format.js';
 import { RedisError } from './redis-error.js';
 import type { ScriptReply } from './script.js';
+import { LUA_INSTRUCTIONS_PER_STEP, ScriptTimeLimitError, type ScriptBudget } from './script-budget.js';
 
 /**
  * Redis's own Lua 5.1 (with cjson, cmsgpack, struct, bit and Redis's sandbox), compiled to
@@ -30,6 +31,10 @@ const STATUS_COMMANDS = new Set(['flushall', 'flushdb']);
 
 let runner: CommandRunner | null = null;
 let luaRuns = 0;
+/** Commands the running script has sent, its budget, and whether it went past it. */
+let steps = 0;
+let stepLimit = Infinity;
+let overBudget = false;
 
 /** How many scripts this process has run in Lua (for tests and benchmarks that must know which path ran). */
 export function luaRunCount(): number {
@@ -47,6 +52,11 @@ function hostCall(args: Buffer[]): ReplyValue {
   if (runner === null) return { err: Buffer.from('ERR no script is running') };
   const command = args[0]?.toString().toLowerCase() ?? '';
   if (command === '') return { err: Buffer.from('ERR Please specify at least one argument for this redis lib call') };
+  if (++steps > stepLimit) {
+    // The host cannot unwind the engine: the script gets an error, and runLua reports the overrun.
+    overBudget = true;
+    return { err: Buffer.from('ERR script over its step budget') };
+  }
   try {
     return toLua(command, runner(command, args.slice(1).map((a) => a.toString())));
   } catch (err) {
@@ -63,6 +73,23 @@ const engine = (await load({ profile: 'redis-7.0' })).create({
   redisPcall: hostCall,
   log: () => {},
 });
+
+/** The engine's largest instruction budget (its fuel is a 32-bit count; 0 would mean none at all). */
+const MAX_FUEL = 2 ** 31 - 1;
+/**
+ * lua-redis-wasm takes its fuel (instructions per eval) once, at load; the module's `_set_limits`
+ * export changes it between evals. Reached through the engine's `exports`, which its typings keep
+ * private: without it every script keeps the load-time setting (no limit), and the step count
+ * alone bounds a script.
+ */
+const setLimits = (engine as unknown as { exports?: { _set_limits?: (fuel: number, reply: number, arg: number) => void } }).exports?._set_limits;
+let fuelSet = -1;
+function setFuel(fuel: number): void {
+  if (fuel === fuelSet || !setLimits) return;
+  setLimits(fuel, 0, 0);
+  fuelSet = fuel;
+}
+const FUEL_SPENT = 'Script killed by fuel limit';
 
 /** The SHA1 hex digest Redis names a script by (EVALSHA, SCRIPT LOAD). */
 export function scriptSha(lua: string): string {
@@ -161,13 +188,19 @@ const wrappers = new Map<string, string>();
 /**
  * Runs a script's Lua text against `run` (the keyspace's command executor) and returns the client's
  * reply; a script error is thrown as a RedisError worded as Redis 7.0 words it. Effects up to an
- * error stay applied, as on Redis.
+ * error stay applied, as on Redis. With a `budget`, a script that sends more commands than its steps,
+ * or runs more than LUA_INSTRUCTIONS_PER_STEP instructions per step, throws a ScriptTimeLimitError
+ * (`name` names it).
  */
-export function runLua(lua: string, keys: readonly string[], args: readonly string[], run: CommandRunner): ScriptReply {
+export function runLua(lua: string, keys: readonly string[], args: readonly string[], run: CommandRunner, budget?: ScriptBudget, name = scriptSha(lua)): ScriptReply {
   checkCompiles(lua);
   if (runner !== null) throw new RedisError('ERR This Redis command is not allowed from script');
   if (lua.includes('math.random')) engine.eval('math.randomseed(0)');
+  setFuel(budget ? Math.min(MAX_FUEL, Math.max(1, budget.steps) * LUA_INSTRUCTIONS_PER_STEP) : MAX_FUEL);
   runner = run;
+  steps = 0;
+  stepLimit = budget?.steps ?? Infinity;
+  overBudget = false;
   luaRuns++;
   let result: ReplyValue;
   try {
@@ -175,6 +208,7 @@ export function runLua(lua: string, keys: readonly string[], args: readonly stri
   } finally {
     runner = null;
   }
+  if (overBudget || (budget && isError(result) && result.err.toString() === FUEL_SPENT)) throw new ScriptTimeLimitError(name, budget?.steps ?? 0);
   if (isError(result) && result.meta?.line !== undefined) {
     // Raised by the script (a failed redis.call, a Lua runtime error), not returned by it.
     throw new RedisError(`${engineMessage(result)} script: ${scriptSha(lua)}, on @user_script:${result.meta.line}.`);

@@ -1,6 +1,6 @@
 import type { CheckReport } from '../model/checker.js';
 import type { HistoryOp } from '../model/history.js';
-import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS } from '../model/properties.js';
+import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS, worstFirst } from '../model/properties.js';
 import { FAULT_FAMILIES, FAULT_FAMILY_NAMES, faultBands, kindsOf, type Band } from '../sim/faults/index.js';
 import { nodeName } from '../sim/topology/node-name.js';
 import type { Fault, SimConfig } from '../sim/run/config.js';
@@ -79,7 +79,8 @@ function drawnIds(history: readonly HistoryOp[], violating: ReadonlySet<string>,
  * Drawn on a canvas so that 10,000-message runs stay usable.
  */
 export function renderHtmlReport(input: ReportInput): string {
-  const violations = input.report.violations.filter((v) => VIOLATION_KINDS[v.kind].breaks !== null);
+  // Cards worst first (a run that lost messages shows its losses before its late deliveries).
+  const violations = input.report.violations.filter((v) => VIOLATION_KINDS[v.kind].breaks !== null).sort(worstFirst);
   const drawn = drawnIds(input.history, new Set(violations.map((v) => v.id)), MAX_DRAWN_MESSAGES);
   const data = {
     title: input.title,

@@ -44,3 +44,43 @@ export class DatabaseRefusedError extends DynoqError {
     this.name = 'DatabaseRefusedError';
   }
 }
+
+/**
+ * Redis is past its `maxmemory` (policy `noeviction`) and refused a write that could grow memory:
+ * its `OOM command not allowed …` reply. An atomic push refused this way wrote nothing (its script's
+ * first write is the one refused); pops, acks and removes still run, so consumers drain the queue.
+ * Legacy mode writes message by message and may have written part of a batch (docs/API.md).
+ */
+export class StoreFullError extends DynoqError {
+  readonly code = 'STORE_FULL';
+  constructor(readonly reply: string) {
+    super(`Redis is full and refused the write (${reply})`);
+    this.name = 'StoreFullError';
+  }
+}
+
+/** Redis's out-of-memory refusal (plain or from inside a script) as a StoreFullError; anything else as it is. */
+export function typedStoreError(err: unknown): unknown {
+  if (err instanceof Error && err.message.startsWith('OOM ')) return new StoreFullError(err.message);
+  return err;
+}
+
+/**
+ * A Redis whose `maxmemory-policy` may evict the queue's keys: under memory pressure an `allkeys-*`
+ * policy deletes whole keys — a queue's message hash or ready set — and messages vanish with no error
+ * anywhere. Refused by `IoredisStore` before its first command; opt out with `{ evictionCheck: 'warn' }`
+ * or `{ evictionCheck: 'off' }`.
+ */
+export class EvictionPolicyError extends DynoqError {
+  readonly code = 'EVICTION_POLICY';
+  constructor(
+    readonly policy: string,
+    readonly server: string,
+  ) {
+    super(
+      `Redis ${server} runs maxmemory-policy ${policy}: when full it evicts whole keys, the queue's included, and messages are lost silently; ` +
+        "set maxmemory-policy noeviction (pushes are then refused with StoreFullError), or pass { evictionCheck: 'warn' } or { evictionCheck: 'off' } to IoredisStore to accept the risk",
+    );
+    this.name = 'EvictionPolicyError';
+  }
+}

@@ -2,7 +2,8 @@ import { UnsupportedOnStoreError } from '../errors/dynoq-errors.js';
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { clientSafetyProblems } from './client-safety.js';
-import { DatabaseRefusedError, UnsafeClientError } from './errors.js';
+import { DatabaseRefusedError, EvictionPolicyError, UnsafeClientError, typedStoreError } from './errors.js';
+import { checkEvictionPolicy } from './eviction-policy.js';
 import { verifyDatabase, wantedDatabase } from './database.js';
 import type { ScriptDef, ScriptReply } from '../redis/script.js';
 import type { RangeLimit, ScoreBound, ScoredMember, Store, ZAddOptions } from './store.js';
@@ -22,6 +23,13 @@ export interface IoredisStoreOptions {
    * every EVALSHA write from then on).
    */
   readonly dynomite?: boolean;
+  /**
+   * What to do, before the first command, with a Redis whose `maxmemory-policy` can evict the queue's
+   * keys (`allkeys-lru`, `allkeys-lfu`, `allkeys-random`; read with `INFO memory` from the server, or
+   * every master of a Cluster): 'refuse' (default) fails every command with `EvictionPolicyError`;
+   * 'warn' emits a process warning once; 'off' does not look.
+   */
+  readonly evictionCheck?: 'refuse' | 'warn' | 'off';
 }
 
 type Client = Redis | Cluster;
@@ -49,16 +57,20 @@ function normaliseReply(v: unknown): ScriptReply {
 export class IoredisStore implements Store {
   private readonly shas = new Map<ScriptDef, string>();
   readonly replication?: 'dynomite';
-  /** True once the connection is known to be on the client's database (always, for database 0). */
-  private dbConfirmed: boolean;
-  private dbCheck: Promise<void> | undefined;
+  /** True once the start checks passed: the client's database (other than 0) and the eviction policy. */
+  private started = false;
+  private startCheck: Promise<void> | undefined;
+  private readonly db: number;
+  private readonly evictionCheck: 'refuse' | 'warn' | 'off';
 
   constructor(
     readonly client: Client,
     options: IoredisStoreOptions = {},
   ) {
     if (options.dynomite) this.replication = 'dynomite';
-    this.dbConfirmed = wantedDatabase(client) === 0;
+    this.db = wantedDatabase(client);
+    this.evictionCheck = options.evictionCheck ?? 'refuse';
+    this.started = this.db === 0 && this.evictionCheck === 'off';
     const check = options.clientCheck ?? 'refuse';
     if (check !== 'off') {
       const problems = clientSafetyProblems(client);
@@ -70,120 +82,102 @@ export class IoredisStore implements Store {
   }
 
   async zadd(key: string, entries: readonly ScoredMember[], options: ZAddOptions = {}): Promise<number> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
-    if (entries.length === 0) return 0;
+    if (entries.length === 0) return this.send(async () => 0);
     const args: (string | number)[] = [];
     if (options.nx) args.push('NX');
     if (options.xx) args.push('XX');
     if (options.ch) args.push('CH');
     for (const e of entries) args.push(String(e.score), e.member);
-    return Number(await this.client.zadd(key, ...(args as [string])));
+    return this.send(async () => Number(await this.client.zadd(key, ...(args as [string]))));
   }
 
-  async zrem(key: string, members: readonly string[]): Promise<number> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
-    if (members.length === 0) return 0;
-    return Number(await this.client.zrem(key, ...members));
+  zrem(key: string, members: readonly string[]): Promise<number> {
+    return this.send(async () => (members.length === 0 ? 0 : Number(await this.client.zrem(key, ...members))));
   }
 
-  async zscore(key: string, member: string): Promise<number | null> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
-    return toNumberOrNull(await this.client.zscore(key, member));
+  zscore(key: string, member: string): Promise<number | null> {
+    return this.send(async () => toNumberOrNull(await this.client.zscore(key, member)));
   }
 
-  async zrank(key: string, member: string): Promise<number | null> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
-    return toNumberOrNull(await this.client.zrank(key, member));
+  zrank(key: string, member: string): Promise<number | null> {
+    return this.send(async () => toNumberOrNull(await this.client.zrank(key, member)));
   }
 
-  async zcard(key: string): Promise<number> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
-    return Number(await this.client.zcard(key));
+  zcard(key: string): Promise<number> {
+    return this.send(async () => Number(await this.client.zcard(key)));
   }
 
-  async zrangeByScore(key: string, min: ScoreBound, max: ScoreBound, limit?: RangeLimit): Promise<string[]> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
+  zrangeByScore(key: string, min: ScoreBound, max: ScoreBound, limit?: RangeLimit): Promise<string[]> {
     const args = limit ? ['LIMIT', limit.offset, limit.count] : [];
-    return (await this.client.zrangebyscore(key, formatBound(min), formatBound(max), ...(args as []))) as string[];
+    return this.send(async () => (await this.client.zrangebyscore(key, formatBound(min), formatBound(max), ...(args as []))) as string[]);
   }
 
-  async zrangeByScoreWithScores(
-    key: string,
-    min: ScoreBound,
-    max: ScoreBound,
-    limit?: RangeLimit,
-  ): Promise<ScoredMember[]> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
+  zrangeByScoreWithScores(key: string, min: ScoreBound, max: ScoreBound, limit?: RangeLimit): Promise<ScoredMember[]> {
     const args = limit ? ['LIMIT', limit.offset, limit.count] : [];
-    const flat = (await this.client.zrangebyscore(
-      key,
-      formatBound(min),
-      formatBound(max),
-      'WITHSCORES',
-      ...(args as []),
-    )) as string[];
-    return pairs(flat);
+    return this.send(async () =>
+      pairs((await this.client.zrangebyscore(key, formatBound(min), formatBound(max), 'WITHSCORES', ...(args as []))) as string[]),
+    );
   }
 
-  async hset(key: string, field: string, value: string): Promise<number> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
-    return Number(await this.client.hset(key, field, value));
+  hset(key: string, field: string, value: string): Promise<number> {
+    return this.send(async () => Number(await this.client.hset(key, field, value)));
   }
 
-  async hget(key: string, field: string): Promise<string | null> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
-    return (await this.client.hget(key, field)) ?? null;
+  hget(key: string, field: string): Promise<string | null> {
+    return this.send(async () => (await this.client.hget(key, field)) ?? null);
   }
 
-  async hdel(key: string, fields: readonly string[]): Promise<number> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
-    if (fields.length === 0) return 0;
-    return Number(await this.client.hdel(key, ...fields));
+  hdel(key: string, fields: readonly string[]): Promise<number> {
+    return this.send(async () => (fields.length === 0 ? 0 : Number(await this.client.hdel(key, ...fields))));
   }
 
-  async hlen(key: string): Promise<number> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
-    return Number(await this.client.hlen(key));
+  hlen(key: string): Promise<number> {
+    return this.send(async () => Number(await this.client.hlen(key)));
   }
 
-  async hgetall(key: string): Promise<Record<string, string>> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
-    return this.client.hgetall(key);
+  hgetall(key: string): Promise<Record<string, string>> {
+    return this.send(() => this.client.hgetall(key));
   }
 
-  async del(keys: readonly string[]): Promise<number> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
-    let removed = 0;
-    // One call per key: in a Cluster the keys of different queues may live in different slots.
-    // UNLINK, not DEL: the reply is the same, and a big sorted set or hash (a million messages) is
-    // freed in the background instead of blocking Redis for the whole O(N) free.
-    for (const key of keys) removed += Number(await this.client.unlink(key));
-    return removed;
+  del(keys: readonly string[]): Promise<number> {
+    return this.send(async () => {
+      let removed = 0;
+      // One call per key: in a Cluster the keys of different queues may live in different slots.
+      // UNLINK, not DEL: the reply is the same, and a big sorted set or hash (a million messages) is
+      // freed in the background instead of blocking Redis for the whole O(N) free.
+      for (const key of keys) removed += Number(await this.client.unlink(key));
+      return removed;
+    });
   }
 
-  async time(): Promise<number> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
-    if (this.replication === 'dynomite') throw new UnsupportedOnStoreError('TIME', 'Dynomite', 'it closes the connection on TIME');
-    const [sec, micros] = (await this.client.time()) as [string | number, string | number];
-    return Number(sec) * 1000 + Math.floor(Number(micros) / 1000);
+  time(): Promise<number> {
+    // refused before anything is sent, the start checks included
+    if (this.replication === 'dynomite') return Promise.reject(new UnsupportedOnStoreError('TIME', 'Dynomite', 'it closes the connection on TIME'));
+    return this.send(async () => {
+      const [sec, micros] = (await this.client.time()) as [string | number, string | number];
+      return Number(sec) * 1000 + Math.floor(Number(micros) / 1000);
+    });
   }
 
-  async wait(replicas: number, timeoutMs: number): Promise<number> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
-    if (this.replication === 'dynomite') throw new UnsupportedOnStoreError('WAIT', 'Dynomite', 'it closes the connection on WAIT');
-    return Number(await this.client.wait(replicas, timeoutMs));
+  wait(replicas: number, timeoutMs: number): Promise<number> {
+    // refused before anything is sent, the start checks included
+    if (this.replication === 'dynomite') return Promise.reject(new UnsupportedOnStoreError('WAIT', 'Dynomite', 'it closes the connection on WAIT'));
+    return this.send(async () => {
+      return Number(await this.client.wait(replicas, timeoutMs));
+    });
   }
 
-  async runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Promise<ScriptReply> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
-    if (this.replication === 'dynomite') return normaliseReply(await this.client.eval(script.lua, keys.length, ...keys, ...args));
-    const sha = this.sha(script);
-    try {
-      return normaliseReply(await this.client.evalsha(sha, keys.length, ...keys, ...args));
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return normaliseReply(await this.client.eval(script.lua, keys.length, ...keys, ...args));
-    }
+  runScript(script: ScriptDef, keys: readonly string[], args: readonly string[]): Promise<ScriptReply> {
+    return this.send(async () => {
+      if (this.replication === 'dynomite') return normaliseReply(await this.client.eval(script.lua, keys.length, ...keys, ...args));
+      const sha = this.sha(script);
+      try {
+        return normaliseReply(await this.client.evalsha(sha, keys.length, ...keys, ...args));
+      } catch (err) {
+        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+        return normaliseReply(await this.client.eval(script.lua, keys.length, ...keys, ...args));
+      }
+    });
   }
 
   /**
@@ -199,7 +193,7 @@ export class IoredisStore implements Store {
     replicas: number,
     timeoutMs: number,
   ): Promise<{ reply: ScriptReply; confirmed: number }> {
-    if (!this.dbConfirmed) await this.confirmDatabase();
+    if (!this.started) await this.start();
     const send = async (byText: boolean) => {
       const pipeline = this.client.pipeline();
       if (byText) pipeline.eval(script.lua, keys.length, ...keys, ...args);
@@ -212,27 +206,41 @@ export class IoredisStore implements Store {
     };
     let r = await send(false);
     if (r.scriptErr instanceof Error && r.scriptErr.message.startsWith('NOSCRIPT')) r = await send(true);
-    if (r.scriptErr) throw r.scriptErr;
-    if (r.waitErr) throw r.waitErr;
+    if (r.scriptErr) throw typedStoreError(r.scriptErr);
+    if (r.waitErr) throw typedStoreError(r.waitErr);
     return { reply: normaliseReply(r.reply), confirmed: Number(r.confirmed) };
   }
 
+  /** One command: the start checks first (once), then the command, Redis's OOM refusal typed as StoreFullError. */
+  private async send<T>(command: () => Promise<T>): Promise<T> {
+    if (!this.started) await this.start();
+    try {
+      return await command();
+    } catch (err) {
+      throw typedStoreError(err);
+    }
+  }
+
   /**
-   * Before the first command on a database other than 0: a refused SELECT makes every command fail
-   * with `DatabaseRefusedError` instead of running in database 0 (see verifyDatabase).
+   * Before the first command: on a database other than 0, a refused SELECT makes every command fail
+   * with `DatabaseRefusedError` instead of running in database 0 (see verifyDatabase); then the
+   * eviction policy of every node written to is read (see checkEvictionPolicy).
    */
-  private confirmDatabase(): Promise<void> {
-    this.dbCheck ??= verifyDatabase(this.client).then(
+  private start(): Promise<void> {
+    this.startCheck ??= (async () => {
+      if (this.db !== 0) await verifyDatabase(this.client);
+      if (this.evictionCheck !== 'off') await checkEvictionPolicy(this.client, this.evictionCheck);
+    })().then(
       () => {
-        this.dbConfirmed = true;
+        this.started = true;
       },
       (err: unknown) => {
         // A refusal is final; a connection error may pass on the next command.
-        if (!(err instanceof DatabaseRefusedError)) this.dbCheck = undefined;
+        if (!(err instanceof DatabaseRefusedError) && !(err instanceof EvictionPolicyError)) this.startCheck = undefined;
         throw err;
       },
     );
-    return this.dbCheck;
+    return this.startCheck;
   }
 
   private sha(script: ScriptDef): string {

@@ -1,3 +1,7 @@
+import type { Violation } from '../model/checker.js';
+import { worstFinding, type PropertyName } from '../model/properties.js';
+import { relativeTimes } from '../model/relative-times.js';
+
 /**
  * A harness check that failed. The message says how to replay it: fast-check's seed and shrink path
  * for the model-based and differential checks, the seed and a scenario file for a simulation.
@@ -30,4 +34,10 @@ export function fastCheckReplay(err: unknown): { seed?: number; path?: string; r
   const m = /seed: (-?\d+), path: "([^"]*)"/.exec(report);
   const r = /replayPath="([^"]*)"/.exec(report);
   return { report, ...(m ? { seed: Number(m[1]), path: m[2]! } : {}), ...(r ? { replayPath: r[1]! } : {}) };
+}
+
+/** `; worst: KIND of ID at t+N ms: DETAIL` for the worst finding breaking one of `broken` (times from `start`), or ''. */
+export function worstClause(violations: readonly Violation[], broken: readonly PropertyName[], start: number): string {
+  const worst = worstFinding(violations, broken);
+  return worst ? `; worst: ${worst.kind} of ${worst.id} at t+${Math.round(worst.t - start)} ms: ${relativeTimes(worst.detail, start)}` : '';
 }

@@ -1,6 +1,8 @@
 import { PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
 import type { QueueMode } from '../queue/dyno-queue.js';
 import { InvalidArgumentError } from '../queue/errors.js';
+import { FAULT_FAMILY_NAMES } from '../sim/faults/index.js';
+import type { FaultFamily } from '../sim/faults/index.js';
 
 /**
  * The harness functions' own options, checked before anything runs: a mistake in them is an
@@ -50,6 +52,11 @@ export function checkSeeds(value: unknown): number | string[] {
   if (!Array.isArray(value) || value.length === 0) throw new InvalidArgumentError('seeds', 'must be a count ≥ 1 or a non-empty list of seeds');
   if (value.some((s) => typeof s !== 'string' || s === '')) throw new InvalidArgumentError('seeds', 'every seed must be a non-empty string');
   return value as string[];
+}
+
+/** The fault families random faults are drawn from (simulate's `faultFamilies`, explore's `--faults`). */
+export function checkFaultFamilies(value: unknown): FaultFamily[] {
+  return subsetOf<FaultFamily>('faultFamilies', value, FAULT_FAMILY_NAMES);
 }
 
 export function checkRandomFaults(value: unknown): number {

@@ -6,20 +6,19 @@ import type { ModelCheckQueueOptions } from '../harness/model-check.js';
 import { ModelCheckFailure } from '../harness/model-check-failure.js';
 import type { QueueMode } from '../queue/dyno-queue.js';
 import { parseSimConfig, type SimConfigInput } from '../sim/run/config.js';
-import { PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
-import { generateFaults } from '../sim/faults/index.js';
+import { ALWAYS_REQUIRED, PROPERTIES_WORST_FIRST, PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
+import { generateFaults, type FaultFamily } from '../sim/faults/index.js';
 import { Rng } from '../sim/kernel/rng.js';
-import { relativeTimes } from '../model/relative-times.js';
 import { runSimulation, SIM_EPOCH, type SimResult } from '../sim/run/run.js';
 import { connect } from '../store/connect.js';
 import { IoredisStore } from '../store/ioredis-store.js';
 import type { Store } from '../store/store.js';
 import { RedisUnavailableError, unavailability } from '../store/redis-unavailable.js';
-import { fastCheckReplay, HarnessFailure } from './failure.js';
+import { fastCheckReplay, HarnessFailure, worstClause } from './failure.js';
 import { needingFastCheck } from './optional-peer.js';
 import { parseHarnessQueueOptions, type HarnessQueueOptions } from './queue-setup.js';
 import { InvalidArgumentError } from '../queue/errors.js';
-import { checkModes, checkRandomFaults, checkRequired, checkSeeds, optionalInteger, optionalString, positiveCount } from './harness-options.js';
+import { checkFaultFamilies, checkModes, checkRandomFaults, checkRequired, checkSeeds, optionalInteger, optionalString, positiveCount } from './harness-options.js';
 
 /** Where a check runs: a Redis URL (connected with `connect()` and closed afterwards), a client, or a Store. */
 export type RedisTarget = string | Redis | Cluster | Store;
@@ -246,7 +245,15 @@ export interface SimulateOptions {
   readonly seeds?: number | readonly string[];
   /** Draw this many random faults per seed (in the safety phase) instead of the config's fault list. */
   readonly randomFaults?: number;
-  /** Properties that must hold in every run (default: every property). */
+  /**
+   * The fault families `randomFaults` draws from, as `dynoq explore --faults` takes them (default:
+   * every family the configuration allows); needs `randomFaults`.
+   */
+  readonly faultFamilies?: readonly FaultFamily[];
+  /**
+   * Properties that must hold in every run (default: every property). `twinsMatchLua` is always
+   * required (with `config.scripts: 'compare'` a twin unlike its Lua fails the run whatever this says).
+   */
   readonly require?: readonly PropertyName[];
   /** Folder for the scenario file of a failing run (default: `<os tmpdir>/dynoq-failures`). */
   readonly failuresDir?: string;
@@ -259,8 +266,10 @@ export interface SimulateOptions {
  */
 export async function simulate(options: SimulateOptions = {}): Promise<SimResult[]> {
   const asked = options.seeds === undefined ? undefined : checkSeeds(options.seeds);
-  const required = checkRequired(options.require ?? PROPERTY_NAMES);
+  const required = [...new Set([...checkRequired(options.require ?? PROPERTY_NAMES), ...ALWAYS_REQUIRED])];
   const randomFaults = options.randomFaults === undefined ? undefined : checkRandomFaults(options.randomFaults);
+  const families = options.faultFamilies === undefined ? undefined : checkFaultFamilies(options.faultFamilies);
+  if (families !== undefined && randomFaults === undefined) throw new InvalidArgumentError('faultFamilies', 'chooses the families randomFaults draws from: give randomFaults too');
   optionalString('failuresDir', options.failuresDir);
   const input: SimConfigInput = withQueueOptions(options.config ?? {}, options.queue === undefined ? undefined : parseHarnessQueueOptions('simulate', options.queue));
   const base = parseSimConfig(input);
@@ -273,7 +282,7 @@ export async function simulate(options: SimulateOptions = {}): Promise<SimResult
   const configs = seeds.map((seed) => {
     const faults =
       randomFaults !== undefined
-        ? generateFaults(new Rng(seed, 'simulate').stream('faults'), { count: randomFaults, safetyMs: base.phases.safetyMs, config: base })
+        ? generateFaults(new Rng(seed, 'simulate').stream('faults'), { count: randomFaults, safetyMs: base.phases.safetyMs, config: base, ...(families ? { families } : {}) })
         : base.faults;
     return parseSimConfig({ ...base, seed, faults });
   });
@@ -282,7 +291,7 @@ export async function simulate(options: SimulateOptions = {}): Promise<SimResult
     const { seed } = config;
     const result = await runSimulation(config);
     results.push(result);
-    const broken = required.filter((p) => !result.report.properties[p]);
+    const broken = PROPERTIES_WORST_FIRST.filter((p) => required.includes(p) && !result.report.properties[p]);
     if (broken.length > 0) {
       const dir = options.failuresDir ?? join(tmpdir(), 'dynoq-failures');
       mkdirSync(dir, { recursive: true });
@@ -290,13 +299,12 @@ export async function simulate(options: SimulateOptions = {}): Promise<SimResult
       const file = join(dir, `${name}.json`);
       const held = PROPERTY_NAMES.filter((p) => result.report.properties[p]);
       const violated = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
-      const first = result.report.violations.find((v) => v.kind !== 'duplicate');
       writeFileSync(
         file,
         `${JSON.stringify({ name, description: `simulate(): seed ${seed} violated ${broken.join(', ')}`, ...config, keepTrace: false, expect: { hold: held, violate: violated, traceHash: result.traceHash } }, null, 2)}\n`,
       );
       throw new HarnessFailure(
-        `simulation seed ${seed} violated ${broken.join(', ')}${first ? `; first: ${first.kind} of ${first.id} at t+${Math.round(first.t - SIM_EPOCH)} ms: ${relativeTimes(first.detail, SIM_EPOCH)}` : ''}`,
+        `simulation seed ${seed} violated ${broken.join(', ')}${worstClause(result.report.violations, broken, SIM_EPOCH)}`,
         seed,
         undefined,
         undefined,

@@ -42,7 +42,13 @@ export interface RecordedQueue extends DynoQueue {
   readonly process: string;
   /** The same queue and history, recorded as another client (give each concurrent consumer its own). */
   as(process: string): RecordedQueue;
-  /** Stops observing the wrapped queue's shard picks (the queue itself stays open). */
+  /**
+   * Ends the history (for every client of this recorder): writes each call still in flight as
+   * unknown (no `completedAt`), then the `end` line; records nothing afterwards and stops observing
+   * the wrapped queue's shard picks (the queue itself stays open). Done once; also done when the
+   * process exits — through a function sink that writes synchronously, a process that dies of an
+   * uncaught exception or calls `process.exit` still ends its history.
+   */
   stopRecording(): void;
 }
 
@@ -60,9 +66,34 @@ export function outcomeOfThrow(err: unknown): Outcome {
   return typeof code === 'string' && REFUSED_BEFORE_SENDING.has(code) ? 'fail' : 'unknown';
 }
 
+/** A call made and not yet returned: records it as unknown, in flight, if the history ends first. */
+type PendingCall = () => void;
+
+/** Recordings not yet stopped: the process's exit ends each (one listener for all of them). */
+const live = new Set<Recording>();
+let exitListener = false;
+function endAtExit(recording: Recording): void {
+  live.add(recording);
+  if (exitListener || typeof globalThis.process?.on !== 'function') return;
+  exitListener = true;
+  globalThis.process.on('exit', () => {
+    for (const r of [...live]) {
+      try {
+        r.stop();
+      } catch {
+        // A sink already closed cannot take the end: the history then ends at its last line.
+      }
+    }
+  });
+}
+
 class Recording {
   private readonly picked = new Map<string, string>();
   private readonly listener: ShardListener = (id, shard) => void this.picked.set(id, shard);
+  private readonly pending = new Set<PendingCall>();
+  private stopped = false;
+  /** While the calls in flight are written at the end: their lines carry no completedAt. */
+  private endingInFlight = false;
   readonly write: (line: string) => void;
 
   constructor(
@@ -75,13 +106,35 @@ class Recording {
     if (typeof sink === 'function') this.write = sink;
     else this.write = (line) => void sink.write(`${line}\n`);
     hooks?.shardPicked.add(this.listener);
+    endAtExit(this);
   }
 
+  /** Calls in flight are written as unknown with no completedAt, then the end line; nothing after. */
   stop(): void {
+    if (this.stopped) return;
     this.hooks?.shardPicked.delete(this.listener);
+    live.delete(this);
+    this.endingInFlight = true;
+    for (const call of this.pending) call();
+    this.pending.clear();
+    this.endingInFlight = false;
+    this.write(JSON.stringify({ type: 'end', at: this.clock() }));
+    this.stopped = true;
+  }
+
+  /** Notes a call in flight (undo with the returned function when it returns). */
+  begin(call: PendingCall): () => void {
+    this.pending.add(call);
+    return () => void this.pending.delete(call);
   }
 
   record(op: HistoryOp): void {
+    if (this.stopped) return;
+    if (this.endingInFlight) {
+      const { completedAt: _returned, ...inFlight } = op;
+      this.write(JSON.stringify({ ...inFlight, outcome: op.type === 'deliver' ? op.outcome : 'unknown' }));
+      return;
+    }
     this.write(JSON.stringify(op));
   }
 
@@ -171,13 +224,17 @@ class RecordingQueue implements RecordedQueue {
   /** Runs a call; `done` records it with the call's base and its outcome (ok with the value, or the thrown error's). */
   private async call<T>(run: () => Promise<T>, done: (base: CallBase, result: { ok: true; value: T } | { ok: false; outcome: Outcome }) => void): Promise<T> {
     const invokedAt = this.rec.clock();
+    // Still in flight when the history ends (stopRecording, the process exiting): unknown, no completedAt.
+    const returned = this.rec.begin(() => done({ process: this.process, invokedAt, completedAt: invokedAt }, { ok: false, outcome: 'unknown' }));
     let value: T;
     try {
       value = await run();
     } catch (err) {
+      returned();
       done({ process: this.process, invokedAt, completedAt: this.rec.clock() }, { ok: false, outcome: outcomeOfThrow(err) });
       throw err;
     }
+    returned();
     done({ process: this.process, invokedAt, completedAt: this.rec.clock() }, { ok: true, value });
     return value;
   }

@@ -59,7 +59,7 @@ describe('dynoq exit codes and output', () => {
   it('DYNOQ_SCRIPTS other than twin or lua: one line naming both, exit 2 (sim, and explore on worker threads)', async () => {
     for (const args of [['sim', '--messages', '10'], ['explore', '--runs', '2', '--jobs', '2']]) {
       const r = await dynoq(args, cwd, { DYNOQ_SCRIPTS: 'bogus' });
-      expect(r.stderr).toMatch(/^dynoq: invalid DYNOQ_SCRIPTS: "bogus" is not 'twin' or 'lua'/m);
+      expect(r.stderr).toMatch(/^dynoq: invalid DYNOQ_SCRIPTS: "bogus" is not 'twin', 'lua' or 'compare'/m);
       expect(r.stderr).not.toMatch(/\n\s+at /);
       expect(r.code).toBe(2);
     }
@@ -80,7 +80,7 @@ describe('dynoq exit codes and output', () => {
   it('sim: exit 0 when every property held, 1 when one was violated (the default story shows violations)', async () => {
     const held = await dynoq(['sim', '--configuration', 'primary-replica/atomic/none', '--json'], cwd);
     const [run] = JSON.parse(held.stdout) as { report: { properties: Record<string, boolean> } }[];
-    expect(run!.report.properties).toEqual({ atLeastOnce: true, unackRecovery: true, noDoublePop: true, acksAreFinal: true, onTime: true, noPhantoms: true, priorityOrder: true, deliveredPromptly: true });
+    expect(run!.report.properties).toEqual({ atLeastOnce: true, unackRecovery: true, noDoublePop: true, acksAreFinal: true, onTime: true, noPhantoms: true, priorityOrder: true, deliveredPromptly: true, twinsMatchLua: true });
     expect(held.code).toBe(0);
     const story = await dynoq(['sim', '--messages', '30', '--json'], cwd);
     const runs = JSON.parse(story.stdout) as { report: { properties: Record<string, boolean> } }[];

@@ -2,6 +2,7 @@ import type { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQueue } from '../../src/queue/create-queue.js';
 import { connect } from '../../src/store/connect.js';
+import { EvictionPolicyError } from '../../src/store/errors.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
 import { FakeTime } from '../support/fake-time.js';
 import { redisCliAvailable, startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
@@ -45,4 +46,30 @@ describe.runIf(available)('Redis Cluster: why the hash tag', () => {
     );
     expect(slots.size).toBe(1);
   });
+});
+
+describe.runIf(available)('Redis Cluster: the eviction policy of every master', () => {
+  let cluster: RedisCluster;
+  beforeAll(async () => {
+    cluster = await startRedisCluster(3);
+  }, 60_000);
+  afterAll(async () => cluster?.stop());
+
+  it('one master with allkeys-lru among three refuses the store: every master is read, and the error names that one', async () => {
+    const last = cluster.ports[cluster.ports.length - 1]!;
+    const admin = connect(`redis://127.0.0.1:${last}`);
+    await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+    admin.disconnect();
+    const client = connect(undefined, { cluster: cluster.ports.map((port) => ({ host: '127.0.0.1', port })), commandTimeout: 20_000 }) as Cluster;
+    try {
+      const time = new FakeTime();
+      const queue = createQueue({ name: 'policy', quorum: new IoredisStore(client), clock: time, timers: time, unackInterval: 0, hashTag: true });
+      const err = await queue.push([{ id: 'x', payload: 'p' }]).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(EvictionPolicyError);
+      expect((err as EvictionPolicyError).server).toBe(`127.0.0.1:${last}`);
+      await queue.close();
+    } finally {
+      client.disconnect();
+    }
+  }, 60_000);
 });

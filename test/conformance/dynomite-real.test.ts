@@ -1,6 +1,7 @@
 import { createConnection } from 'node:net';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../src/real/processes/until.js';
 import { connect } from '../../src/store/connect.js';
 import { dynomiteBinary, dynomiteRequired, startDynomiteCluster, type DynomiteCluster } from '../support/dynomite-cluster.js';
 import { redisServerBinary } from '../support/redis-server.js';
@@ -15,6 +16,7 @@ if (!available && dynomiteRequired) throw new Error('REQUIRE_DYNOMITE=1 but the 
 
 /** The error text of every storage failure (the simulator's DATASTORE_REFUSED). */
 const STORAGE_TEXT = 'ERR Storage: Datastore refused connection';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.runIf(available)('Dynomite as measured, on the real build', () => {
   let cluster: DynomiteCluster | undefined;
@@ -124,4 +126,89 @@ describe.runIf(available)('Dynomite as measured, on the real build', () => {
       for (const client of open) client.disconnect();
     }
   }, 120_000);
+
+  it('a healed partition releases what it held in order, per link: 300 appends through b reach c in b\'s order', async () => {
+    const c = await start();
+    const viaB = await c.client(1, 'DC_ONE');
+    c.blockFlow(1, 2);
+    c.blockFlow(2, 1);
+    for (let i = 0; i < 300; i++) await viaB.append('s', `${i},`);
+    await sleep(300);
+    expect(await c.backend(2).get('s')).toBeNull();
+    c.unblockFlow(1, 2);
+    c.unblockFlow(2, 1);
+    const all = Array.from({ length: 300 }, (_, i) => `${i},`).join('');
+    await until('the held appends on c', 10_000, async () => (await c.backend(2).get('s'))?.length === all.length);
+    expect(await c.backend(2).get('s')).toBe(all);
+    expect(await c.backend(1).get('s')).toBe(all);
+  }, 60_000);
+
+  it('a resumed Dynomite works through each connection\'s backlog in turn, the one that began first first', async () => {
+    const c = await start();
+    const via = { a: await c.client(0, 'DC_ONE'), c: await c.client(2, 'DC_ONE') };
+    for (const [order, last] of [['acaca', 'c3'], ['cacac', 'a3']] as const) {
+      c.pauseNode(1);
+      await sleep(100);
+      for (const [i, z] of [...order].entries()) await via[z as 'a' | 'c'].set(`k${order}`, `${z}${i}`);
+      await sleep(200);
+      c.resumeNode(1);
+      await sleep(1_000);
+      // a and c ran them in the order they were sent; b one connection's backlog after the other.
+      expect(await c.backend(0).get(`k${order}`)).toBe(`${order.at(-1)}${order.length - 1}`);
+      expect(await c.backend(1).get(`k${order}`), order).toBe(last);
+    }
+  }, 60_000);
+
+  it('who wins a DC_QUORUM tie: the first reply to arrive, the local one in most reads (the simulator\'s LOCAL_REPLY_FIRST_SHARE)', async () => {
+    const c = await start();
+    for (let i = 0; i < 3; i++) await c.backend(i).set('k', `v${i}`);
+    const q = await c.client(0, 'DC_QUORUM');
+    const wins = [0, 0, 0];
+    for (let n = 0; n < 10; n++) for (const r of await Promise.all(Array.from({ length: 20 }, () => q.get('k')))) wins[Number(r!.slice(1))]!++;
+    console.log(`dynomite: a DC_QUORUM tie, 200 GETs 20 at a time: local ${wins[0]}, peers ${wins[1]} and ${wins[2]}`);
+    expect(wins[0]! + wins[1]! + wins[2]!).toBe(200);
+    expect(wins[0]!).toBeGreaterThanOrEqual(100);
+  }, 60_000);
+
+  it('heals take time: a restarted redis is served from Dynomite\'s next try, 1 s then 3 s after it died; refused until then', async () => {
+    const c = await start();
+    const one = await c.client(0, 'DC_ONE');
+    for (const [downMs, retryMs] of [[300, 1_000], [1_500, 3_000]] as const) {
+      await c.killBackend(0);
+      const killed = Date.now();
+      await sleep(downMs);
+      await c.restartBackend(0, { empty: false });
+      // Answers PING now; Dynomite refuses until its next try.
+      if (Date.now() - killed < retryMs - 150) await expect(one.set('early', '1')).rejects.toThrow(STORAGE_TEXT);
+      await until('the restarted redis served', 10_000, async () => (await one.set('k', '1').catch(() => null)) === 'OK', 5);
+      const servedAfter = Date.now() - killed;
+      console.log(`dynomite: redis down ${downMs} ms, served ${servedAfter} ms after the kill`);
+      expect(servedAfter).toBeGreaterThanOrEqual(retryMs - 50);
+      expect(servedAfter).toBeLessThan(retryMs + 600);
+    }
+  }, 60_000);
+
+  it('heals take time: a restarted Dynomite\'s writes reach its peers at once; theirs reach it from their next try, every 1 s after it died', async () => {
+    const c = await start();
+    const viaPeer = await c.client(1, 'DC_ONE');
+    await c.killNode(0);
+    const killed = Date.now();
+    await sleep(1_300);
+    await c.startNode(0, { waitForPeers: false });
+    const own = await c.client(0, 'DC_ONE');
+    await own.set('own', '1');
+    await viaPeer.set('early', '1');
+    await until('a peer\'s write reaching the restarted node', 10_000, async () => {
+      await viaPeer.set('late', String(Date.now()));
+      await sleep(20);
+      return (await c.backend(0).exists('late')) === 1;
+    }, 5);
+    const reachedAfter = Number(await c.backend(0).get('late')) - killed;
+    console.log(`dynomite: a restarted node reached by its peers ${reachedAfter} ms after the kill (answered after ${1_300} ms down)`);
+    expect(await c.backend(1).get('own')).toBe('1');
+    expect(await c.backend(2).get('own')).toBe('1');
+    expect(await c.backend(0).get('early')).toBeNull();
+    expect(reachedAfter).toBeGreaterThanOrEqual(2_000 - 50);
+    expect(reachedAfter).toBeLessThan(2_000 + 600);
+  }, 60_000);
 });

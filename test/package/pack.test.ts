@@ -7,6 +7,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisRequired, redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { blockName, docBlocks, shellCommands, type DocBlock } from './doc-blocks.js';
+import { PLANTS, plantedCopy } from './planted-dist.js';
 
 /**
  * What a user gets from `npm install dynoq`: the project is packed (`npm pack`, which builds it),
@@ -361,20 +362,48 @@ try { await checkAgainstModel({ redis: 'redis://127.0.0.1:1', runs: 1 }); } catc
       expect(failures).toEqual([]);
     }, 900_000);
 
-    it('examples/github-actions-gate.yml: its gate is green on the correct set-up and red on a planted regression', () => {
+    it('examples/github-actions-gate.yml: its gate is green on the correct set-up, red on a regressed one and on regressions planted in the package (an endless loop within its --time, the Lua alone, Lua and twin); its check step passes', () => {
       const workflow = readFileSync(join(root, 'examples', 'github-actions-gate.yml'), 'utf8');
-      const line = workflow.split('\n').map((l) => l.trim()).find((l) => l.startsWith('- run: npx dynoq explore'))!;
-      const args = line.replace('- run: npx dynoq ', '').split(/\s+/);
+      const steps = workflow.split('\n').map((l) => l.trim());
+      const args = steps.find((l) => l.startsWith('- run: npx dynoq explore'))!.replace('- run: npx dynoq ', '').split(/\s+/);
+      const time = args[args.indexOf('--time') + 1]!;
+      const timeMs = Number(/^(\d+)m$/.exec(time)?.[1]) * 60_000;
+      expect(timeMs).toBeGreaterThan(0);
       mkdirSync(join(app, 'examples'), { recursive: true });
       for (const f of ['gate-setup.json', 'gate-setup-regressed.json']) copyFileSync(join(app, 'node_modules', 'dynoq', 'examples', f), join(app, 'examples', f));
       const green = sh('npx', ['dynoq', ...args], app);
       expect(green.status, green.stdout + green.stderr).toBe(0);
       expect(green.stdout).toContain('0 failing the gate');
+      // The default runs every 4th seed in Redis's Lua with each twin compared: the gate says so.
+      expect(green.stdout).toMatch(/twins match Lua 2\b/);
       const regressed = args.map((a) => (a === 'examples/gate-setup.json' ? 'examples/gate-setup-regressed.json' : a === 'found' ? 'found-regressed' : a));
       const red = sh('npx', ['dynoq', ...regressed], app);
       expect(red.status, red.stdout + red.stderr).toBe(1);
       expect(red.stdout).toMatch(/violation at seed gate-\d+: /);
-    }, 600_000);
+      // The same command with a regression planted in a copy of the installed package.
+      const planted = (name: keyof typeof PLANTS) => {
+        const copy = join(app, `planted-${name}`, 'node_modules', 'dynoq');
+        plantedCopy(join(app, 'node_modules', 'dynoq'), copy, PLANTS[name]);
+        const started = performance.now();
+        const r = sh('node', [join(copy, 'bin', 'dynoq.mjs'), ...args.map((a) => (a === 'found' ? `found-${name}` : a))], app);
+        return { ...r, ms: performance.now() - started };
+      };
+      const endless = planted('endlessPop');
+      expect(endless.status, endless.stdout + endless.stderr).toBe(1);
+      expect(endless.ms).toBeLessThan(timeMs);
+      expect(endless.stdout).toMatch(/violation at seed gate-\d+: atLeastOnce/);
+      expect(readFileSync(join(app, 'found-endlessPop', 'explore.jsonl'), 'utf8')).toContain('script-time-limit');
+      const luaOnly = planted('luaOnlyAck');
+      expect(luaOnly.status, luaOnly.stdout + luaOnly.stderr).toBe(1);
+      expect(luaOnly.stdout).toMatch(/violation at seed gate-0: twinsMatchLua/);
+      const both = planted('popIgnoresDelay');
+      expect(both.status, both.stdout + both.stderr).toBe(1);
+      expect(both.stdout).toMatch(/violation at seed gate-\d+: onTime/);
+      // The workflow's second step: the model-based check against a real Redis (here the test's redis-server).
+      const check = steps.find((l) => l.startsWith('- run: npx dynoq check'))!.replace('- run: npx dynoq ', '').split(/\s+/);
+      const checked = sh('npx', ['dynoq', ...check.map((a) => (a.startsWith('redis://') ? server.url : a))], app);
+      expect(checked.status, checked.stdout + checked.stderr).toBe(0);
+    }, 900_000);
 
     it('examples/dynoq-testing.test.mjs passes against the installed package (node --test)', () => {
       copyFileSync(join(root, 'examples', 'dynoq-testing.test.mjs'), join(app, 'dynoq-testing.test.mjs'));

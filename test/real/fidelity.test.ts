@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES } from '../../src/model/properties.js';
-import { agreement, FIDELITY_ROWS, formatFidelity, mergeFidelity, type FidelityMeasurement, type RowFidelity, type Tally } from '../../src/real/twin/fidelity.js';
+import { agreement, DEFAULT_REAL_RUNS, detectable, FIDELITY_ROWS, formatFidelity, mcnemarP, mergeFidelity, seedAgreement, verdict, type FidelityMeasurement, type PairTally, type RowFidelity, type Tally } from '../../src/real/twin/fidelity.js';
 import { CONFIGURATIONS } from '../../src/sim/run/configurations.js';
 
 const tally = (violated: number, exercised: number): Tally => Object.fromEntries(PROPERTY_NAMES.map((p) => [p, { violated, exercised }])) as Tally;
@@ -41,8 +41,48 @@ describe('the fidelity table', () => {
     expect(merged.rows.map((r) => r.row)).toEqual([first, second]);
     expect(merged.rows[1]!.real.atLeastOnce).toEqual({ violated: 6, exercised: 6 });
     const md = formatFidelity(merged, { [second]: 'because.' });
-    expect(md).toContain(`| ${first} | 6 | none (agree) |`);
-    expect(md).toMatch(new RegExp(`\\| ${second.replace(/[/+]/g, '\\$&')} \\| 6 \\| at-least-once: simulator gentler`));
+    expect(md).toMatch(new RegExp(`\\| ${first.replace(/[/+]/g, '\\$&')} \\| 6 \\| [^|]+ \\| none \\(agree\\) \\|`));
+    expect(md).toMatch(new RegExp(`\\| ${second.replace(/[/+]/g, '\\$&')} \\| 6 \\| [^|]+ \\| at-least-once: simulator gentler`));
     expect(md).toContain('**Why they differ.** because.');
+  });
+
+  it('seed by seed: McNemar\'s exact test on the seeds one side alone violated', () => {
+    expect(mcnemarP(0, 0)).toBe(1);
+    expect(mcnemarP(3, 3)).toBe(1);
+    expect(mcnemarP(0, 5)).toBeCloseTo(2 / 32);
+    expect(mcnemarP(0, 6)).toBeCloseTo(2 / 64);
+    expect(mcnemarP(1, 9)).toBeCloseTo((2 * 11) / 1024);
+    expect(seedAgreement({ both: 2, simOnly: 1, realOnly: 2, neither: 15 })).toBe('agree');
+    expect(seedAgreement({ both: 0, simOnly: 0, realOnly: 7, neither: 13 })).toBe('simulator gentler');
+    expect(seedAgreement({ both: 0, simOnly: 8, realOnly: 1, neither: 11 })).toBe('simulator harsher');
+  });
+
+  it('a property agrees only when the intervals and the seed-by-seed pairs both say so', () => {
+    // Rates alike (6/20 each), but never on the same seeds: the simulator is not the real run's twin.
+    const lopsided = { both: 0, simOnly: 0, realOnly: 7, neither: 13 };
+    expect(agreement({ violated: 12, exercised: 40 }, { violated: 7, exercised: 20 })).toBe('agree');
+    expect(verdict({ violated: 12, exercised: 40 }, { violated: 7, exercised: 20 }, lopsided)).toBe('simulator gentler');
+    expect(verdict({ violated: 12, exercised: 40 }, { violated: 7, exercised: 20 }, { both: 5, simOnly: 1, realOnly: 2, neither: 12 })).toBe('agree');
+    expect(verdict({ violated: 0, exercised: 40 }, { violated: 15, exercised: 20 }, undefined)).toBe('simulator gentler');
+  });
+
+  it('the smallest difference a row could detect narrows with more real runs', () => {
+    const sim = { violated: 0, exercised: 40 };
+    const six = detectable(sim, 6);
+    const twenty = detectable(sim, DEFAULT_REAL_RUNS);
+    expect(six.below).toBeNull();
+    expect(six.above).not.toBeNull();
+    expect(twenty.above!).toBeLessThan(six.above!);
+    expect(DEFAULT_REAL_RUNS).toBeGreaterThanOrEqual(20);
+  });
+
+  it('the table shows the seed-by-seed column and the smallest detectable difference, and lists full-workload rows', () => {
+    expect(FIDELITY_ROWS.some((r) => r.name.endsWith('/full'))).toBe(true);
+    const pairs = Object.fromEntries(PROPERTY_NAMES.map((p) => [p, { both: 0, simOnly: 0, realOnly: 7, neither: 13 }])) as PairTally;
+    const r = { ...row(FIDELITY_ROWS[0]!.name, tally(7, 20)), simulated: tally(12, 40), realRuns: 20, perSeed: pairs };
+    const md = formatFidelity(measured([r]));
+    expect(md).toContain('13/20 (only simulated 0, only real 7)');
+    expect(md).toMatch(/\| \d+ points \(/);
+    expect(md).toContain('at-least-once: simulator gentler');
   });
 });

@@ -14,10 +14,10 @@ function fakeStore(error?: Error): Store {
 }
 
 describe('the probe of a real twin’s store (what a failed call may have written)', () => {
-  const call = async (store: Store, votes: boolean) => {
+  const call = async (store: Store, votes: boolean, connected = false) => {
     const probe = new CallProbe();
     probe.effects = new CallEffects();
-    const s = probingStore(store, probe, votes);
+    const s = probingStore(store, probe, votes, () => connected);
     await s.hget('k', 'f');
     const readOnly = probe.mayHaveApplied;
     await s.hset('k', 'f', 'v').catch(() => undefined);
@@ -29,8 +29,13 @@ describe('the probe of a real twin’s store (what a failed call may have writte
     expect(await call(fakeStore(), true)).toEqual({ readOnly: false, mayHaveApplied: true, voted: true });
   });
 
-  it('a write that failed after it may have left is unknown; one ioredis never sent (MaxRetriesPerRequestError) is not', async () => {
+  it('a write that failed after it may have left is unknown; one ioredis never sent (MaxRetriesPerRequestError from its offline queue) is not', async () => {
     expect((await call(fakeStore(new Error('Command timed out')), false)).mayHaveApplied).toBe(true);
     expect((await call(fakeStore(new MaxRetriesPerRequestError(1) as unknown as Error), true)).mayHaveApplied).toBe(false);
+  });
+
+  it('MaxRetriesPerRequestError on a write made while the connection was ready is unknown: it was in flight (seen applied on all backends)', async () => {
+    expect((await call(fakeStore(new MaxRetriesPerRequestError(1) as unknown as Error), true, true)).mayHaveApplied).toBe(true);
+    expect((await call(fakeStore(new MaxRetriesPerRequestError(1) as unknown as Error), false, true)).mayHaveApplied).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES, type PropertyName } from '../../src/model/properties.js';
 import { RealTwinError } from '../../src/real/twin/real-twin-error.js';
 import { realTwinProblems } from '../../src/real/twin/real-faults.js';
-import { runReal } from '../../src/real/twin/run-real.js';
+import { asHappened, runReal } from '../../src/real/twin/run-real.js';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../src/sim/run/config.js';
 import { CONFIGURATIONS, configurationRun } from '../../src/sim/run/configurations.js';
 import { runSimulation } from '../../src/sim/run/run.js';
@@ -98,6 +98,26 @@ describe.runIf(redisAvailable)('real twins on a Redis primary with replicas and 
     const r = await twin(withFaults('primary-replica/atomic/client-crash', [{ at: 1_500, kind: 'crash-client', actor: 'consumer-1' }]));
     expect(r.broken, r.log).toEqual([]);
   }, 120_000);
+
+  it('the primary full for 2 s, by a lowered maxmemory and then by another tenant (atomic): at-least-once holds for real', async () => {
+    const r = await twin(
+      withFaults('primary-replica/atomic/memory-pressure', [
+        { at: 500, kind: 'memory-pressure', zone: 'a', means: 'limit', fraction: 0.3, durationMs: 1_500 },
+        { at: 2_200, kind: 'memory-pressure', zone: 'a', means: 'tenant', fraction: 0.3, durationMs: 1_500 },
+      ]),
+    );
+    expect(r.claimed).toContain('atLeastOnce');
+    expect(r.broken, r.log).toEqual([]);
+  }, 120_000);
+
+  it('the primary evicting (allkeys-lru) while over its maxmemory (atomic): acknowledged pushes are lost for real, as simulated', async () => {
+    const config = withFaults('primary-replica/atomic/eviction', [{ at: 1_000, kind: 'eviction', zone: 'a', policy: 'allkeys-lru', fraction: 0.3, durationMs: 2_000, seed: 1 }]);
+    const simulated = await runSimulation(parseSimConfig(config), { traceHash: false });
+    expect(simulated.report.properties.atLeastOnce).toBe(false);
+    const real = await runReal(parseSimConfig(config));
+    expect(real.faults.filter((f) => f.error)).toEqual([]);
+    expect(real.report.properties.atLeastOnce, real.log.join('\n')).toBe(false);
+  }, 120_000);
 });
 
 describe.runIf(dynomiteAvailable)('real twins on Dynomite (3 racks, DC_QUORUM)', () => {
@@ -115,8 +135,49 @@ describe.runIf(dynomiteAvailable)('real twins on Dynomite (3 racks, DC_QUORUM)',
     expect(real.faults.filter((f) => f.error), 'every fault struck the real processes').toEqual([]);
     expect(real.faults).toHaveLength(config.faults.length);
     expect(real.log.filter((l) => /heal partition/.test(l)).length).toBeGreaterThan(0);
+    // The schedule as it happened: every partition, struck about when drawn, lasting about as drawn.
+    const drawn = config.faults.filter((f) => f.kind === 'partition');
+    const happened = real.happened.filter((f) => f.kind === 'partition');
+    expect(happened).toHaveLength(drawn.length);
+    for (const f of happened) expect(f.durationMs).toBeGreaterThan(0);
+    const resim = await runSimulation(asHappened(real), { traceHash: false });
+    expect(resim.report.pushed).toBeGreaterThan(0);
     expect(real.report.pushed, 'the real run pushed messages').toBeGreaterThan(0);
     console.log(`dynomite partition twin: properties ${JSON.stringify(real.report.properties)}, replicas equal ${real.replicas?.equal} (differing: ${real.replicas?.differingKeys.slice(0, 5).join(", ")})\n${real.log.filter((l) => /partition/.test(l)).join('\n')}`);
+  }, 120_000);
+
+  it('a crash of a zone still restarting waits for the restart; the schedule as it happened says when each struck', async () => {
+    const config = parseSimConfig(
+      withFaults('dynomite/DC_QUORUM/atomic/node-crash', [
+        { at: 500, kind: 'crash-node', zone: 'b', loseUnreplicated: false },
+        { at: 600, kind: 'restart-node', zone: 'b' },
+        { at: 650, kind: 'crash-node', zone: 'b', loseUnreplicated: true },
+        { at: 1_500, kind: 'restart-node', zone: 'b' },
+      ]),
+    );
+    const real = await runReal(config);
+    expect(real.faults.filter((f) => f.error), 'every fault struck the real processes').toEqual([]);
+    expect(real.happened.map((f) => f.kind)).toEqual(['crash-node', 'restart-node', 'crash-node', 'restart-node']);
+    const [crash1, restart1, crash2, restart2] = real.happened.map((f) => f.at) as [number, number, number, number];
+    // Each struck no earlier than drawn, in the schedule's order on that zone.
+    expect(crash1).toBeGreaterThanOrEqual(500);
+    expect(restart1).toBeGreaterThanOrEqual(Math.max(600, crash1));
+    expect(crash2).toBeGreaterThanOrEqual(Math.max(650, restart1));
+    expect(restart2).toBeGreaterThanOrEqual(Math.max(1_500, crash2));
+    console.log(`dynomite crash twin as it happened: ${real.happened.map((f) => `${f.kind} ${f.at} ms`).join(', ')}`);
+  }, 120_000);
+
+  it('a zone-failover client moved to another zone\'s node by a client-failover fault, and home again for the liveness phase', async () => {
+    const config = parseSimConfig(configurationRun(CONFIGURATIONS.find((c) => c.name === 'dynomite/DC_QUORUM/atomic/client-failover')!, 'f1'));
+    expect(config.network.clientFailover).toBe(true);
+    expect(realTwinProblems(config)).toEqual([]);
+    const moves = config.faults.filter((f) => f.kind === 'client-failover');
+    expect(moves.length).toBeGreaterThan(0);
+    const real = await runReal(config);
+    expect(real.faults.filter((f) => f.error), 'every fault struck the real processes').toEqual([]);
+    expect(real.log.filter((l) => /fails over to/.test(l)).length).toBeGreaterThan(0);
+    expect(real.happened.filter((f) => f.kind === 'client-failover').length).toBeGreaterThan(0);
+    expect(real.report.pushed, 'the real run pushed messages').toBeGreaterThan(0);
   }, 120_000);
 
   it('a Dynomite node paused for 2 s (atomic)', async () => {

@@ -12,7 +12,8 @@ import { configurationRun, CONFIGURATIONS } from '../../src/sim/run/configuratio
 import { outcomeOfError } from '../../src/sim/workloads/history-recorder.js';
 import { compareReplicas, runSimulation } from '../../src/sim/run/run.js';
 import { CallProbe, SimReplyError } from '../../src/sim/store/sim-store.js';
-import { DynomiteTopology, QUORUM_FAILED } from '../../src/sim/topology/dynomite.js';
+import { DynomiteTopology, LOCAL_REPLY_FIRST_SHARE, PEER_RETRY_MS, QUORUM_FAILED } from '../../src/sim/topology/dynomite.js';
+import { wilson } from '../../src/sim/campaign/guarantees.js';
 import { RUN_ON_RESUME_BYTES } from '../../src/sim/topology/dynomite-backend.js';
 import type { SimNode } from '../../src/sim/store/sim-node.js';
 import { world, type World } from './fixtures.js';
@@ -54,7 +55,7 @@ describe('Dynomite as measured: replies under quorum', () => {
 
   it('DC_QUORUM without agreement returns the first good reply to arrive', async () => {
     const { w, store } = seeded({ a: 'x', b: 'y', c: 'z' });
-    // the coordinator's own reply arrives first (no network hop)
+    // in this world the coordinator's own reply arrives first (as in LOCAL_REPLY_FIRST_SHARE of requests)
     expect(await w.settle(store.hget('h', 'f'))).toBe('x');
     const errLocal = seeded({ a: null, b: 'y', c: 'z' });
     expect(await errLocal.w.settle(errLocal.store.hget('h', 'f'))).toBe('y');
@@ -170,10 +171,11 @@ describe('Dynomite as measured: commands that close the connection', () => {
 
 describe('Dynomite as measured: a backend restarted empty loses its script cache', () => {
   /** Node `i` restarts empty (its data and script cache gone), as a redis-server without persistence does. */
-  const restartEmpty = (w: World, i: number) => {
+  const restartEmpty = async (w: World, i: number) => {
     const node = w.topology.nodes[i]!;
     w.topology.crash(node, true);
     w.topology.restart(node);
+    await w.advance(PEER_RETRY_MS); // its peer links up again
   };
   const evalsha = (w: World, level: 'DC_ONE' | 'DC_QUORUM') => w.client('c', 'a', { consistency: level, evalsha: true });
 
@@ -182,7 +184,7 @@ describe('Dynomite as measured: a backend restarted empty loses its script cache
     const store = evalsha(w, 'DC_QUORUM');
     expect(await w.settle(store.runScript(INCR, ['h'], []))).toBe(1); // NOSCRIPT everywhere → EVAL, cached on every node
     await w.advance(1_000);
-    restartEmpty(w, 2);
+    await restartEmpty(w, 2);
     expect(await w.settle(store.runScript(INCR, ['h'], []))).toBe(2);
     await w.advance(1_000);
     expect(hgetAll(w, 'h', 'n')).toEqual(['2', '2', null]);
@@ -193,7 +195,7 @@ describe('Dynomite as measured: a backend restarted empty loses its script cache
     const store = evalsha(w, 'DC_ONE');
     await w.settle(store.runScript(INCR, ['h'], []));
     await w.advance(1_000);
-    restartEmpty(w, 0);
+    await restartEmpty(w, 0);
     await w.settle(store.runScript(INCR, ['h'], []));
     await w.advance(1_000);
     // the peers ran it on EVALSHA and again on the fallback EVAL; the local node once (on EVAL)
@@ -623,5 +625,97 @@ describe('an ack the vote refused but one replica ran (issue 29)', () => {
     expect(await w.settle(store.zrem('unack', ['m1']))).toBe(0);
     expect(nodeOf(w, 'c').keyspace.exec('zscore', ['unack', 'm1'])).toBeNull();
     expect(probe.mayHaveApplied).toBe(true);
+  });
+});
+
+/** Appends `v` to the string at `k` through `store` (Redis APPEND): the value shows the order a replica ran them in. */
+const appendTo = (store: { runScript: (s: ScriptDef, k: string[], a: string[]) => Promise<unknown> }, k: string, v: string) => store.runScript(APPEND, [k], [v]);
+
+describe('Dynomite as measured: orders kept by heals and resumes', () => {
+  it('a healed partition releases what it held in order, per link: nothing overtakes what was sent before it (300/300 real appends in order, 3/3)', async () => {
+    // The configuration's own jittery latency: a latency drawn per held message would reorder them.
+    const w = randomWorld('held-in-order', { latencyJitterMs: 5 });
+    const store = w.client('c', 'b', { consistency: 'DC_ONE' });
+    w.network.block('b', 'c');
+    w.network.block('c', 'b');
+    for (let i = 0; i < 60; i++) await w.settle(appendTo(store, 'k', `${i},`));
+    w.network.unblock('b', 'c');
+    w.network.unblock('c', 'b');
+    // Written right after the heal: behind the held ones, never before them.
+    for (let i = 60; i < 70; i++) await w.settle(appendTo(store, 'k', `${i},`));
+    await w.advance(2_000);
+    const [, b, c] = hgetAll(w as never, 'k', 'log');
+    expect(b).toBe(Array.from({ length: 70 }, (_, i) => `${i},`).join(''));
+    expect(c).toBe(b);
+  });
+
+  it('a resumed Dynomite works through each connection’s backlog in turn, the one that began first first: writes a,c,a,c,a leave b with c’s last (real: 2/2 each way)', async () => {
+    for (const [order, last] of [['acaca', 'c3'], ['cacac', 'a3']] as const) {
+      const w = world('dynomite');
+      const via = { a: w.client('x', 'a', { consistency: 'DC_ONE' }), c: w.client('y', 'c', { consistency: 'DC_ONE' }) };
+      dyn(w).pause(nodeOf(w, 'b'), 'dynomite', w.kernel.now + 5_000);
+      for (const [i, z] of [...order].entries()) {
+        await w.settle(via[z as 'a' | 'c'].hset('k', 'f', `${z}${i}`));
+        await w.advance(300); // replicated to a and c before the next (b holds them all)
+      }
+      await w.advance(6_000);
+      const [a, b, c] = hgetAll(w, 'k', 'f');
+      expect(a).toBe(c);
+      expect(b, order).toBe(last);
+    }
+  });
+});
+
+describe('Dynomite as measured: who wins a DC_QUORUM tie', () => {
+  it('the coordinator’s own reply reaches the vote first only in the measured share: a tie goes to a peer otherwise', async () => {
+    const runs = 400;
+    let local = 0;
+    for (let i = 0; i < runs; i++) {
+      const w = randomWorld(`tie-${i}`);
+      w.topology.nodes.forEach((n) => n.keyspace.exec('hset', ['h', 'f', n.zone]));
+      const store = w.client('c', 'a', { consistency: 'DC_QUORUM' });
+      if ((await w.settle(store.hget('h', 'f'))) === 'a') local++;
+    }
+    const { low, high } = wilson(local, runs);
+    expect(low).toBeLessThanOrEqual(LOCAL_REPLY_FIRST_SHARE);
+    expect(high).toBeGreaterThanOrEqual(LOCAL_REPLY_FIRST_SHARE);
+    expect(local).toBeLessThan(runs);
+  });
+});
+
+describe('Dynomite as measured: heals take time', () => {
+  it('a restarted redis is served from Dynomite’s next try to reconnect, 1 s, 3 s, 7 s … after it died; refused with the storage error until then', async () => {
+    for (const [downMs, servedAt] of [[400, 1_000], [1_500, 3_000], [3_200, 7_000]] as const) {
+      const w = world('dynomite');
+      const store = w.client('c', 'a', { consistency: 'DC_ONE', timeoutMs: 60_000 });
+      const t0 = w.kernel.now;
+      const at = (ms: number) => w.advance(t0 + ms - w.kernel.now);
+      dyn(w).crashBackend(nodeOf(w, 'a'), false);
+      await at(downMs);
+      dyn(w).restartBackend(nodeOf(w, 'a'));
+      await at(servedAt - 20);
+      await expect(w.settle(store.hset('k', 'f', 'early')), `down ${downMs} ms`).rejects.toThrow(STORAGE_TEXT);
+      await at(servedAt + 10);
+      expect(await w.settle(store.hset('k', 'g', 'served'))).toBe(1);
+    }
+  });
+
+  it('a restarted Dynomite’s own writes reach its peers at once; theirs reach it only from their next try, every 1 s after it died', async () => {
+    const w = world('dynomite', ['a', 'b', 'c'], 0);
+    const viaA = w.client('x', 'a', { consistency: 'DC_ONE' });
+    const viaB = w.client('y', 'b', { consistency: 'DC_ONE' });
+    const t0 = w.kernel.now;
+    const at = (ms: number) => w.advance(t0 + ms - w.kernel.now);
+    w.topology.crash(nodeOf(w, 'a'), false);
+    await at(1_400);
+    w.topology.restart(nodeOf(w, 'a'));
+    await w.settle(viaA.hset('k', 'own', '1'));
+    await w.settle(viaB.hset('k', 'early', '1'));
+    await at(2_000 + 10);
+    await w.settle(viaB.hset('k', 'late', '1'));
+    await w.advance(100);
+    expect(hgetAll(w, 'k', 'own')).toEqual(['1', '1', '1']);
+    expect(hgetAll(w, 'k', 'early')).toEqual([null, '1', '1']);
+    expect(hgetAll(w, 'k', 'late')).toEqual(['1', '1', '1']);
   });
 });

@@ -141,6 +141,7 @@ describe('fault packages: each strikes, records what it changed, and heals only 
     dynomite.pause(w.topology.nodes[1]!, 'dynomite', w.kernel.now + 600_000);
     const faultWorld = { ...w, actor: () => undefined, actors: () => [], heldBy: () => [], inFlight: () => 0 } as unknown as FaultWorld;
     FAULT_FAMILIES['backend-crash'].healAll(faultWorld);
+    await w.advance(1_000); // Dynomite serves the restarted redis from its next try, 1 s after it died
     const store = w.client('c', 'a', { consistency: 'DC_ONE' });
     expect(await w.settle(store.hset('h', 'f', 'v'))).toBe(1);
     await w.advance(1_000);

@@ -66,3 +66,37 @@ describe('Kernel event order', () => {
     );
   });
 });
+
+describe('Kernel budgets', () => {
+  it('stops a run that passes its event budget (an event that reschedules itself forever at one instant)', async () => {
+    const k = new Kernel(0);
+    k.eventBudget = 50;
+    let ran = 0;
+    const spin = () => {
+      ran++;
+      k.after(0, spin);
+    };
+    k.at(10, spin);
+    await k.runUntil(1_000);
+    expect(ran).toBe(51);
+    expect(k.stopped).toMatchObject({ kind: 'event-budget', t: 10 });
+    // Once stopped, nothing more runs.
+    await k.runUntil(2_000);
+    expect(ran).toBe(51);
+  });
+
+  it('stops at a wall deadline read between events, and keeps the first stop', async () => {
+    const k = new Kernel(0);
+    let wall = 0;
+    k.wallDeadline = { now: () => wall, at: 100 };
+    const tick = () => {
+      wall++;
+      k.after(1, tick);
+    };
+    k.at(0, tick);
+    await k.runUntil(1_000_000);
+    expect(k.stopped?.kind).toBe('time-budget');
+    k.stop({ kind: 'event-budget', detail: 'later' });
+    expect(k.stopped?.kind).toBe('time-budget');
+  });
+});

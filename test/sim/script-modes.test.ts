@@ -20,7 +20,7 @@ const SAMPLE = [
   'zone-failover-mid-pop.json',
 ];
 
-describe('exact Lua and twin mode give the same trace', () => {
+describe('exact Lua, compare and twin mode give the same trace', () => {
   afterEach(() => {
     setSimScriptMode('twin');
   });
@@ -34,8 +34,14 @@ describe('exact Lua and twin mode give the same trace', () => {
     setSimScriptMode('lua');
     const lua = await runSimulation(scenarioConfig(scenario));
     const luaInLuaMode = luaRunCount() - before - luaInTwinMode;
+    setSimScriptMode('twin');
+    // Compare mode (the Lua, each twin call checked against it) finds no difference, and the same trace.
+    const compared = await runSimulation({ ...scenarioConfig(scenario), scripts: 'compare' });
+    expect(compared.stopped).toBeNull();
+    expect(compared.report.exercised.twinsMatchLua).toBe(true);
     expect(twin.traceHash).toBe(scenario.expect.traceHash);
     expect(lua.traceHash).toBe(twin.traceHash);
+    expect(compared.traceHash).toBe(twin.traceHash);
     // The two runs took different paths: the scripts ran in Lua only in exact mode, except the few
     // without a twin (atomic-release, when a pop fails midway: zone-failover-mid-pop since its client
     // waits 5 s, issue 29). Legacy mode runs no scripts in this workload: its hash equality is then the
@@ -58,7 +64,7 @@ describe('DYNOQ_SCRIPTS', () => {
     setSimScriptMode(undefined);
     const config = scenarioConfig(loadScenario(join(import.meta.dirname, '..', '..', 'scenarios', 'consumer-crash-unack-recovery.json')));
     await expect(runSimulation(config)).rejects.toBeInstanceOf(InvalidArgumentError);
-    await expect(runSimulation(config)).rejects.toThrow(`invalid DYNOQ_SCRIPTS: "bogus" is not 'twin' or 'lua'`);
+    await expect(runSimulation(config)).rejects.toThrow(`invalid DYNOQ_SCRIPTS: "bogus" is not 'twin', 'lua' or 'compare'`);
     process.env.DYNOQ_SCRIPTS = 'lua';
     const before = luaRunCount();
     await runSimulation(config);

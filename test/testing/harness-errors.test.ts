@@ -47,6 +47,8 @@ describe('dynoq/testing: a mistake in the options is an argument error, raised b
     ['simulate seeds: [""]', () => simulate({ seeds: [''] }), /every seed must be a non-empty string/],
     ['simulate require: bogus', () => simulate({ seeds: 1, require: ['bogus' as never] }), /invalid require: "bogus" is not one of atLeastOnce/],
     ['simulate randomFaults: -1', () => simulate({ seeds: 1, randomFaults: -1 }), /invalid randomFaults/],
+    ['simulate faultFamilies: bogus', () => simulate({ seeds: 1, randomFaults: 1, faultFamilies: ['bogus' as never] }), /invalid faultFamilies: "bogus" is not one of node-crash, partition/],
+    ['simulate faultFamilies without randomFaults', () => simulate({ seeds: 1, faultFamilies: ['partition'] }), /invalid faultFamilies: chooses the families randomFaults draws from: give randomFaults too/],
     ['judge require: bogus', () => judge('no-such-file.jsonl', { require: ['bogus' as never] }), /invalid require/],
   ])('%s', async (_, call, message) => {
     const err = await thrown(call());

@@ -51,6 +51,18 @@ describe('dynoq/testing: simulate', () => {
     expect(result!.config.workload.pollIntervalMs).toBe(5);
   });
 
+  it('draws random faults only from the families given (faultFamilies, as explore --faults), in the scripts mode given', async () => {
+    const config = { seed: 'fam', topology: { kind: 'primary-replica' as const, zones: ['a', 'b'] }, queue: { mode: 'atomic' as const, serverTime: true }, workload: { messages: 10, consumers: 2 }, scripts: 'compare' as const };
+    const results = await simulate({ config, seeds: 3, randomFaults: 4, faultFamilies: ['client-pause', 'consumer-clocks'] });
+    const kinds = new Set(results.flatMap((r) => r.config.faults.map((f) => f.kind)));
+    expect(kinds.size).toBeGreaterThan(0);
+    expect([...kinds].every((k) => k === 'pause-client' || k === 'consumer-clocks')).toBe(true);
+    // compare mode: every script call checked against its Lua, and no difference on the correct scripts
+    expect(results.every((r) => r.config.scripts === 'compare' && r.report.exercised.twinsMatchLua && r.report.properties.twinsMatchLua)).toBe(true);
+    const unrestricted = await simulate({ config, seeds: 3, randomFaults: 4 });
+    expect(unrestricted.flatMap((r) => r.config.faults.map((f) => f.kind)).some((k) => k !== 'pause-client' && k !== 'consumer-clocks')).toBe(true);
+  });
+
   it('a violated property rejects with the seed and a scenario file that replays it', async () => {
     const known = scenarioConfig(loadScenario('scenarios/primary-crash-loses-pushes.json'));
     const failure = await rejection(simulate({ config: known, failuresDir: dir }));
@@ -212,10 +224,11 @@ describe('dynoq/testing: judge', () => {
     expect(Object.values(report.properties).every(Boolean)).toBe(true);
   });
 
-  it('rejects with the first violation and the command that re-judges it; `require` narrows what counts', async () => {
+  it('rejects with the worst violation and the command that re-judges it; `require` narrows what counts', async () => {
     const lost = file('lost.jsonl', [run, op('push', 'p', 0, 1, 'ok'), op('deliver', 'c1', 2, 3, 'ok', { leaseUntil: 100 }), op('ack', 'c1', 4, 5, 'fail')]);
     const err = await rejection(judge(lost, { end: 1_000 }));
-    expect(err.message).toMatch(/first: slow-recovery of m1 at t\+\d+ ms: /);
+    // The slow recovery comes first in time; the loss is worse and names the failure.
+    expect(err.message).toMatch(/violated at-least-once, un-ack recovery; worst: lost-after-delivery of m1 at t\+1000 ms: /);
     expect(err.replay).toBe(`npx dynoq judge ${lost}`);
     const report = await judge(lost, { end: 1_000, require: ['noDoublePop'] });
     expect(report.properties.atLeastOnce).toBe(false);

@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { judgeHistory } from '../../src/model/judge.js';
@@ -33,6 +37,29 @@ function lostAfterSending(store: Store, nth: number): Store {
 }
 
 const ops = (lines: readonly string[]): HistoryOp[] => lines.map((l) => JSON.parse(l) as { type: string }).filter((o) => o.type !== 'run') as HistoryOp[];
+
+describe('recordHistory when its process dies', () => {
+  it('a worker killed by an uncaught exception still ends its history: the call in flight is unknown, the leased message undetermined, not lost', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dynoq-crash-'));
+    try {
+      const file = join(dir, 'history.jsonl');
+      const child = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'recorder-crash.ts'), file], { encoding: 'utf8', timeout: 60_000 });
+      expect(child.status).not.toBe(0);
+      expect(child.stderr).toContain('worker crashed');
+      const lines = readFileSync(file, 'utf8').trim().split('\n');
+      const last = JSON.parse(lines.at(-1)!) as { type: string };
+      expect(last.type).toBe('end');
+      const inFlight = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((o) => o.type === 'pop' && o.completedAt === undefined);
+      expect(inFlight).toMatchObject([{ process: 'poller', outcome: 'unknown', delivered: 0 }]);
+      const { report, inFlight: count } = judgeHistory(lines.join('\n'));
+      expect(count).toBe(1);
+      expect(report.properties.atLeastOnce).toBe(true);
+      expect(report.endings.undetermined).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
 
 describe.each(backendNames())('recordHistory on %s', (backendName) => {
   const backend = useBackend(backendName);
@@ -129,6 +156,49 @@ describe.each(backendNames())('recordHistory on %s', (backendName) => {
       expect(Object.values(report.properties).every(Boolean)).toBe(true);
       expect(report.pushed).toBe(9);
     });
+  });
+
+  it('stopRecording ends the history: calls in flight written as unknown, then the end line, nothing after; a message still leased then is undetermined, not lost', async () => {
+    const { queue, time } = make('atomic');
+    const lines: string[] = [];
+    const t0 = time.now();
+    const worker = recordHistory(queue, (l) => lines.push(l), { process: 'worker', clock: () => time.now() - t0 });
+    await worker.push([msg('m')]);
+    const [held] = await worker.pop(1); // leased to 1_000
+    await time.advance(10);
+    const waiting = worker.as('poller').pop(1, { wait: 500 }); // nothing due: a long poll in flight
+    await time.advance(5);
+    worker.stopRecording();
+    await time.advance(600);
+    expect(await waiting).toHaveLength(0);
+    expect(await worker.ack('m', held!.token)).toBe(true); // after the end: not recorded
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(parsed.at(-1)).toEqual({ type: 'end', at: 15 });
+    expect(parsed.at(-2)).toEqual({ type: 'pop', process: 'poller', invokedAt: 10, outcome: 'unknown', via: 'schedule', delivered: 0, ...(parsed.at(-2)!.shard !== undefined ? { shard: parsed.at(-2)!.shard } : {}) });
+    expect(parsed.some((o) => o.type === 'ack')).toBe(false);
+    const { report, phases, inFlight } = judgeHistory(lines.join('\n'));
+    expect(phases.end).toBe(15);
+    expect(inFlight).toBe(1);
+    // still leased when the recording stopped: its worker may yet ack it — not lost, undetermined
+    expect(report.properties.atLeastOnce).toBe(true);
+    expect(report.endings.undetermined).toBe(1);
+    expect(report.verdict).toBe('unknown');
+    worker.stopRecording(); // once only
+    expect(lines.filter((l) => l.includes('"type":"end"'))).toHaveLength(1);
+  });
+
+  it('the end line is when the history ends: a lease that ran out long before the recording stopped, never recovered, is lost', async () => {
+    const { queue, time } = make('atomic');
+    const lines: string[] = [];
+    const t0 = time.now();
+    const worker = recordHistory(queue, (l) => lines.push(l), { process: 'worker', clock: () => time.now() - t0, run: { recoveryBoundMs: 100_000 } });
+    await worker.push([msg('m')]);
+    await worker.pop(1); // leased to 1_000, never acked; no reaper runs
+    await time.advance(3_000);
+    worker.stopRecording();
+    const { report, phases } = judgeHistory(lines.join('\n'));
+    expect(phases.end).toBe(3_000);
+    expect(report.counts['lost-after-delivery']).toBe(1);
   });
 
   it('a stale token’s ack is a fail; the re-delivery after the lease ran out is an allowed duplicate', async () => {

@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { shardSeedIndex, type ExploreTask, type SeedOutcome, type Shard } from '../../sim/campaign/explore.js';
+import { scriptModeOfSeed, shardSeedIndex, type ExploreScripts, type ExploreTask, type SeedOutcome, type Shard, type UnfinishedSeed } from '../../sim/campaign/explore.js';
 import { systemClock } from '../../runtime/system-time.js';
 import { runPoolTask } from '../../sim/campaign/pool-handlers.js';
 import { runInPool, type PoolTask } from '../../sim/campaign/pool.js';
@@ -33,6 +33,8 @@ export interface ExploreFlags {
   shard?: Shard;
   /** One JSON line per explored seed (default: `<out>/explore[-K-of-N].jsonl`). */
   results?: string;
+  /** How the seeds run their scripts (default `mixed`: every 4th seed in Redis's Lua with each twin compared). */
+  scripts?: ExploreScripts;
   json?: boolean;
 }
 
@@ -45,8 +47,8 @@ export function resultsFileFor(out: string, shard: Shard | undefined): string {
  * Swarm exploration: random seeds (seed i is `<seed>-<i>`; a shard takes every N-th) until the runs or
  * the time budget end; each violation is shrunk (on the worker that found it) and written out as a
  * scenario file, and every seed's outcome is one line of the results file. The time budget stops new
- * seeds and shrinking; a simulation already running finishes, so a run overshoots by at most one
- * simulation per thread.
+ * seeds, shrinking and the simulations running at it (between two events); a seed so stopped has no
+ * verdict. A finding already made still gets its smallest scenario run once more, hashed.
  */
 export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   const deadline = flags.time !== undefined ? systemClock.now() + flags.time : Infinity;
@@ -65,11 +67,14 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   let taken = 0;
   const take = (): PoolTask<ExploreTask> | undefined => {
     if (taken >= maxRuns || systemClock.now() >= deadline) return undefined;
-    const seed = `${flags.seed}-${shardSeedIndex(shard, taken++)}`;
+    const index = shardSeedIndex(shard, taken++);
+    const seed = `${flags.seed}-${index}`;
+    const scripts = scriptModeOfSeed(index, flags.scripts ?? 'mixed');
     return {
       handler: 'exploreSeed',
       input: {
         seed,
+        ...(scripts ? { scripts } : {}),
         ...(base ? { base } : {}),
         ...(Number.isFinite(deadline) ? { shrinkUntil: deadline } : {}),
         ...(flags.require ? { require: flags.require } : {}),
@@ -81,7 +86,15 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   let done = 0;
   const exercised = Object.fromEntries(PROPERTY_NAMES.map((p) => [p, 0])) as Record<PropertyName, number>;
   const calls = Object.fromEntries(DRIVEN_METHODS.map((m) => [m, 0])) as Record<string, number>;
-  const record = (o: SeedOutcome) => {
+  const unfinished: string[] = [];
+  const record = (outcome: SeedOutcome | UnfinishedSeed) => {
+    if ('unfinished' in outcome) {
+      unfinished.push(outcome.seed);
+      bar.stop();
+      console.log(`time budget reached: seed ${outcome.seed} stopped before its end, no verdict`);
+      return;
+    }
+    const o = outcome;
     appendFileSync(resultsFile, `${JSON.stringify(o)}\n`);
     for (const p of o.exercised) exercised[p]++;
     for (const m of o.calls) calls[m] = (calls[m] ?? 0) + 1;
@@ -98,14 +111,15 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
     findings.push({ seed: o.seed, failing: o.failing, file, faults: s.faults.length, messages: s.workload.messages });
     bar.stop();
     const cut = o.shrinkStoppedByTime ? ' (shrinking stopped at the --time budget: it still fails, but may not be the smallest)' : '';
-    console.log(`violation at seed ${o.seed}: ${o.failing.join(', ')} → shrunk to ${s.faults.length} fault(s), ${s.workload.messages} message(s)${cut} → ${file}`);
+    const twinOnly = o.luaConfirms === false ? " (on the scripts' twins only: in Redis's Lua it does not fail)" : '';
+    console.log(`violation at seed ${o.seed}: ${o.failing.join(', ')} → shrunk to ${s.faults.length} fault(s), ${s.workload.messages} message(s)${cut}${twinOnly} → ${file}`);
   };
   const started = performance.now();
   if (jobs === 1) {
     // The pool's handler in this thread: the same budget clock as in a worker.
-    for (let task = take(); task !== undefined; task = take()) record((await runPoolTask(task)) as SeedOutcome);
+    for (let task = take(); task !== undefined; task = take()) record((await runPoolTask(task)) as SeedOutcome | UnfinishedSeed);
   } else {
-    await runInPool(take, runPoolTask, { jobs: Math.min(jobs, availableParallelism() * 4), onResult: (r) => record(r as SeedOutcome) });
+    await runInPool(take, runPoolTask, { jobs: Math.min(jobs, availableParallelism() * 4), onResult: (r) => record(r as SeedOutcome | UnfinishedSeed) });
   }
   bar.stop();
   const seconds = (performance.now() - started) / 1_000;
@@ -116,6 +130,9 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   const neverCalled = Object.entries(calls).filter(([, n]) => n === 0).map(([m]) => m);
   if (done > 0 && neverProperties.length > 0) console.log(`warning: never exercised, so this session says nothing about: ${neverProperties.map((p) => PROPERTIES[p].label).join(', ')}`);
   if (done > 0 && neverCalled.length > 0) console.log(`warning: never called in this session: ${neverCalled.join(', ')}`);
-  if (flags.json) emitJson({ seed: flags.seed, shard: flags.shard ?? null, from: flags.from ?? null, explored: done, found: findings.length, results: resultsFile, findings, reported: outside, exercised, calls });
-  return findings.length > 0 ? EXIT.violated : EXIT.ok;
+  // --runs asked for seeds the budget did not let finish: nothing found is then no pass.
+  const incomplete = findings.length === 0 && Number.isFinite(maxRuns) && done < maxRuns;
+  if (incomplete) console.log(`time budget reached after ${done} of ${maxRuns} seed(s)${unfinished.length > 0 ? ` (${unfinished.length} stopped before their end)` : ''}: nothing found so far, but not every seed was explored (exit ${EXIT.unknown})`);
+  if (flags.json) emitJson({ seed: flags.seed, shard: flags.shard ?? null, from: flags.from ?? null, explored: done, unfinished, found: findings.length, results: resultsFile, findings, reported: outside, exercised, calls, timeBudgetReached: incomplete || unfinished.length > 0 });
+  return findings.length > 0 ? EXIT.violated : incomplete ? EXIT.unknown : EXIT.ok;
 }

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import type { FaultSpan } from '../../model/history-file.js';
 import type { JudgeReport } from '../../model/judge.js';
-import { VIOLATION_KIND_NAMES, VIOLATION_KINDS } from '../../model/properties.js';
+import { VIOLATION_KINDS, WORST_FIRST } from '../../model/properties.js';
 import { judgeStream } from '../../model/stream-judge.js';
 import { relativeTimes } from '../../model/relative-times.js';
 import { latenessLine, verdictLine } from '../verdicts.js';
@@ -42,7 +42,7 @@ export function formatJudgement(r: JudgeReport, file: string, start = 0, boundMs
     latenessLine(r, boundMs),
     verdictLine(r),
   ];
-  for (const kind of VIOLATION_KIND_NAMES) {
+  for (const kind of WORST_FIRST) {
     if (r.messagesAffected[kind] === 0) continue;
     lines.push(`  ${VIOLATION_KINDS[kind].label}: ${r.messagesAffected[kind]} message(s)`);
     for (const v of r.violations.filter((x) => x.kind === kind).slice(0, 5)) {

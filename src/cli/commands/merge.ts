@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { issueLines } from '../../runtime/zod-issues.js';
 import { PROPERTY_NAMES } from '../../model/properties.js';
+import { SCRIPT_MODES } from '../../redis/script-mode.js';
 import type { SeedOutcome } from '../../sim/campaign/explore.js';
 import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
@@ -20,6 +21,8 @@ const outcomeSchema = z.object({
   scenario: z.looseObject({ name: z.string().regex(/^[a-z0-9-]+$/) }).optional(),
   shrinkRuns: z.number().int().nonnegative().optional(),
   shrinkStoppedByTime: z.boolean().optional(),
+  scripts: z.enum(SCRIPT_MODES).optional(),
+  luaConfirms: z.boolean().optional(),
 });
 
 /** The results files named: files as given, folders as every `*.jsonl` in them. */

@@ -39,13 +39,15 @@ export const PROMOTE_BATCH = 1000;
  * Moves up to PROMOTE_BATCH due ids, earliest due first, from QUEUE to READY with their rank (ids
  * without a rank are stale and dropped); returns how many it took out of QUEUE. Bounded: a backlog of
  * N due ids is promoted over N / PROMOTE_BATCH calls (pops, peeks and the reaper's promotion pass).
+ * ZREM before ZADD: under maxmemory Redis refuses a script's memory-growing write (ZADD) only while the
+ * script has written nothing, so a pop on a full Redis still promotes and leases (the queue drains).
  */
 export const PROMOTE_LUA = `local function promote(queue, ready, meta, now)
   local due = redis.call('zrangebyscore', queue, '-inf', now, 'LIMIT', 0, ${PROMOTE_BATCH})
   for i=1,#due do
     local rank = redis.call('hget', meta, due[i])
-    if rank then redis.call('zadd', ready, rank, due[i]) end
     redis.call('zrem', queue, due[i])
+    if rank then redis.call('zadd', ready, rank, due[i]) end
   end
   return #due
 end`;
@@ -56,8 +58,8 @@ export function promote(redis: LuaRedis, queue: string, ready: string, meta: str
   const due = redis.call('zrangebyscore', queue, '-inf', String(now), 'LIMIT', '0', PROMOTE_BATCH_ARG) as string[];
   for (const id of due) {
     const rank = redis.call('hget', meta, id);
-    if (luaTruthy(rank)) redis.call('zadd', ready, rank as string, id);
     redis.call('zrem', queue, id);
+    if (luaTruthy(rank)) redis.call('zadd', ready, rank as string, id);
   }
   return due.length;
 }

@@ -13,8 +13,9 @@ local leases = KEYS[1]
 local id, token = ARGV[3], ARGV[4]
 if stale_token(leases, id, token) then return 0 end
 for i = 2, #KEYS do
-  if redis.call('zscore', KEYS[i], id) then
-    redis.call('zadd', KEYS[i], 'XX', now + tonumber(ARGV[5]), id)
+  -- ZREM then ZADD, not ZADD XX: a full Redis refuses a script's first ZADD but not one after a ZREM
+  if redis.call('zrem', KEYS[i], id) == 1 then
+    redis.call('zadd', KEYS[i], now + tonumber(ARGV[5]), id)
     return 1
   end
 end

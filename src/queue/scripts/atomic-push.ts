@@ -11,6 +11,7 @@ import { keysFrom, NOW_LUA, scriptNow } from './atomic-common.js';
  * KEYS: msg, meta, leases, counters, then queue, ready, unack per shard.
  * ARGV: now, server_time, only_if_absent, settle ms, then 6 per message: shard index (1-based), id, priority,
  * delay ms, JSON, ordering key (client-generated, at most 13 digits). Returns how many messages were written.
+ * Its first write is a memory-growing HSET, so a Redis past `maxmemory` refuses the whole call (OOM).
  */
 const lua = `${NOW_LUA}
 local msg, meta, leases = KEYS[1], KEYS[2], KEYS[3]
@@ -27,6 +28,10 @@ for i = 5, #ARGV, 6 do
     end
   end
   if not (only_if_absent and present) then
+    -- HSET first: under maxmemory Redis refuses a script's first memory-growing write only while the
+    -- script has written nothing, so a full Redis refuses the whole push here instead of letting a
+    -- ZREM or HDEL open the way for the rest of it.
+    redis.call('hset', msg, id, json)
     if present then
       for s = 0, nshards - 1 do
         for k = 1, 3 do redis.call('zrem', KEYS[5 + s*3 + k - 1], id) end
@@ -34,7 +39,6 @@ for i = 5, #ARGV, 6 do
     end
     redis.call('hdel', leases, id)
     local rank = priority .. string.rep('0', 13 - #ord) .. ord
-    redis.call('hset', msg, id, json)
     redis.call('hset', meta, id, rank)
     local base = 5 + (shard - 1) * 3
     if delay <= 0 and settle == 0 then
@@ -72,10 +76,10 @@ export const atomicPush: ScriptDef = {
       let present = false;
       for (const key of shardKeys) if (luaTruthy(redis.call('zscore', key, id))) present = true;
       if (onlyIfAbsent && present) continue;
+      redis.call('hset', msg, id, json);
       if (present) for (const key of shardKeys) redis.call('zrem', key, id);
       redis.call('hdel', leases, id);
       const rank = priority + ord.padStart(13, '0');
-      redis.call('hset', msg, id, json);
       redis.call('hset', meta, id, rank);
       const base = (shard - 1) * 3;
       if (delay <= 0 && settle === 0) redis.call('zadd', shardKeys[base + 1]!, rank, id);

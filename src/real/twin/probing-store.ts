@@ -6,21 +6,23 @@ const WRITES: ReadonlySet<string | symbol> = new Set(['zadd', 'zrem', 'hset', 'h
 
 /**
  * ioredis fails the commands still in its offline queue with this once it gave up reconnecting for
- * them: they were never written to a socket (its flushQueue), so their call is a `fail`, as a write
- * the simulator's store refused before sending it.
+ * them: those were never written to a socket (its flushQueue). But it fails the commands in flight on
+ * a connection that broke with the same error: a write in flight when its Dynomite was killed got it
+ * and was applied on all three backends (3/3, DYNOMITE.md "A client whose node dies"). So it means
+ * "never sent" only when the connection was not ready when the call was made.
  */
-const NEVER_SENT = 'MaxRetriesPerRequestError';
+const OFFLINE_OR_IN_FLIGHT = 'MaxRetriesPerRequestError';
 
 /**
  * A real store that tells the recording probe what a call's writes may have done, as the simulated
  * store does (SPEC §6.1): a write that was answered, or that failed after it may have left (a timeout,
  * a closed connection), may have been applied, so the call is `unknown`, not `fail`; one ioredis never
- * sent was not. `votes`: on Dynomite a refusal is a reply chosen by the coordinator (its own, or a
+ * sent (its connection was not `connected()` when the call was made) was not. `votes`: on Dynomite a refusal is a reply chosen by the coordinator (its own, or a
  * vote) while the other replicas ran the write too (an ack voted down to 0 that had run on one replica,
  * seen on the real cluster), so a refused write is `unknown` there; the simulator knows and amends
  * exactly those a replica applied.
  */
-export function probingStore(store: Store, probe: CallProbe, votes: boolean): Store {
+export function probingStore(store: Store, probe: CallProbe, votes: boolean, connected: () => boolean = () => true): Store {
   const mayHaveApplied = () => {
     probe.mayHaveApplied = true;
     if (votes) probe.effects?.note();
@@ -31,12 +33,14 @@ export function probingStore(store: Store, probe: CallProbe, votes: boolean): St
       if (typeof value !== 'function') return value;
       if (!WRITES.has(prop)) return value.bind(target);
       return async (...args: unknown[]) => {
+        // Ready now: the write goes to the socket at once (not to the offline queue).
+        const sent = connected();
         try {
           const reply: unknown = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
           mayHaveApplied();
           return reply;
         } catch (err) {
-          if (!(err instanceof Error && err.name === NEVER_SENT)) mayHaveApplied();
+          if (sent || !(err instanceof Error && err.name === OFFLINE_OR_IN_FLIGHT)) mayHaveApplied();
           throw err;
         }
       };

@@ -39,13 +39,13 @@ export class RealActor implements WorkloadActor {
   ) {
     const dynomite = cluster.kind === 'dynomite';
     const store = (role: ConnectionRole, probe?: CallProbe): Store => {
-      const client = cluster.client(zone, role);
+      const client = cluster.client(zone, role, { failover: config.network.clientFailover });
       client.on('error', () => undefined);
       this.clients.push(client);
       const s = new IoredisStore(client, { dynomite });
       // The queue holds settled messages back only with more than one rack (base-queue reads racks).
       const racked: Store = dynomite ? Object.assign(Object.create(s) as Store, { racks: cluster.zones.length }) : s;
-      return probe ? probingStore(racked, probe, dynomite) : racked;
+      return probe ? probingStore(racked, probe, dynomite, () => client.status === 'ready') : racked;
     };
     const queues = actorQueues({
       config,
@@ -68,6 +68,20 @@ export class RealActor implements WorkloadActor {
 
   sleep(ms: number): Promise<void> {
     return new Promise((resolve) => this.timers.setTimeout(resolve, ms));
+  }
+
+  /**
+   * Moves every connection of this client to another node (a client-failover fault): the next connect
+   * goes there (ioredis reads host and port from its options at each connect), what was in flight on
+   * the old connection fails as on any reconnect.
+   */
+  failOver(address: { readonly host: string; readonly port: number }): void {
+    for (const c of this.clients) {
+      if (c.options.port === address.port && c.options.host === address.host) continue;
+      c.options.host = address.host;
+      c.options.port = address.port;
+      c.disconnect(true);
+    }
   }
 
   crash(): void {

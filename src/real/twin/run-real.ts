@@ -10,7 +10,7 @@ import { Trace } from '../../sim/kernel/trace.js';
 import { resolveProfile, startWorkload, type WorkloadContext } from '../../sim/workloads/index.js';
 import type { RealCluster } from '../cluster.js';
 import { RealActor } from './real-actor.js';
-import { applyRealFault, healRealFaults, RealFaultState, realTwinProblems, type RealFaultWorld } from './real-faults.js';
+import { applyRealFault, faultTarget, healRealFaults, RealFaultState, realTwinProblems, type RealFaultWorld } from './real-faults.js';
 import { realTime } from './real-time.js';
 import { RealTwinError } from './real-twin-error.js';
 import { startRealCluster } from '../start-cluster.js';
@@ -22,6 +22,14 @@ export interface StruckRealFault {
   readonly error?: string;
 }
 
+/**
+ * The configuration of a real run with its schedule as it really happened (HappenedSchedule): what the
+ * simulator must run to compare with that run seed by seed.
+ */
+export function asHappened(result: RealResult): SimConfig {
+  return { ...result.config, faults: [...result.happened] };
+}
+
 
 /** A real twin's result: the same report as a simulated run's, from the same checker. */
 export interface RealResult {
@@ -29,6 +37,8 @@ export interface RealResult {
   readonly report: CheckReport;
   readonly history: readonly HistoryOp[];
   readonly faults: readonly StruckRealFault[];
+  /** The schedule as it really happened: each fault at the time it took effect, durations as they lasted. */
+  readonly happened: readonly Fault[];
   /** Dynomite only: whether every replica's redis holds the same keys once the run ended. */
   readonly replicas: ReplicaComparison | null;
   readonly calls: Readonly<Record<string, number>>;
@@ -63,9 +73,9 @@ function until(deadline: number, done: () => boolean): Promise<void> {
  * profile, fault schedule, phases) on real processes on loopback, in real time. The same workload
  * drivers make the same recorded calls through the same queue, the faults strike at their times by
  * real means (SIGKILL, restart with or without the AOF, SIGSTOP/SIGCONT, a client's connections
- * closed, a client clock set off, Dynomite peer-link bytes held in proxies), and the same checker
- * judges the history. What a real run cannot do (a partition on primary-replica, a lag spike, a
- * store node's clock, a failover client) is refused with a
+ * closed or moved to another Dynomite node, a client clock set off, Dynomite peer-link bytes held in
+ * proxies), and the same checker judges the history. What a real run cannot do (a partition on
+ * primary-replica, a lag spike, a store node's clock) is refused with a
  * RealTwinError before anything starts. Not deterministic: the seed fixes the workload's choices
  * and the fault schedule, not the timing.
  */
@@ -100,27 +110,23 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
       actors.set(name, actor);
       return actor;
     };
-    const world: RealFaultWorld = {
-      cluster,
-      actor: (n) => actors.get(n),
-      actors: () => actors.values(),
-      log: note,
-      after: (ms, fn) => {
-        const timer = setTimeout(fn, ms);
-        return () => clearTimeout(timer);
-      },
-    };
+    const world: RealFaultWorld = { cluster, actor: (n) => actors.get(n), actors: () => actors.values(), log: note, now: () => Date.now() - start };
     const state = new RealFaultState();
     const struck: StruckRealFault[] = [];
     const pending: Promise<void>[] = [];
+    // Per target, the last fault started on it: the next one waits for it (a restart still running).
+    const busy = new Map<string, Promise<void>>();
     const timers = config.faults.map((fault) =>
       setTimeout(() => {
-        pending.push(
-          applyRealFault(world, state, fault).then(
+        const target = faultTarget(fault);
+        const done = (busy.get(target) ?? Promise.resolve())
+          .then(() => applyRealFault(world, state, fault))
+          .then(
             () => void struck.push({ at: Date.now() - start, fault }),
             (err: unknown) => void struck.push({ at: Date.now() - start, fault, error: err instanceof Error ? err.message : String(err) }),
-          ),
-        );
+          );
+        busy.set(target, done);
+        pending.push(done);
       }, fault.at),
     );
     const workload = startWorkload(ctx, spawn, new Rng(config.seed));
@@ -144,7 +150,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
     }
     const calls: Record<string, number> = {};
     for (const a of actors.values()) for (const [m, n] of a.calls) calls[m] = (calls[m] ?? 0) + n;
-    return { config, report, history: recorder.history, faults: struck, replicas, calls, livenessStart, end, realMs: end - start, log };
+    return { config, report, history: recorder.history, faults: struck, happened: state.happened.list(), replicas, calls, livenessStart, end, realMs: end - start, log };
   } finally {
     for (const a of actors.values()) a.crash();
     await cluster.stop();

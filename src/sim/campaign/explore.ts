@@ -1,7 +1,7 @@
-import { PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../../model/properties.js';
+import { ALWAYS_REQUIRED, PROPERTIES_WORST_FIRST, PROPERTY_NAMES, VIOLATION_KINDS, worstFinding, type PropertyName } from '../../model/properties.js';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from '../run/config.js';
 import { generateFaults, type FaultFamily } from '../faults/index.js';
-import { classifyFindings, mechanismKey } from './mechanisms.js';
+import { classifyFindings, mechanismKey, mechanismsWorstFirst } from './mechanisms.js';
 import { Rng } from '../kernel/rng.js';
 import { relativeTimes } from '../../model/relative-times.js';
 import { runSimulation } from '../run/run.js';
@@ -9,6 +9,10 @@ import { SIM_EPOCH } from '../run/world.js';
 import { shrink } from './shrink.js';
 import { CONSUMER_LOOPS, PROFILE_NAMES } from '../settings/workload-profile.js';
 import type { Clock } from '../../queue/time.js';
+import type { ScriptMode } from '../../redis/keyspace.js';
+export { EXACT_SHARE, EXPLORE_SCRIPTS, scriptModeOfSeed, type ExploreScripts } from './explore-scripts.js';
+import { TimeBudgetReachedError } from '../run/time-budget.js';
+
 
 /**
  * Around a user's own configuration: its topology, queue options, network, workload and phases are
@@ -90,6 +94,16 @@ export interface SeedOutcome {
   readonly shrinkRuns?: number;
   /** Shrinking stopped at the time budget: the scenario fails but may not be the smallest. */
   readonly shrinkStoppedByTime?: boolean;
+  /** How the seed's scripts ran (absent: the process's default). */
+  readonly scripts?: ScriptMode;
+  /** A finding made on the twins, its shrunk scenario run again in Lua: whether it still fails the gate there. */
+  readonly luaConfirms?: boolean;
+}
+
+/** A seed whose simulation the time budget stopped before its end: no verdict. */
+export interface UnfinishedSeed {
+  readonly seed: string;
+  readonly unfinished: true;
 }
 
 /** Input of one exploration task: a seed, and the user's configuration to explore around, if any. */
@@ -102,8 +116,13 @@ export interface ExploreTask {
   readonly families?: readonly FaultFamily[];
   /** Mechanisms (`kind ← cause`) already published for this set-up: findings made only of them pass the gate. */
   readonly known?: readonly string[];
-  /** Time on `budgetClock` at which shrinking stops (explore --time); the outcome then depends on the machine's speed. */
+  /**
+   * Time on `budgetClock` at which shrinking stops and a running simulation is stopped (explore
+   * --time); the outcome then depends on the machine's speed.
+   */
   readonly shrinkUntil?: number;
+  /** How this seed runs its scripts (absent: the process's default). */
+  readonly scripts?: ScriptMode;
 }
 
 /**
@@ -111,38 +130,62 @@ export interface ExploreTask {
  * `shrinkUntil` cut the shrinking short: `budgetClock` is read only for that, between runs, never inside one
  * (the pool passes the real clock; without one a deadline cannot be checked and is refused).
  */
-export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promise<SeedOutcome> {
+export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promise<SeedOutcome | UnfinishedSeed> {
   if (task.shrinkUntil !== undefined && !budgetClock) throw new Error('exploreSeed: shrinkUntil needs a budget clock');
-  const config = task.base ? configurationAround(task.base, task.seed, task.families) : randomConfiguration(task.seed, task.families);
-  const result = await runSimulation(config);
-  const failing = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
+  const around = task.base ? configurationAround(task.base, task.seed, task.families) : randomConfiguration(task.seed, task.families);
+  const config = task.scripts ? { ...around, scripts: task.scripts } : around;
+  const until = task.shrinkUntil;
+  const wallDeadline = until !== undefined && budgetClock ? { now: () => budgetClock.now(), at: until } : undefined;
+  let result;
+  try {
+    result = await runSimulation(config, wallDeadline ? { wallDeadline } : {});
+  } catch (err) {
+    if (err instanceof TimeBudgetReachedError) return { seed: task.seed, unfinished: true };
+    throw err;
+  }
+  const failing = PROPERTIES_WORST_FIRST.filter((p) => !result.report.properties[p]);
   const exercised = PROPERTY_NAMES.filter((p) => result.report.exercised[p]);
   const calls = Object.keys(result.calls);
   const found = classifyFindings(result.report.violations, result.history, result.faults);
-  const mechanisms = [...new Set(found.map(mechanismKey))].sort();
-  const required = task.require ?? PROPERTY_NAMES;
+  const mechanisms = mechanismsWorstFirst(found);
+  const required = [...(task.require ?? PROPERTY_NAMES), ...ALWAYS_REQUIRED];
   const known = new Set(task.known ?? []);
-  const gate = failing.filter((p) => required.includes(p) && found.some((m) => VIOLATION_KINDS[m.kind].breaks === p && !known.has(mechanismKey(m))));
-  const plain = { seed: task.seed, failing, gate, mechanisms, exercised, calls, traceHash: result.traceHash };
+  const gating = found.filter((m) => required.includes(VIOLATION_KINDS[m.kind].breaks!) && !known.has(mechanismKey(m)));
+  const gate = failing.filter((p) => gating.some((m) => VIOLATION_KINDS[m.kind].breaks === p));
+  // Shrunk to keep the worst finding that fails the gate, so that the scenario is titled by it.
+  const worstKind = gating.reduce<(typeof gating)[number] | undefined>((w, m) => (!w || VIOLATION_KINDS[m.kind].rank < VIOLATION_KINDS[w.kind].rank ? m : w), undefined)?.kind;
+  const plain = { seed: task.seed, failing, gate, mechanisms, exercised, calls, traceHash: result.traceHash, ...(task.scripts ? { scripts: task.scripts } : {}) };
   if (gate.length === 0) return plain;
-  const until = task.shrinkUntil;
-  const small = await shrink(config, (r) => gate.some((p) => !r.report.properties[p]), {
-    keepLiveness: gate.includes('atLeastOnce'),
+  const stillFails = (r: { readonly report: { readonly properties: Readonly<Record<PropertyName, boolean>>; readonly counts: Readonly<Record<string, number>> } }) =>
+    worstKind !== undefined ? (r.report.counts[worstKind] ?? 0) > 0 : gate.some((p) => !r.report.properties[p]);
+  const small = await shrink(config, stillFails, {
+    keepLiveness: worstKind !== undefined && VIOLATION_KINDS[worstKind].breaks === 'atLeastOnce',
     firstRun: result,
     unhashedCandidates: true,
     ...(until !== undefined && budgetClock ? { timeUp: () => budgetClock.now() >= until } : {}),
+    ...(wallDeadline ? { wallDeadline } : {}),
   });
+  // A finding made on the twins, run again as Redis runs it: a finding the Lua does not share is the twin's.
+  let luaConfirms: boolean | undefined;
+  if ((small.config.scripts ?? 'twin') === 'twin') {
+    try {
+      luaConfirms = stillFails(await runSimulation({ ...small.config, scripts: 'lua', keepTrace: false }, { traceHash: false, ...(wallDeadline ? { wallDeadline } : {}) }));
+    } catch (err) {
+      if (!(err instanceof TimeBudgetReachedError)) throw err;
+    }
+  }
   const held = PROPERTY_NAMES.filter((p) => small.result.report.properties[p]);
   const violated = PROPERTY_NAMES.filter((p) => !small.result.report.properties[p]);
+  const violatedWorstFirst = PROPERTIES_WORST_FIRST.filter((p) => violated.includes(p));
   const name = `found-${task.seed}`.toLowerCase().replace(/[^a-z0-9-]/g, '-');
-  const firstFound = small.result.report.violations.find((v) => VIOLATION_KINDS[v.kind].breaks !== null);
-  const first = firstFound ? `${firstFound.kind} of ${firstFound.id} at t+${Math.round(firstFound.t - SIM_EPOCH)} ms: ${relativeTimes(firstFound.detail, SIM_EPOCH)}` : 'n/a';
+  const worstFound = worstFinding(small.result.report.violations);
+  const worst = worstFound ? `${worstFound.kind} of ${worstFound.id} at t+${Math.round(worstFound.t - SIM_EPOCH)} ms: ${relativeTimes(worstFound.detail, SIM_EPOCH)}` : 'n/a';
   const scenario = {
     name,
-    description: `Found by dynoq explore (seed ${task.seed}), shrunk in ${small.runs} runs${small.stoppedByTime ? ' (stopped at the --time budget: may not be the smallest)' : ''}: violates ${violated.join(', ')}. First violation: ${first}`,
+    description: `Found by dynoq explore (seed ${task.seed}), shrunk in ${small.runs} runs${small.stoppedByTime ? ' (stopped at the --time budget: may not be the smallest)' : ''}: violates ${violatedWorstFirst.join(', ')}.${luaConfirms === false ? " Only on the scripts' JavaScript twins: run in Redis's Lua it does not fail (a twin unlike its Lua)." : ''} Worst violation: ${worst}`,
     ...small.config,
     keepTrace: false,
     expect: { hold: held, violate: violated, traceHash: small.result.traceHash },
   };
-  return { ...plain, scenario, shrinkRuns: small.runs, ...(small.stoppedByTime ? { shrinkStoppedByTime: true } : {}) };
+  return { ...plain, scenario, shrinkRuns: small.runs, ...(small.stoppedByTime ? { shrinkStoppedByTime: true } : {}), ...(luaConfirms !== undefined ? { luaConfirms } : {}) };
 }

@@ -60,6 +60,13 @@ export function classifyFindings(violations: readonly Violation[], history: read
     });
 }
 
+/** The distinct mechanisms (`kind ← cause`), worst kind first (WORST_FIRST), then by name. */
+export function mechanismsWorstFirst(mechanisms: readonly Mechanism[]): string[] {
+  const rankOf = new Map<string, number>();
+  for (const m of mechanisms) rankOf.set(mechanismKey(m), VIOLATION_KINDS[m.kind].rank);
+  return [...rankOf.keys()].sort((a, b) => rankOf.get(a)! - rankOf.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /** Distinct mechanisms of a run with how many findings each explains. */
 export function mechanismCounts(mechanisms: readonly Mechanism[]): Map<string, number> {
   const counts = new Map<string, number>();

@@ -1,6 +1,8 @@
 import type { SimConfig } from '../run/config.js';
 import { configProblems } from '../run/config-problems.js';
 import { runSimulation, type SimResult, type UnhashedSimResult } from '../run/run.js';
+import type { WallDeadline } from '../kernel/kernel.js';
+import { TimeBudgetReachedError } from '../run/time-budget.js';
 
 export interface ShrinkResult {
   readonly config: SimConfig;
@@ -25,6 +27,8 @@ export interface ShrinkOptions {
    * `stillFails` sees `traceHash` and `traceText` null. The table's and explore's shrinks do.
    */
   readonly unhashedCandidates?: boolean;
+  /** Stops a candidate's run at this wall-clock deadline (explore --time); shrinking then stops as with `timeUp`. */
+  readonly wallDeadline?: WallDeadline;
 }
 
 /**
@@ -71,7 +75,8 @@ export async function shrink(
   const stillFails = predicate as (r: SimResult | UnhashedSimResult) => boolean;
   const maxRuns = options.maxRuns ?? 150;
   // An unhashed run keeps no lines: the candidates drop keepTrace, the configuration kept has it back.
-  const run = (c: SimConfig) => (options.unhashedCandidates ? runSimulation({ ...c, keepTrace: false }, { traceHash: false }) : runSimulation(c));
+  const deadline = options.wallDeadline ? { wallDeadline: options.wallDeadline } : {};
+  const run = (c: SimConfig) => (options.unhashedCandidates ? runSimulation({ ...c, keepTrace: false }, { traceHash: false, ...deadline }) : runSimulation(c, deadline));
   let current = config;
   let result = options.firstRun ?? (await run(current));
   let runs = 1;
@@ -87,7 +92,14 @@ export async function shrink(
       }
       // A smaller set-up can orphan a fault (a clock skew aimed at a consumer that no longer exists).
       if (configProblems(next).length > 0) continue;
-      const r = await run(next);
+      let r: SimResult | UnhashedSimResult;
+      try {
+        r = await run(next);
+      } catch (err) {
+        if (!(err instanceof TimeBudgetReachedError)) throw err;
+        stoppedByTime = true;
+        break;
+      }
       runs++;
       if (stillFails(r)) {
         current = next;

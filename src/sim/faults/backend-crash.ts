@@ -81,35 +81,4 @@ export const backendCrash = faultFamily<'backend-crash', typeof backendCrashSche
     acksAreFinal: 'an ack that a dead redis missed leaves its replica holding the message: rebuild that replica before it serves reads again.',
   },
   bandColour: '#a4262c',
-  real: {
-    start() {
-      /** Per zone whose redis is down: whether it comes back empty. */
-      const down = new Map<string, boolean>();
-      return {
-        async strike(w, f) {
-          if (f.kind === 'crash-backend') {
-            if (down.has(f.zone)) return;
-            down.set(f.zone, f.loseData);
-            await w.cluster.crashBackend(f.zone);
-            w.log(`SIGKILL redis of ${f.zone}`);
-            return;
-          }
-          const empty = down.get(f.zone);
-          if (empty === undefined) return;
-          down.delete(f.zone);
-          await w.cluster.restartBackend(f.zone, { empty });
-          w.log(`restart redis of ${f.zone}${empty ? ' empty' : ' from its AOF'}`);
-        },
-        async healAll(w) {
-          await Promise.all(
-            [...down].map(async ([zone, empty]) => {
-              await w.cluster.restartBackend(zone, { empty });
-              w.log(`restart redis of ${zone}${empty ? ' empty' : ' from its AOF'} (liveness)`);
-            }),
-          );
-          down.clear();
-        },
-      };
-    },
-  },
 });

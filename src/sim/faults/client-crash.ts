@@ -31,13 +31,4 @@ export const clientCrash = faultFamily<'client-crash', typeof clientCrashSchemas
   band: (f, t, ctx) => ({ kind: f.kind, lane: f.actor, from: t, to: ctx.livenessStart, label: 'client crash' }),
   exposureNames: ['leases held', 'calls in flight'],
   bandColour: '#d13438',
-  real: {
-    start: () => ({
-      async strike(w, f) {
-        w.actor(f.actor)?.crash();
-        w.log(`crash client ${f.actor}`);
-      },
-      healAll: () => undefined,
-    }),
-  },
 });

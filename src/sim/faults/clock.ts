@@ -65,19 +65,4 @@ export const clock = faultFamily<'clock', typeof clockSchemas>({
   },
   bandColour: '#986f0b',
   docsNote: "clients and nodes",
-  real: {
-    problem: (f) =>
-      /^(producer|consumer|operator)/.test(f.target) ? null : `fault ${f.kind} of ${f.target}: a store node's clock cannot be set off on a real process here (client clocks can)`,
-    start: () => ({
-      async strike(w, f) {
-        const a = w.actor(f.target);
-        if (!a) return;
-        if (f.kind === 'clock-skew') a.clock.offset = f.offsetMs;
-        else a.clock.offset += f.deltaMs;
-      },
-      healAll(w) {
-        for (const a of w.actors()) a.clock.offset = 0;
-      },
-    }),
-  },
 });

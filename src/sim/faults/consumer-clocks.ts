@@ -52,14 +52,4 @@ export const consumerClocksFamily = faultFamily<'consumer-clocks', typeof consum
   },
   bandColour: '#c19c00',
   docsNote: "every consumer's clock off true time by the same `offsetMs`",
-  real: {
-    start: () => ({
-      async strike(w, f) {
-        for (const a of w.actors()) if (isConsumer(a.name)) a.clock.offset = f.offsetMs;
-      },
-      healAll(w) {
-        for (const a of w.actors()) a.clock.offset = 0;
-      },
-    }),
-  },
 });

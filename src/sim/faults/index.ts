@@ -14,12 +14,27 @@ import { lagSpike } from './lag-spike.js';
 import { nodeCrash } from './node-crash.js';
 import { nodeStall } from './node-stall.js';
 import { partition } from './partition.js';
+import { memoryPressureFamily } from './memory-pressure.js';
+import { evictionFamily } from './eviction.js';
 
 export { describeExposure, Exposure } from './exposure.js';
 export type { Band, FaultWorld } from './fault-package.js';
 
 /** Every fault family, one module each: a new family is its file and one line here. Every list of families, kinds, schemas, advice, colours and real means derives from this one. */
-const FAMILIES = [nodeCrash, partition, clientFailover, clientCrash, clientPause, clock, consumerClocksFamily, lagSpike, backendCrash, nodeStall] as const;
+const FAMILIES = [
+  nodeCrash,
+  partition,
+  clientFailover,
+  clientCrash,
+  clientPause,
+  clock,
+  consumerClocksFamily,
+  lagSpike,
+  backendCrash,
+  nodeStall,
+  memoryPressureFamily,
+  evictionFamily,
+] as const;
 
 type FaultSchema = (typeof FAMILIES)[number]['schemas'][number];
 export const faultSchema = z.discriminatedUnion('kind', FAMILIES.flatMap((f): readonly FaultSchema[] => f.schemas) as unknown as [FaultSchema, ...FaultSchema[]]);
@@ -80,8 +95,12 @@ export interface FaultGeneratorOptions {
   readonly families?: readonly FaultFamily[];
 }
 
-/** The families that can change something in a configuration (only those are drawn). */
-export function applicableFamilies(config: SimSettings, families: readonly FaultFamily[] = FAULT_FAMILY_NAMES): FaultFamily[] {
+/** The families a swarm or explore draws when none are named (see `FaultPackage.drawnByDefault`). */
+export const DEFAULT_FAMILIES: readonly FaultFamily[] = FAULT_FAMILY_NAMES.filter((f) => (FAULT_FAMILIES[f] as { drawnByDefault?: boolean }).drawnByDefault !== false);
+
+/** The families that can change something in a configuration (only those are drawn); by
+ * default the families drawn by default. */
+export function applicableFamilies(config: SimSettings, families: readonly FaultFamily[] = DEFAULT_FAMILIES): FaultFamily[] {
   return families.filter((f) => FAULT_FAMILIES[f].applicable(config));
 }
 

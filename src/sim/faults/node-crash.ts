@@ -84,38 +84,6 @@ export const nodeCrash = faultFamily<'node-crash', typeof nodeCrashSchemas>({
     acksAreFinal: 'an ack that was not replicated is lost at promotion: use durable acks and treat DurabilityError as unknown.',
   },
   bandColour: '#d13438',
-  real: {
-    start() {
-      /** Per zone whose node is down: whether it comes back empty. */
-      const down = new Map<string, boolean>();
-      return {
-        async strike(w, f) {
-          if (f.kind === 'crash-node') {
-            if (down.has(f.zone)) return;
-            down.set(f.zone, f.loseUnreplicated);
-            await w.cluster.crashNode(f.zone);
-            w.log(`SIGKILL node ${f.zone}`);
-            return;
-          }
-          const empty = down.get(f.zone);
-          if (empty === undefined) return;
-          down.delete(f.zone);
-          await w.cluster.restartNode(f.zone, { empty });
-          w.log(`restart node ${f.zone}${empty ? ' empty' : ' from its AOF'}`);
-        },
-        async healAll(w) {
-          // At once, as the simulator heals: one restart does not wait for another's peers to reconnect.
-          await Promise.all(
-            [...down].map(async ([zone, empty]) => {
-              await w.cluster.restartNode(zone, { empty });
-              w.log(`restart node ${zone}${empty ? ' empty' : ' from its AOF'} (liveness)`);
-            }),
-          );
-          down.clear();
-        },
-      };
-    },
-  },
 });
 
 export type { NodeFault };

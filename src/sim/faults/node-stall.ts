@@ -83,33 +83,4 @@ export const nodeStall = faultFamily<'node-stall', typeof nodeStallSchemas>({
     noDoublePop: 'a paused replica applies leases and acks late, after the others moved on: pop and ack with quorum and keep leases longer than the longest stall.',
   },
   bandColour: '#5c2e91',
-  real: {
-    start() {
-      /** Paused processes (`node:<zone>`, `backend:<zone>`) with what cancels their resume. */
-      const paused = new Map<string, { readonly zone: string; readonly which: 'node' | 'backend'; readonly cancel: () => void }>();
-      return {
-        async strike(w, f) {
-          const which = f.kind === 'stall-node' ? 'node' : 'backend';
-          const key = `${which}:${f.zone}`;
-          if (paused.has(key)) return;
-          w.cluster.pause(f.zone, which);
-          w.log(`SIGSTOP ${which} ${f.zone} for ${f.durationMs} ms`);
-          const cancel = w.after(f.durationMs, () => {
-            paused.delete(key);
-            w.cluster.resume(f.zone, which);
-            w.log(`SIGCONT ${which} ${f.zone}`);
-          });
-          paused.set(key, { zone: f.zone, which, cancel });
-        },
-        healAll(w) {
-          for (const p of paused.values()) {
-            p.cancel();
-            w.cluster.resume(p.zone, p.which);
-            w.log(`SIGCONT ${p.which} ${p.zone} (liveness)`);
-          }
-          paused.clear();
-        },
-      };
-    },
-  },
 });

@@ -57,39 +57,4 @@ export const partition = faultFamily<'partition', typeof partitionSchemas>({
     acksAreFinal: 'an ack that reached one side only is undone by the other: ack through the quorum connection.',
   },
   bandColour: '#8764b8',
-  real: {
-    problem: (f, settings) =>
-      settings.topology.kind === 'dynomite'
-        ? null
-        : `fault partition at ${f.at} ms: only Dynomite's peer links go through proxies here; primary-replica clients and replication cross zones through Sentinel, not built`,
-    start() {
-      /** Partitions in effect, with what cancels their heal. */
-      const active = new Set<{ readonly from: string; readonly to: string; readonly cancel: () => void }>();
-      return {
-        async strike(w, f) {
-          w.cluster.partition(f.from, f.to, f.oneWay);
-          const label = `${f.from}${f.oneWay ? '→' : '↔'}${f.to}`;
-          w.log(`partition ${label} for ${f.durationMs} ms (peer-link bytes held in the proxies)`);
-          const p = {
-            from: f.from,
-            to: f.to,
-            cancel: w.after(f.durationMs, () => {
-              active.delete(p);
-              w.cluster.heal(f.from, f.to);
-              w.log(`heal partition ${label}`);
-            }),
-          };
-          active.add(p);
-        },
-        healAll(w) {
-          for (const p of active) {
-            p.cancel();
-            w.cluster.heal(p.from, p.to);
-            w.log(`heal partition ${p.from}/${p.to} (liveness)`);
-          }
-          active.clear();
-        },
-      };
-    },
-  },
 });

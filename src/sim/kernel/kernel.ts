@@ -88,6 +88,22 @@ const drainMicrotasks = (): Promise<void> => new Promise((resolve) => process.ne
 const breathe = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const BREATHE_EVERY = 2_000;
 
+/** Why a run stopped before its end: what the kernel was told, or its own event budget. */
+export interface KernelStop {
+  readonly kind: 'script-time-limit' | 'twin-differs' | 'event-budget' | 'time-budget';
+  /** Virtual time of the stop. */
+  readonly t: number;
+  readonly detail: string;
+  /** What it is about (a script's name), when not the whole run. */
+  readonly subject?: string;
+}
+
+/** A wall-clock deadline: outside the simulation's determinism, read only between events. */
+export interface WallDeadline {
+  readonly now: () => number;
+  readonly at: number;
+}
+
 /**
  * The simulation kernel: virtual time and an event queue. Async code (the real queue library)
  * runs on it deterministically: a simulated store call resolves when its event fires, and all
@@ -100,9 +116,24 @@ export class Kernel {
   private executed = 0;
   /** Set when a quiet event settled a promise: its continuations must run before the next event. */
   private settledPromise = false;
+  private stopReason: KernelStop | null = null;
+  /** Events a run may execute before it counts as never ending (none: unbounded). */
+  eventBudget = Infinity;
+  /** Checked every BREATHE_EVERY events: past it, the run stops with a time-budget stop. */
+  wallDeadline: WallDeadline | null = null;
 
   constructor(readonly startTime = 0) {
     this.time = startTime;
+  }
+
+  /** Why the run stopped early (null: it did not). Once stopped, no further event runs. */
+  get stopped(): KernelStop | null {
+    return this.stopReason;
+  }
+
+  /** Stops the run after the current event; the first stop is the one kept. */
+  stop(reason: Omit<KernelStop, 't'>): void {
+    this.stopReason ??= { ...reason, t: this.time };
   }
 
   get now(): number {
@@ -152,8 +183,9 @@ export class Kernel {
   /** Runs events until none remain at or before `until`, then sets the clock to `until`. */
   async runUntil(until: number, stop: () => boolean = () => false): Promise<void> {
     await drainMicrotasks();
+    this.checkWallDeadline();
     for (;;) {
-      if (stop()) return;
+      if (this.stopReason !== null || stop()) return;
       const next = this.heap.pop();
       if (!next) break;
       // A cancelled event changes nothing, so skipping it (clock included) is exactly running it.
@@ -169,8 +201,16 @@ export class Kernel {
         this.settledPromise = false;
         await drainMicrotasks();
       }
-      if (this.executed % BREATHE_EVERY === 0) await breathe();
+      if (this.executed > this.eventBudget) this.stop({ kind: 'event-budget', detail: `the run passed its budget of ${this.eventBudget} events at t+${this.time - this.startTime} ms of virtual time` });
+      if (this.executed % BREATHE_EVERY === 0) {
+        this.checkWallDeadline();
+        await breathe();
+      }
     }
     this.time = Math.max(this.time, until);
+  }
+
+  private checkWallDeadline(): void {
+    if (this.wallDeadline !== null && this.wallDeadline.now() >= this.wallDeadline.at) this.stop({ kind: 'time-budget', detail: 'time budget reached' });
   }
 }

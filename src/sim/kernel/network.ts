@@ -35,6 +35,11 @@ export class Network {
   private readonly blocked = new Map<string, number>();
   /** Per blocked pair, what was sent across it since it was blocked, in order. */
   private readonly held = new Map<string, { readonly since: number; readonly fn: () => void; readonly from: string; readonly to: string }[]>();
+  /**
+   * Per pair that was released, when its held bytes arrive: nothing sent on the pair afterwards may
+   * arrive before them (one TCP stream per link delivers in order).
+   */
+  private readonly releasedUntil = new Map<string, number>();
   /** Extra lag while lag-spike faults are active (each adds its own and takes it back). */
   extraLagMs = 0;
 
@@ -68,13 +73,21 @@ export class Network {
     for (const key of [...this.held.keys()]) this.release(key);
   }
 
-  /** The pair healed: what waited arrives, in order, one latency from now; what waited too long is lost. */
+  /**
+   * The pair healed: what waited arrives in the order it was sent, together, one latency from now (a
+   * latency drawn per message would let later bytes overtake earlier ones on the same stream, which a
+   * real link never does: DYNOMITE.md "Partitions"); what waited too long is lost.
+   */
   private release(key: string): void {
     const waiting = this.held.get(key) ?? [];
     this.held.delete(key);
+    if (waiting.length === 0) return;
+    const arrival = this.kernel.now + this.latency();
+    this.releasedUntil.set(key, arrival);
+    // Equal times run in scheduling order (the kernel's stable order): the held bytes keep theirs.
     for (const m of waiting) {
       if (this.kernel.now - m.since > PARTITION_HOLD_LIMIT_MS) this.observations?.emit('dropped', { from: m.from, to: m.to });
-      else this.kernel.quietAfter(this.latency(), m.fn);
+      else this.kernel.quietAt(arrival, m.fn);
     }
   }
 
@@ -125,7 +138,10 @@ export class Network {
       this.observations?.emit('held-by-partition', { from: fromZone, to: toZone });
       return;
     }
+    // Behind what a heal released on this pair, never before it.
+    const floor = this.releasedUntil.size === 0 ? 0 : (this.releasedUntil.get(`${fromZone}>${toZone}`) ?? 0);
     // Quiet: a packet settles a promise only through the receiving actor's timers, which say so.
-    this.kernel.quietAfter(delay, fn);
+    if (floor > this.kernel.now + delay) this.kernel.quietAt(floor, fn);
+    else this.kernel.quietAfter(delay, fn);
   }
 }

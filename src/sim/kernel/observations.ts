@@ -22,13 +22,15 @@ export interface ObservationMap {
   /**
    * A Dynomite node answered with a storage error: its redis is dead; a request did not answer in time
    * (Dynomite closed the datastore connection); a request was dropped queued behind that one; or the
-   * connection was still closed.
+   * connection was still closed; or its restarted redis was not served yet.
    */
-  'storage-error': { readonly node: string; readonly cause: 'dead' | 'timeout' | 'dropped' | 'disconnected' };
+  'storage-error': { readonly node: string; readonly cause: 'dead' | 'timeout' | 'dropped' | 'disconnected' | 'reconnecting' };
   /** A message was sent across a partitioned pair of zones: it waits for the heal. */
   'held-by-partition': { readonly from: string; readonly to: string };
   /** A Dynomite node gave up on its connection to a peer (a request outlived its timeout). */
   'link-timeout': { readonly from: string; readonly to: string };
+  /** A request did not reach a peer: one of the two Dynomites restarted too recently for their link to be up. */
+  'peer-reconnecting': { readonly from: string; readonly to: string };
   /** A request was dropped because the link to a still-paused peer had timed out. */
   'link-dropped': { readonly from: string; readonly to: string };
   /** A pop returned a message to a client (the pop was invoked at `invokedAt`). */

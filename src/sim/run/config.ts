@@ -17,6 +17,7 @@ export const simConfigSchema = z
     faults: z.array(faultSchema).default([]).describe('faults scheduled in the safety phase, each naming its targets (zones a…, actors producer-i / consumer-i, nodes node-<zone> or primary-<zone> / replica-<zone>) (default none)'),
     phases: settingsFields.phases,
     checker: settingsFields.checker,
+    scripts: settingsFields.scripts,
     keepTrace: settingsFields.keepTrace,
   })
   .strict()

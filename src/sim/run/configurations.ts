@@ -129,6 +129,9 @@ const ROWS: readonly (readonly [FaultDraw, readonly Setup[], RowTiming?])[] = [
   // Dynomite only: its node and its redis are separate processes (a primary-replica node has no proxy).
   ['backend-crash', [S.dynLegacy, S.dynAtomic, S.dynSafeAtomic]],
   ['node-stall', [S.dynLegacy, S.dynAtomic, S.dynSafeAtomic], STALL_ROW],
+  // A full Redis and one that evicts: the primary (the queue's only writable node) under pressure.
+  ['memory-pressure', [S.prLegacy, S.prAtomic]],
+  ['eviction', [S.prLegacy, S.prAtomic]],
   ['swarm', [S.dynLegacy, S.dynAtomic, S.dynOneAtomic, S.dynSafeAtomic, S.prLegacy, S.prAtomic, S.prAtomicServerTime, S.prAtomicDurable]],
 ];
 

@@ -1,4 +1,4 @@
-import { checkHistory, type CheckReport } from '../../model/checker.js';
+import { checkHistory, reportOfStoppedRun, type CheckReport } from '../../model/checker.js';
 import type { HistoryOp } from '../../model/history.js';
 import { SimActor } from './actor.js';
 import type { Fault, SimConfig } from './config.js';
@@ -10,6 +10,8 @@ import { resolveProfile, startWorkload, type WorkloadContext } from '../workload
 import { SIM_EPOCH, SimWorld } from './world.js';
 import { SimConfigError } from '../settings/sim-config-error.js';
 import { compareDumps, type ReplicaComparison } from '../store/replica-comparison.js';
+import type { KernelStop, WallDeadline } from '../kernel/kernel.js';
+import { TimeBudgetReachedError } from './time-budget.js';
 
 export { SIM_EPOCH } from './world.js';
 export { SimConfigError } from '../settings/sim-config-error.js';
@@ -45,6 +47,8 @@ export interface SimResult {
   readonly replicas: ReplicaComparison | null;
   /** Public queue methods the workload called, with how often (SPEC §6.5: what the run exercised). */
   readonly calls: Readonly<Record<string, number>>;
+  /** Why the run stopped before its end (a script or the run past its budget, a twin unlike its Lua); null: it ran to its end. */
+  readonly stopped: KernelStop | null;
 }
 
 function callsOf(actors: Iterable<SimActor>): Record<string, number> {
@@ -63,6 +67,11 @@ export interface RunOptions {
    * Not with `keepTrace`.
    */
   readonly traceHash?: boolean;
+  /**
+   * A wall-clock deadline (explore --time), read between events: past it the run stops and
+   * runSimulation throws a TimeBudgetReachedError instead of returning a verdict.
+   */
+  readonly wallDeadline?: WallDeadline;
 }
 
 
@@ -93,6 +102,7 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   if (problems.length > 0) throw new SimConfigError(problems);
   const world = new SimWorld(config, hashed ? undefined : 'count');
   const { kernel, trace, rng } = world;
+  if (optionsValid && options?.wallDeadline) kernel.wallDeadline = options.wallDeadline;
   const recorder = new HistoryRecorder(kernel, trace, world.observations);
   const zones = config.topology.zones;
   const w = config.workload;
@@ -109,7 +119,9 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
     actors.set(name, actor);
     return actor;
   };
-  trace.record({ t: kernel.now, actor: 'sim', op: 'start', args: { seed: config.seed, config: { ...config, keepTrace: false } } });
+  // How scripts ran is not part of the run: every mode gives the same trace.
+  const { scripts: _scripts, ...traced } = config;
+  trace.record({ t: kernel.now, actor: 'sim', op: 'start', args: { seed: config.seed, config: { ...traced, keepTrace: false } } });
   const safetyEnd = kernel.now + config.phases.safetyMs;
   let finished = false;
   const ctx: WorkloadContext = { config, profile, time: kernel, trace, recorder, safetyEnd, outstanding, pushedIds: [], finished: () => finished };
@@ -137,11 +149,16 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
 
   // Liveness: every fault family heals what it still has in effect; crashed consumers are replaced.
   const livenessStart = kernel.now;
-  healAllFaults(faultWorld);
-  workload.replaceCrashedConsumers();
-  trace.record({ t: kernel.now, actor: 'sim', op: 'liveness', args: { livenessStart } });
-  const end = livenessStart + config.phases.livenessMs;
-  await kernel.runUntil(end, () => workload.producing() <= 0 && outstanding.size === 0);
+  if (kernel.stopped === null) {
+    healAllFaults(faultWorld);
+    workload.replaceCrashedConsumers();
+    trace.record({ t: kernel.now, actor: 'sim', op: 'liveness', args: { livenessStart } });
+    const end = livenessStart + config.phases.livenessMs;
+    await kernel.runUntil(end, () => workload.producing() <= 0 && outstanding.size === 0);
+  }
+  const stopped = kernel.stopped;
+  if (stopped?.kind === 'time-budget') throw new TimeBudgetReachedError();
+  if (stopped) trace.record({ t: kernel.now, actor: 'sim', op: 'stopped', args: { kind: stopped.kind, detail: stopped.detail } });
   finished = true;
   recorder.seal();
   const endedAt = kernel.now;
@@ -151,11 +168,10 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   faults.forEach((f, index) => trace.record({ t: endedAt, actor: 'nemesis', op: 'exposure', args: { index, family: f.family, exposure: f.exposure } }));
   trace.record({ t: endedAt, actor: 'sim', op: 'end', args: { outstanding: outstanding.size } });
 
-  const report = checkHistory(
-    recorder.history,
-    { livenessStart, end: endedAt },
-    checkerSettings(config),
-  );
+  const judged = checkHistory(recorder.history, { livenessStart, end: endedAt }, checkerSettings(config));
+  const compared = config.scripts === 'compare' ? { ...judged, exercised: { ...judged.exercised, twinsMatchLua: true } } : judged;
+  // The stop is a finding of its own, about its script (or the whole run).
+  const report = stopped ? reportOfStoppedRun(compared, { kind: stopped.kind, id: stopped.subject ?? 'run', t: stopped.t, processes: [], detail: stopped.detail }) : compared;
   let traceHash: string | null = null;
   if (trace.mode === 'count') trace.seal();
   else traceHash = trace.digest();
@@ -163,7 +179,7 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   const traceEvents = trace.events;
   // After the digest: what drains now (replication in flight) is not part of the recorded run.
   let replicas: ReplicaComparison | null = null;
-  if (world.topology.kind === 'dynomite') {
+  if (world.topology.kind === 'dynomite' && !stopped) {
     await kernel.runUntil(kernel.now + REPLICATION_DRAIN_MS);
     replicas = compareReplicas(world);
   }
@@ -179,6 +195,7 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
     livenessStart,
     replicas,
     calls: callsOf(actors.values()),
+    stopped,
   };
   return traceHash === null ? { ...result, traceHash, traceText: null } : { ...result, traceHash, traceText };
 }

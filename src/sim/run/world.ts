@@ -11,6 +11,7 @@ import { DynomiteTopology } from '../topology/dynomite.js';
 import { PrimaryReplicaTopology } from '../topology/primary-replica.js';
 import type { Topology } from '../store/topology.js';
 import { Trace, type TraceMode } from '../kernel/trace.js';
+import { runBudget } from './run-budget.js';
 
 /** Virtual time starts at a realistic epoch so that scores look like production ones. */
 export const SIM_EPOCH = 1_700_000_000_000;
@@ -59,10 +60,13 @@ export class SimWorld {
       this.observations,
     );
     const t = config.topology;
+    const budget = runBudget(config);
+    this.kernel.eventBudget = budget.events;
+    const scripts = { budget: budget.script, ...(config.scripts ? { mode: config.scripts } : {}) };
     this.topology =
       t.kind === 'dynomite'
-        ? new DynomiteTopology(this.kernel, this.network, t.zones, this.observations)
-        : new PrimaryReplicaTopology(this.kernel, this.network, t.zones, t.failoverDelayMs, this.observations);
+        ? new DynomiteTopology(this.kernel, this.network, t.zones, this.observations, this.rng.stream('dynomite-vote-order'), scripts)
+        : new PrimaryReplicaTopology(this.kernel, this.network, t.zones, t.failoverDelayMs, this.observations, scripts);
   }
 
   /** One client connection of `actor`, living in `zone`, as a Store. */

@@ -1,3 +1,4 @@
+import { SCRIPT_MODES } from '../../redis/script-mode.js';
 import * as z from 'zod';
 import { ms, zone } from './atoms.js';
 import { workloadProfileFields } from './workload-profile.js';
@@ -123,6 +124,12 @@ export const settingsFields = {
       .strict()
       .default({ recoveryBoundMs: 5_000 })
       .describe("how the history checker judges the run"),
+    scripts: z
+      .enum(SCRIPT_MODES)
+      .optional()
+      .describe(
+        "how the simulated servers run the queue's scripts: twin — their JavaScript twins (fast); lua — Redis's own Lua, as Redis runs them; compare — the Lua, and each twin beside it on a copy of the script's keys, a difference ending the run as a finding (default: twin, or DYNOQ_SCRIPTS). Not part of the trace: every mode gives the same trace hash",
+      ),
     /** Keep the trace lines in memory (to write them out); the hash is computed either way. */
     keepTrace: z.boolean().default(false).describe('keep the trace lines in memory to write them out; the hash is computed either way (default false)'),
 };

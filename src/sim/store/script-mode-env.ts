@@ -10,6 +10,6 @@ import type { ScriptMode } from '../../redis/keyspace.js';
 export function scriptModeFromEnv(): ScriptMode {
   const value = process.env.DYNOQ_SCRIPTS;
   if (value === undefined || value === '' || value === 'twin') return 'twin';
-  if (value === 'lua') return 'lua';
-  throw new InvalidArgumentError('DYNOQ_SCRIPTS', `${JSON.stringify(value)} is not 'twin' or 'lua' (unset means 'twin')`);
+  if (value === 'lua' || value === 'compare') return value;
+  throw new InvalidArgumentError('DYNOQ_SCRIPTS', `${JSON.stringify(value)} is not 'twin', 'lua' or 'compare' (unset means 'twin')`);
 }

@@ -4,6 +4,7 @@ import { SkewedClock } from '../kernel/actor-time.js';
 import type { Kernel } from '../kernel/kernel.js';
 import { Keyspace, type ScriptMode } from '../../redis/keyspace.js';
 import type { NodeReply, StoreOp } from './store-op.js';
+import { ScriptTimeLimitError, ScriptTwinMismatchError, type ScriptBudget } from '../../redis/script-budget.js';
 import { writeChanged } from './write-owner.js';
 
 /**
@@ -21,6 +22,12 @@ export function setSimScriptMode(mode: ScriptMode | undefined): ScriptMode | und
   return previous;
 }
 
+/** How a run's nodes run scripts: the mode (default: setSimScriptMode, else DYNOQ_SCRIPTS) and each call's budget. */
+export interface NodeScripts {
+  readonly mode?: ScriptMode;
+  readonly budget?: ScriptBudget;
+}
+
 
 /** One Redis server: a keyspace, its own (skewable) clock, up or down. */
 export class SimNode {
@@ -35,10 +42,11 @@ export class SimNode {
   constructor(
     readonly name: string,
     readonly zone: string,
-    kernel: Kernel,
+    private readonly kernel: Kernel,
+    scripts: NodeScripts = {},
   ) {
     this.clock = new SkewedClock(kernel);
-    this.keyspace = new Keyspace(() => this.clock.now(), scriptMode ?? scriptModeFromEnv());
+    this.keyspace = new Keyspace(() => this.clock.now(), scripts.mode ?? scriptMode ?? scriptModeFromEnv(), scripts.budget);
   }
 
   /** Runs `op` here; tells the call that sent it when it changed data, whatever the reply. */
@@ -64,8 +72,17 @@ export class SimNode {
       }
       return { ok: false, error: 'ERR WAIT is handled by the topology' };
     } catch (err) {
+      // Findings about the script itself end the run: on Redis the first would hold the server for
+      // good (every other client gets BUSY), the second means the twin does not simulate that script.
+      if (err instanceof ScriptTimeLimitError) this.kernel.stop({ kind: 'script-time-limit', subject: err.script, detail: `${this.name}: ${err.message}` });
+      else if (err instanceof ScriptTwinMismatchError) this.kernel.stop({ kind: 'twin-differs', subject: err.script, detail: `${this.name}: ${err.message}` });
       return { ok: false, error: err instanceof Error ? err.message : String(err) };
     }
+  }
+
+  /** Applies a write streamed from this node's primary: its own memory limit does not apply. */
+  applyReplicated(op: StoreOp): NodeReply {
+    return this.keyspace.asReplica(() => this.apply(op));
   }
 
   /** Replaces this node's data with a copy of another's (a full resync). */
@@ -75,6 +92,6 @@ export class SimNode {
 
   wipe(): void {
     this.scriptCache.clear();
-    this.keyspace = new Keyspace(() => this.clock.now(), this.keyspace.scriptMode);
+    this.keyspace = new Keyspace(() => this.clock.now(), this.keyspace.scriptMode, this.keyspace.scriptBudget);
   }
 }

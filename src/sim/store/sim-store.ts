@@ -1,4 +1,5 @@
 import type { ScriptDef, ScriptReply } from '../../redis/script.js';
+import { typedStoreError } from '../../store/errors.js';
 import type { RangeLimit, ScoreBound, ScoredMember, Store, ZAddOptions } from '../../store/store.js';
 import { formatBound, formatScoreArg } from '../../store/store.js';
 import type { CallProbe } from './call-probe.js';
@@ -28,7 +29,9 @@ export class SimReplyError extends Error {
 }
 
 
-const REFUSED_BEFORE_APPLY = /^(ECONNREFUSED|READONLY)/;
+// OOM too: Redis refuses a memory-growing command before running it, and a script only at a write
+// that comes before any other write of it (src/redis/memory.ts), so an OOM reply applied nothing.
+const REFUSED_BEFORE_APPLY = /^(ECONNREFUSED|READONLY|OOM )/;
 
 export interface SimStoreOptions {
   readonly requestTimeoutMs: number;
@@ -100,7 +103,7 @@ export class SimStore implements Store {
           if (r === 'timeout') return reject(new SimTimeoutError(opName(op)));
           if (r.ok) return resolve(r.value);
           if (r.error.startsWith('ECONNREFUSED') && this.options.failoverOnRefused) this.failover();
-          reject(new SimReplyError(r.error));
+          reject(typedStoreError(new SimReplyError(r.error)));
         });
       };
       const timeout = this.kernel.quietAfter(this.options.requestTimeoutMs, () => finish('timeout'));

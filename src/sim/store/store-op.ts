@@ -1,5 +1,6 @@
 import type { ScriptDef } from '../../redis/script.js';
 import type { Reply, Value } from '../../redis/keyspace.js';
+import { WRITE_COMMANDS } from '../../redis/memory.js';
 
 /** One operation a client sends to a node. */
 export type StoreOp =
@@ -16,7 +17,6 @@ export type StoreOp =
   /** A script's effects as a replica of Redis ≥ 5 receives them: the resulting values of its keys. */
   | { readonly kind: 'effects'; readonly entries: readonly [string, Value | undefined][] };
 
-const WRITE_COMMANDS = new Set(['zadd', 'zrem', 'hset', 'hdel', 'hincrby', 'del', 'flushall']);
 
 export function isWrite(op: StoreOp): boolean {
   if (op.kind === 'cmd') return WRITE_COMMANDS.has(op.cmd);

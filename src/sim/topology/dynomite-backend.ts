@@ -17,6 +17,18 @@ export const DATASTORE_TIMEOUT_MS = 5_000;
 export const DATASTORE_REFUSED: NodeReply = { ok: false, error: 'ERR Storage: Datastore refused connection' };
 
 /**
+ * When Dynomite tries its dead redis again: 1 s after the connection broke, then after 2 s, 4 s …
+ * (doubling). A restarted redis is served from the first try after it answers; until then every request
+ * that needs it is refused with the storage error (DYNOMITE.md "Heals take time"; measured on the real
+ * build: served 1.0 s, 3.0 s and 7.0 s after the kill, whatever the downtime in between).
+ */
+export function datastoreRetryAfter(brokeAt: number, now: number): number {
+  let at = brokeAt + 1_000;
+  for (let wait = 2_000; at < now; wait *= 2) at += wait;
+  return at;
+}
+
+/**
  * How much of what was queued on a paused redis's connection still runs when it resumes after Dynomite
  * closed the connection: the redis reads its socket buffer (16 KB per read), runs those commands and
  * writes the replies, which the closed peer answers with a reset; its next write fails and it drops the
@@ -66,10 +78,15 @@ interface Pending {
  *   first 32 KB of them (RUN_ON_RESUME_BYTES), the rest are **dropped** — they never run. Until the connection is reopened, commands for it are refused at once with the same
  *   error (req_forward_local_datastore). The model reopens it once the redis runs again (a paused
  *   redis answers nothing, so no new connection is usable before that).
+ * - Restarted: served again only from Dynomite's next try to reconnect (datastoreRetryAfter; refused until then).
  * - Restarted empty: its data and script cache are gone, and nothing repairs it.
  */
 export class DynomiteBackend {
   up = true;
+  /** Until when a restarted redis is not served yet (Dynomite's next try: datastoreRetryAfter). */
+  private reconnectedAt = 0;
+  /** When it died: Dynomite's tries to reconnect count from here. */
+  private diedAt = 0;
   readonly process: PausableProcess;
   /** Bumped when it dies: commands waiting in the dead process's socket die with it. */
   private generation = 0;
@@ -90,6 +107,10 @@ export class DynomiteBackend {
   execute(op: StoreOp, reply: (r: NodeReply) => void): void {
     if (!this.up) {
       this.observations?.emit('storage-error', { node: this.node.name, cause: 'dead' });
+      return reply(DATASTORE_REFUSED);
+    }
+    if (this.kernel.now < this.reconnectedAt) {
+      this.observations?.emit('storage-error', { node: this.node.name, cause: 'reconnecting' });
       return reply(DATASTORE_REFUSED);
     }
     if (this.disconnected) {
@@ -140,6 +161,7 @@ export class DynomiteBackend {
   }
 
   crash(loseData: boolean): void {
+    if (this.up) this.diedAt = this.kernel.now;
     this.up = false;
     this.generation++;
     this.disconnected = false;
@@ -149,7 +171,10 @@ export class DynomiteBackend {
     this.node.wipe();
   }
 
+  /** The redis answers again; its Dynomite serves it from its next try to reconnect. */
   restart(): void {
+    if (this.up) return;
     this.up = true;
+    this.reconnectedAt = datastoreRetryAfter(this.diedAt, this.kernel.now);
   }
 }

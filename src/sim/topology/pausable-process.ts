@@ -1,13 +1,22 @@
 import type { Kernel } from '../kernel/kernel.js';
 
+/** Which connection a piece of work came in on (any value; compared by identity). */
+export type Source = unknown;
+
+/** Work with no connection of its own (a timer of the process): its own turn. */
+const OWN = Symbol('own');
+
 /**
  * A server process that can be paused (SIGSTOP, a long GC) while its TCP connections stay open:
- * whatever reaches it meanwhile waits in its sockets and is handled, in arrival order, when it
- * resumes; its own timers wait too. Nothing is lost — that is what tells a pause from a crash.
+ * whatever reaches it meanwhile waits in its sockets, and its own timers wait too. Nothing is lost —
+ * that is what tells a pause from a crash. On resume it works through **each connection's backlog in
+ * turn** (its event loop reads one ready socket, then the next), not in global arrival order: the
+ * connection whose backlog began first goes first, each in its own order (DYNOMITE.md "A resumed
+ * Dynomite drains each peer connection in turn").
  */
 export class PausableProcess {
   private pausedUntil = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly waiting: { readonly fn: () => void; readonly source: Source }[] = [];
   private draining = false;
 
   constructor(
@@ -25,11 +34,11 @@ export class PausableProcess {
     return this.paused || this.waiting.length > 0;
   }
 
-  /** Runs `fn` now, or when the process resumes, after everything that reached it first. */
-  run(fn: () => void): void {
+  /** Runs `fn` now, or when the process resumes, after what reached it first on the same connection (`source`). */
+  run(fn: () => void, source: Source = OWN): void {
     if (!this.busy) return fn();
     if (this.paused) this.onHeld();
-    this.waiting.push(fn);
+    this.waiting.push({ fn, source });
     if (!this.paused) this.drain();
   }
 
@@ -48,8 +57,14 @@ export class PausableProcess {
   private drain(): void {
     if (this.paused || this.draining) return;
     this.draining = true;
-    // Work run here may queue more (a reply to itself): it runs in the same pass, in order.
-    while (this.waiting.length > 0 && !this.paused) this.waiting.shift()!();
+    // One connection's backlog at a time, the oldest first. Work run here may queue more (a reply to
+    // itself): it waits for its connection's next turn, in the same pass.
+    while (this.waiting.length > 0 && !this.paused) {
+      const source = this.waiting[0]!.source;
+      const turn = this.waiting.filter((w) => w.source === source);
+      for (let i = this.waiting.length - 1; i >= 0; i--) if (this.waiting[i]!.source === source) this.waiting.splice(i, 1);
+      for (const w of turn) w.fn();
+    }
     this.draining = false;
   }
 }

@@ -2,7 +2,7 @@ import type { Connection } from '../store/connection.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { Network } from '../kernel/network.js';
 import type { Observations } from '../kernel/observations.js';
-import { SimNode } from '../store/sim-node.js';
+import { SimNode, type NodeScripts } from '../store/sim-node.js';
 import { isWrite, type NodeReply, type StoreOp } from '../store/store-op.js';
 import { nodeName } from './node-name.js';
 import { REFUSED, type Topology } from '../store/topology.js';
@@ -41,8 +41,9 @@ export class PrimaryReplicaTopology implements Topology {
     zones: readonly string[],
     private readonly failoverDelayMs: number,
     private readonly observations?: Observations,
+    scripts?: NodeScripts,
   ) {
-    this.nodes = zones.map((z) => new SimNode(nodeName('primary-replica', zones, z), z, kernel));
+    this.nodes = zones.map((z) => new SimNode(nodeName('primary-replica', zones, z), z, kernel, scripts));
     this.primary = this.nodes[0]!;
     for (const n of this.nodes) {
       this.applied.set(n, 0);
@@ -76,6 +77,11 @@ export class PrimaryReplicaTopology implements Topology {
         return back({ ok: false, error: "READONLY You can't write against a read only replica." });
       }
       const r = target.apply(op);
+      // Keys the primary evicted before running it (maxmemory with an allkeys policy) go to the replicas as DEL.
+      if (target === this.primary) {
+        const evicted = target.keyspace.takeEvicted();
+        if (evicted.length > 0) this.replicate({ kind: 'cmd', cmd: 'del', args: evicted });
+      }
       // Redis (≥ 5 by default, 7 always) replicates a script by its effects, not by running it again.
       if (target === this.primary && isWrite(op)) this.replicate(op.kind === 'script' ? { kind: 'effects', entries: target.keyspace.snapshot(op.keys) } : op);
       back(r);
@@ -104,7 +110,7 @@ export class PrimaryReplicaTopology implements Topology {
       this.linkClock.set(replica, arrival);
       this.kernel.quietAt(arrival, () => {
         if (this.epoch !== epoch || !replica.up) return;
-        replica.apply(op);
+        replica.applyReplicated(op);
         this.applied.set(replica, offset);
         this.network.send(replica.zone, this.primary.zone, this.network.latency(), () => {
           if (this.epoch !== epoch) return;

@@ -15,7 +15,6 @@ const evictionSchema = z
     seed: z.number().int().nonnegative().describe('draws allkeys-random victims (the same seed evicts the same keys)'),
   })
   .strict();
-type Eviction = z.output<typeof evictionSchema>;
 export const evictionSchemas = [evictionSchema] as const;
 
 /**

@@ -21,7 +21,6 @@ const memoryPressure = z
     durationMs: ms.describe('how long until the limit is raised again (or the tenant leaves)'),
   })
   .strict();
-type MemoryPressure = z.output<typeof memoryPressure>;
 export const memoryPressureSchemas = [memoryPressure] as const;
 
 /** The node a memory fault presses: the zone's. */

@@ -193,7 +193,7 @@ export function guaranteesMarkdown(
   rows: readonly GuaranteeRow[],
   command: string,
   scenarios: readonly MechanismScenario[],
-  advise: (row: GuaranteeRow, key: string) => string | null,
+  advise: (key: string) => string | null,
   timing?: string,
 ): string {
   const scenarioOf = new Map(scenarios.map((s) => [scenarioKey(s.setup, s.key), s.file]));
@@ -232,7 +232,7 @@ export function guaranteesMarkdown(
     }
     for (const m of mechs) {
       const file = scenarioOf.get(scenarioKey(r.configuration.setup, m.key));
-      const advice = advise(r, m.key);
+      const advice = advise(m.key);
       lines.push(
         `- **${PROPERTIES[m.p].label}** — ${m.key}: ${m.runs}/${r.runs} runs (first seed \`${m.firstSeed}\`)${file ? `; scenario [\`${file}\`](../${file})` : ''}.${advice ? ` *What to do:* ${advice}` : ''}`,
       );

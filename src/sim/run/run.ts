@@ -4,7 +4,7 @@ import { SimActor } from './actor.js';
 import type { Fault, SimConfig } from './config.js';
 import { applyFault, Exposure, familyOf, healAllFaults, type FaultFamily, type FaultWorld } from '../faults/index.js';
 import { configProblems } from './config-problems.js';
-import { HistoryRecorder, outcomeOfError } from '../workloads/history-recorder.js';
+import { HistoryRecorder } from '../workloads/history-recorder.js';
 import { checkerSettings } from '../settings/checker-settings.js';
 import { resolveProfile, startWorkload, type WorkloadContext } from '../workloads/index.js';
 import { SIM_EPOCH, SimWorld } from './world.js';
@@ -108,7 +108,6 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   const { kernel, trace, rng } = world;
   if (deadline !== undefined) kernel.wallDeadline = deadline as WallDeadline;
   const recorder = new HistoryRecorder(kernel, trace, world.observations);
-  const zones = config.topology.zones;
   const w = config.workload;
   const profile = resolveProfile(w);
   const outstanding = new Set<string>();

@@ -7,7 +7,7 @@ import { scriptModeFromEnv } from '../sim/store/script-mode-env.js';
 import { PROFILE_NAMES } from '../sim/settings/workload-names.js';
 import { EXPLORE_SCRIPTS } from '../sim/campaign/explore-scripts.js';
 import { PROPERTY_NAMES } from '../model/properties.js';
-import { FAULT_FAMILY_LIST as FAULT_FAMILY_NAMES } from '../sim/faults/family-names.js';
+import { FAULT_FAMILY_NAMES } from '../sim/faults/index.js';
 
 // Commands are loaded when they run, so that `dynoq --version` and `--help` start fast.
 

@@ -1,7 +1,7 @@
 import type { CheckReport } from '../model/checker.js';
 import type { HistoryOp } from '../model/history.js';
 import { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS, worstFirst } from '../model/properties.js';
-import { faultBands, type Band } from '../sim/faults/index.js';
+import { FAULT_FAMILIES, FAULT_FAMILY_NAMES, faultBands, kindsOf, type Band } from '../sim/faults/index.js';
 import { nodeName } from '../sim/topology/node-name.js';
 import type { Fault, SimConfig } from '../sim/run/config.js';
 import { relativeTimes } from '../model/relative-times.js';
@@ -22,6 +22,11 @@ export interface ReportInput {
   readonly livenessStart: number;
   readonly end: number;
   readonly traceHash?: string;
+}
+
+/** Each fault family's band colour, for every kind it draws. */
+export function bandCss(): string {
+  return FAULT_FAMILY_NAMES.map((f) => `  ${kindsOf(f).map((k) => `.band-${k}`).join(', ')} { background: ${FAULT_FAMILIES[f].bandColour}; }`).join('\n');
 }
 
 /** Lanes top to bottom: producers, consumers (incl. replacements), then the store's nodes. */
@@ -117,7 +122,7 @@ function pageOf(input: ReportInput): ReportPage {
     end: input.end,
     lanes: lanes(input),
     bands: input.bands ?? (input.config ? faultBands(input.faults, input.config, input.livenessStart, input.end) : []),
-    // The page draws ops by who and when they returned; an ack of any outcome ends a hold (SPEC §6.2).
+    // The page draws ops by who and when they returned; an ack of any outcome ends a hold (docs/CHECKER.md §2.1).
     // Pops are drawn through the deliveries they returned: every pop call would only crowd the page.
     history: input.history.filter((e) => e.type !== 'pop' && (drawn.ids === null || drawn.ids.has(e.id))).map((e) => pageOp(e as Exclude<HistoryOp, { type: 'pop' }>)),
     drawn: { shown: drawn.ids?.size ?? drawn.total, total: drawn.total },
@@ -198,10 +203,7 @@ export function* htmlReportPieces(page: ReportPage): Generator<string> {
   canvas { display: block; cursor: grab; }
   .fault-band { position: absolute; opacity: .28; pointer-events: auto; font-size: 10px; overflow: hidden; white-space: nowrap; color: #000; }
   .fault-band span { opacity: 1; position: relative; left: 2px; }
-  .band-crash-node, .band-crash-client { background: #d13438; } .band-partition { background: #8764b8; }
-  .band-lag-spike { background: #ca5010; } .band-pause-client { background: #0078d4; }
-  .band-clock-skew, .band-clock-jump { background: #986f0b; } .band-client-failover { background: #038387; }
-  .band-crash-backend { background: #a4262c; } .band-stall-node, .band-stall-backend { background: #5c2e91; }
+${bandCss()}
   aside { width: 380px; border-left: 1px solid #dde1e7; overflow-y: auto; background: #fff; }
   aside h2 { font-size: 13px; margin: 10px 12px 4px; }
   .violation { margin: 4px 8px; padding: 6px 8px; border-radius: 4px; border-left: 4px solid #d13438; background: #fff5f5; cursor: pointer; }

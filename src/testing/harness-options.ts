@@ -1,7 +1,7 @@
 import { PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
 import type { QueueMode } from '../queue/dyno-queue.js';
 import { InvalidArgumentError } from '../queue/errors.js';
-import { FAULT_FAMILY_LIST } from '../sim/faults/family-names.js';
+import { FAULT_FAMILY_NAMES } from '../sim/faults/index.js';
 import type { FaultFamily } from '../sim/faults/index.js';
 
 /**
@@ -56,7 +56,7 @@ export function checkSeeds(value: unknown): number | string[] {
 
 /** The fault families random faults are drawn from (simulate's `faultFamilies`, explore's `--faults`). */
 export function checkFaultFamilies(value: unknown): FaultFamily[] {
-  return subsetOf<FaultFamily>('faultFamilies', value, FAULT_FAMILY_LIST);
+  return subsetOf<FaultFamily>('faultFamilies', value, FAULT_FAMILY_NAMES);
 }
 
 export function checkRandomFaults(value: unknown): number {

@@ -20,7 +20,7 @@ export interface GuaranteesFlags {
   maxScenarios: number;
 }
 
-function advise(row: GuaranteeRow, key: string): string | null {
+function advise(key: string): string | null {
   const [kind, cause] = key.split(' ← ') as [ViolationKind, string];
   const property = VIOLATION_KINDS[kind]?.breaks;
   return property ? adviceFor(property, cause) : null;

@@ -1,7 +1,7 @@
 import type { Violation } from '../../model/checker.js';
 import type { HistoryOp } from '../../model/history.js';
 import { VIOLATION_KINDS, type ViolationKind } from '../../model/properties.js';
-import type { FaultFamily } from '../faults/index.js';
+import { packageOf } from '../faults/index.js';
 import type { StruckFault } from '../run/run.js';
 
 /** Why a finding happened, as read from a run's history and the exposure of its faults. */
@@ -15,32 +15,10 @@ export function mechanismKey(m: Mechanism): string {
   return `${m.kind} ← ${m.cause}`;
 }
 
-/** The exposure counts that say most about each family, most telling first. */
-const TELLING: Readonly<Record<FaultFamily, readonly string[]>> = {
-  'node-crash': ['promotions', 'writes lost', 'primary crashed', 'requests refused', 'restarted'],
-  partition: ['messages dropped', 'messages held until the heal'],
-  'client-failover': ['requests to the other zone'],
-  'client-crash': ['leases held', 'calls in flight'],
-  'client-pause': ['leases outlived by the pause', 'deliveries held by the pause', 'leases held', 'calls in flight'],
-  clock: ['clock reads while off'],
-  'consumer-clocks': ['clock reads while off', 'consumer clocks set off'],
-  'lag-spike': ['writes replicated late'],
-  'backend-crash': ['writes lost', 'requests answered with a storage error', 'restarted'],
-  'node-stall': [
-    'writes dropped on a timed-out link',
-    'requests dropped behind a timed-out one',
-    'peer links timed out',
-    'requests Dynomite timed out',
-    'requests refused while the datastore connection was closed',
-    'requests held by the pause',
-  ],
-  'memory-pressure': ['push refused'],
-  eviction: ['evicted', 'push refused'],
-};
-
 function faultCause(f: StruckFault): string {
-  const key = TELLING[f.family].find((k) => (f.exposure.counts[k] ?? 0) > 0);
-  const where = f.fault.kind === 'clock-skew' || f.fault.kind === 'clock-jump' ? ` of ${/^(node|primary|replica)-/.test(f.fault.target) ? 'a node' : 'a client'}` : '';
+  const pkg = packageOf(f.fault.kind);
+  const key = pkg.exposureNames.find((k) => (f.exposure.counts[k] ?? 0) > 0);
+  const where = pkg.causeDetail?.(f.fault) ?? '';
   return key ? `${f.family}${where} (${key})` : f.family;
 }
 

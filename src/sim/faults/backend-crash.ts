@@ -3,7 +3,7 @@ import type { SimNode } from '../store/sim-node.js';
 import { DynomiteTopology } from '../topology/dynomite.js';
 import { nodeName } from '../topology/node-name.js';
 import { at, between, zone } from '../settings/atoms.js';
-import type { FaultPackage, FaultWorld } from './fault-package.js';
+import { faultFamily, type FaultWorld } from './fault-package.js';
 
 const crashBackend = z
   .object({
@@ -32,7 +32,7 @@ function nodeIn(world: FaultWorld, zoneName: string): SimNode {
  * separate processes and fail separately). Clients of that node get an error at once — yet their
  * writes reached the peers: reported failed, applied on two replicas.
  */
-export const backendCrash: FaultPackage<BackendFault> = {
+export const backendCrash = faultFamily<'backend-crash', typeof backendCrashSchemas>({
   family: 'backend-crash',
   description: "a Dynomite node's redis dies (with or without its data) while the node keeps running, and later restarts",
   schemas: backendCrashSchemas,
@@ -72,4 +72,13 @@ export const backendCrash: FaultPackage<BackendFault> = {
     const lane = nodeName(ctx.config.topology.kind, ctx.config.topology.zones, f.zone);
     return { kind: f.kind, lane, from: t, to: restart?.t ?? ctx.livenessStart, label: `redis of ${f.zone} dies${f.loseData ? ' (data lost)' : ''}` };
   },
-};
+  exposureNames: ['writes lost', 'requests answered with a storage error', 'restarted'],
+  advice: {
+    deliveredPromptly: 'while a shard\'s redis is down its consumers get storage errors: due messages wait for the restart.',
+    atLeastOnce:
+      "a redis that dies behind a live Dynomite misses every write meanwhile, and one restarted empty is never repaired: persist redis (AOF) and rebuild a node's data before it rejoins; a storage error is an unknown outcome, not a refusal — retry pushes idempotently.",
+    unackRecovery: 'un-ack entries on a redis that restarted empty are gone there, and nothing copies them back: rebuild the node before it rejoins.',
+    acksAreFinal: 'an ack that a dead redis missed leaves its replica holding the message: rebuild that replica before it serves reads again.',
+  },
+  bandColour: '#a4262c',
+});

@@ -1,13 +1,12 @@
 import * as z from 'zod';
 import { at, target } from '../settings/atoms.js';
-import type { FaultPackage } from './fault-package.js';
+import { faultFamily } from './fault-package.js';
 
 const crashClientSchema = z.object({ at, kind: z.literal('crash-client').describe('the fault: crash-client'), actor: target.describe('the client process that dies (its leases stay in the store)') }).strict();
-type CrashClient = z.output<typeof crashClientSchema>;
 export const clientCrashSchemas = [crashClientSchema] as const;
 
 /** A consumer dies holding leases; the liveness phase starts a replacement. */
-export const clientCrash: FaultPackage<CrashClient> = {
+export const clientCrash = faultFamily<'client-crash', typeof clientCrashSchemas>({
   family: 'client-crash',
   description: 'a consumer process dies, holding whatever it had leased',
   schemas: clientCrashSchemas,
@@ -30,4 +29,6 @@ export const clientCrash: FaultPackage<CrashClient> = {
   },
   targets: (f) => ({ actors: [f.actor] }),
   band: (f, t, ctx) => ({ kind: f.kind, lane: f.actor, from: t, to: ctx.livenessStart, label: 'client crash' }),
-};
+  exposureNames: ['leases held', 'calls in flight'],
+  bandColour: '#d13438',
+});

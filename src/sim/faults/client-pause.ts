@@ -1,15 +1,14 @@
 import * as z from 'zod';
 import { at, between, ms, target } from '../settings/atoms.js';
-import type { FaultPackage } from './fault-package.js';
+import { faultFamily } from './fault-package.js';
 
 const pauseClientSchema = z
   .object({ at, kind: z.literal('pause-client').describe('the fault: pause-client'), actor: target.describe('the client that stalls (a GC pause)'), durationMs: ms.describe('how long it hears nothing and does nothing') })
   .strict();
-type PauseClient = z.output<typeof pauseClientSchema>;
 export const clientPauseSchemas = [pauseClientSchema] as const;
 
 /** A client stalls (GC-like): its timers and replies wait until the pause ends. */
-export const clientPause: FaultPackage<PauseClient> = {
+export const clientPause = faultFamily<'client-pause', typeof clientPauseSchemas>({
   family: 'client-pause',
   description: 'a client stalls, often for longer than its leases',
   schemas: clientPauseSchemas,
@@ -44,4 +43,10 @@ export const clientPause: FaultPackage<PauseClient> = {
   },
   targets: (f) => ({ actors: [f.actor] }),
   band: (f, t) => ({ kind: f.kind, lane: f.actor, from: t, to: t + f.durationMs, label: `pause ${f.durationMs} ms` }),
-};
+  exposureNames: ['leases outlived by the pause', 'deliveries held by the pause', 'leases held', 'calls in flight'],
+  advice: {
+    deliveredPromptly: 'a pop whose client is paused holds its shard\'s due messages back until it resumes (another consumer of the shard takes them only if it is free): run more than one consumer per shard and keep pauses short.',
+    noDoublePop: 'a pause longer than the lease lets the reaper hand the message to someone else: make the lease longer than the longest pause, or extend it while working.',
+  },
+  bandColour: '#0078d4',
+});

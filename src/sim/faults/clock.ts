@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { SkewedClock } from '../kernel/actor-time.js';
 import { at, between, target } from '../settings/atoms.js';
-import type { FaultPackage, FaultWorld } from './fault-package.js';
+import { faultFamily, type FaultWorld } from './fault-package.js';
 
 const clockSkew = z
   .object({ at, kind: z.literal('clock-skew').describe('the fault: clock-skew'), target: target.describe('a client or a node whose clock is set off true time'), offsetMs: z.number().int().describe('its offset from true time (ms)') })
@@ -9,7 +9,6 @@ const clockSkew = z
 const clockJump = z
   .object({ at, kind: z.literal('clock-jump').describe('the fault: clock-jump'), target: target.describe('a client or a node whose clock jumps'), deltaMs: z.number().int().describe('the jump (ms), added to its offset') })
   .strict();
-type ClockFault = z.output<typeof clockSkew> | z.output<typeof clockJump>;
 export const clockSchemas = [clockSkew, clockJump] as const;
 
 function clockOf(world: FaultWorld, name: string): SkewedClock | undefined {
@@ -21,7 +20,7 @@ function clockOf(world: FaultWorld, name: string): SkewedClock | undefined {
  * client clocks in client-time mode, node clocks (Redis TIME) in server-time mode, so faults are
  * drawn only there; the exposure counts the reads made while the clock was off.
  */
-export const clock: FaultPackage<ClockFault> = {
+export const clock = faultFamily<'clock', typeof clockSchemas>({
   family: 'clock',
   description: 'a clock is skewed or jumps (a client clock under client time, a node clock under server time)',
   schemas: clockSchemas,
@@ -55,4 +54,15 @@ export const clock: FaultPackage<ClockFault> = {
     }
     return { kind: f.kind, lane: f.target, from: t, to: t + ctx.instant, label: `clock jump ${f.deltaMs >= 0 ? '+' : ''}${f.deltaMs} ms` };
   },
-};
+  exposureNames: ['clock reads while off'],
+  causeDetail: (f) => ` of ${/^(node|primary|replica)-/.test(f.target) ? 'a node' : 'a client'}`,
+  advice: {
+    deliveredPromptly: 'a consumer whose clock runs behind asks only for messages due by its own clock, so due messages wait while it polls: use serverTime: true.',
+    priorityOrder: 'consumers whose clocks differ disagree on what is due, so a less urgent message one of them thinks due is taken before a more urgent one it does not: use serverTime: true.',
+    noDoublePop: 'a reaper whose clock runs ahead takes leases back early: use serverTime: true (deadlines from the store\'s clock).',
+    unackRecovery: 'a clock that runs behind re-queues expired leases late: use serverTime: true.',
+    onTime: 'a consumer whose clock runs ahead takes delayed messages early: use serverTime: true.',
+  },
+  bandColour: '#986f0b',
+  docsNote: "clients and nodes",
+});

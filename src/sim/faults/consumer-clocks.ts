@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { at, between } from '../settings/atoms.js';
-import type { FaultPackage } from './fault-package.js';
+import { faultFamily } from './fault-package.js';
 
 const consumerClocks = z
   .object({
@@ -9,7 +9,6 @@ const consumerClocks = z
     offsetMs: z.number().int().describe("every consumer's clock offset from true time (ms): negative runs behind"),
   })
   .strict();
-type ConsumerClocksFault = z.output<typeof consumerClocks>;
 export const consumerClocksSchemas = [consumerClocks] as const;
 
 const isConsumer = (name: string) => name.startsWith('consumer-');
@@ -20,7 +19,7 @@ const isConsumer = (name: string) => name.startsWith('consumer-');
  * leave early), under server time it should not matter at all — the twin rows that show it. The
  * exposure counts the consumers set off and the clock reads they made meanwhile.
  */
-export const consumerClocksFamily: FaultPackage<ConsumerClocksFault> = {
+export const consumerClocksFamily = faultFamily<'consumer-clocks', typeof consumerClocksSchemas>({
   family: 'consumer-clocks',
   description: "every consumer's clock runs ahead or behind by up to 3 leases (client time and server time alike)",
   schemas: consumerClocksSchemas,
@@ -44,4 +43,13 @@ export const consumerClocksFamily: FaultPackage<ConsumerClocksFault> = {
   band(f, t, ctx) {
     return { kind: f.kind, lane: null, from: t, to: Math.max(t + ctx.instant, ctx.livenessStart), label: `consumer clocks ${f.offsetMs >= 0 ? '+' : ''}${f.offsetMs} ms` };
   },
-};
+  exposureNames: ['clock reads while off', 'consumer clocks set off'],
+  advice: {
+    deliveredPromptly: 'consumers whose clocks run behind ask only for messages due by their own clock, so due messages wait while they poll: use serverTime: true.',
+    onTime: 'consumers whose clocks run ahead take delayed messages before they are due: use serverTime: true.',
+    noDoublePop: 'reapers whose clocks run ahead take leases back early: use serverTime: true.',
+    unackRecovery: 'reapers whose clocks run behind re-queue expired leases late: use serverTime: true.',
+  },
+  bandColour: '#c19c00',
+  docsNote: "every consumer's clock off true time by the same `offsetMs`",
+});

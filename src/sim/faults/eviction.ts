@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { Rng } from '../kernel/rng.js';
 import { at, ms, zone } from '../settings/atoms.js';
-import type { FaultPackage } from './fault-package.js';
+import { faultFamily } from './fault-package.js';
 import { drawPressure, fraction, liftAllLimits, memoryBand, nodeOf, pressNode } from './memory-pressure.js';
 
 const evictionSchema = z
@@ -15,7 +15,6 @@ const evictionSchema = z
     seed: z.number().int().nonnegative().describe('draws allkeys-random victims (the same seed evicts the same keys)'),
   })
   .strict();
-type Eviction = z.output<typeof evictionSchema>;
 export const evictionSchemas = [evictionSchema] as const;
 
 /**
@@ -24,7 +23,7 @@ export const evictionSchemas = [evictionSchema] as const;
  * until it fits. Nothing is refused and nothing reports the loss; on a primary the deletions reach the
  * replicas as DELs.
  */
-export const evictionFamily: FaultPackage<Eviction> = {
+export const evictionFamily = faultFamily<'eviction', typeof evictionSchemas>({
   family: 'eviction',
   description: 'a Redis with an allkeys eviction policy is over its maxmemory for a while',
   schemas: evictionSchemas,
@@ -41,4 +40,16 @@ export const evictionFamily: FaultPackage<Eviction> = {
   ],
   targets: (f) => ({ zones: [f.zone] }),
   band: (f, t, ctx) => memoryBand(f, t, ctx, `Redis of ${f.zone} evicting (${f.policy}, ${Math.round(f.fraction * 100)} % fits) ${f.durationMs} ms`),
-};
+  exposureNames: ['evicted', 'push refused'],
+  advice: {
+    atLeastOnce:
+      "an allkeys-* policy deletes whole queue keys (the message hash, a ready or un-ack set) when Redis is full, and nothing reports it: run the queue's Redis with maxmemory-policy noeviction (IoredisStore refuses allkeys-* unless evictionCheck says otherwise).",
+    unackRecovery: 'an evicted un-ack set takes its leases with it, so nothing re-queues them: use maxmemory-policy noeviction.',
+    deliveredPromptly: 'an evicted message hash or ready set leaves ids that can never be delivered: use maxmemory-policy noeviction.',
+    acksAreFinal: 'an evicted key can be written again by a later push or re-queue on a state that lost its history: use maxmemory-policy noeviction.',
+    noDoublePop: 'an evicted lease hash or un-ack set forgets who holds a message: use maxmemory-policy noeviction.',
+    priorityOrder: 'an evicted rank (META) or ready set reorders what is left: use maxmemory-policy noeviction.',
+  },
+  bandColour: '#e3008c',
+  docsNote: "`policy`: `allkeys-lru` / `-lfu` / `-random`; drawn only when named (a set-up `IoredisStore` refuses): never by a swarm row or `explore` by default",
+});

@@ -8,6 +8,7 @@ import type { Rng } from '../kernel/rng.js';
 import type { Topology, TopologyKind } from '../store/topology.js';
 import type { Trace } from '../kernel/trace.js';
 import type { Connection } from '../store/connection.js';
+import type { PropertyName } from '../../model/properties.js';
 import type { Exposure } from './exposure.js';
 
 /** A client process as a fault sees it (the run's SimActor is one). */
@@ -81,13 +82,14 @@ export interface BandContext {
 }
 
 /**
- * One fault family (Jepsen's nemesis package): its schema, how it strikes and measures what it
- * changed, how it heals, how it is drawn at random, what it names, and how it is drawn in a picture.
+ * One fault family (Jepsen's nemesis package), every fact about it in one place: its schemas, how it
+ * strikes and measures what it changed, how it heals, how it is drawn at random, what it names, how it
+ * is drawn in a picture, what helps against what it causes, its docs row.
  */
 export interface FaultPackage<F extends { readonly kind: string; readonly at: number }> {
   readonly family: string;
   readonly description: string;
-  readonly schemas: readonly z.ZodType[];
+  readonly schemas: readonly z.ZodObject[];
   /** The only topology its faults exist on (a scheduled one elsewhere is a configuration problem). */
   readonly requiresTopology?: TopologyKind;
   /** Strikes now, recording into `exposure` what it changed (listening while it is active). */
@@ -105,4 +107,28 @@ export interface FaultPackage<F extends { readonly kind: string; readonly at: nu
   generate(rng: Rng, ctx: DrawContext): F[];
   targets(fault: F): FaultTargets;
   band(fault: F, t: number, ctx: BandContext): Band | null;
+  /** The exposure counts `apply` records that say most about a finding, most telling first (a mechanism names the first that counted). */
+  readonly exposureNames: readonly string[];
+  /** What a mechanism adds after the family's name for this fault (" of a node"); none: nothing. */
+  causeDetail?(fault: F): string;
+  /** What helps against a finding of each property this family can break (the guarantees table's advice). */
+  readonly advice?: Readonly<Partial<Record<PropertyName, string>>>;
+  /** CSS colour of its bands in the HTML report. */
+  readonly bandColour: string;
+  /** The notes column of its docs row, besides `requiresTopology` (stated there on its own). */
+  readonly docsNote?: string;
 }
+
+/** The faults a family's schemas parse to. */
+export type FaultOf<S extends readonly z.ZodObject[]> = z.output<S[number]> & { readonly kind: string; readonly at: number };
+
+/**
+ * A family's package with its name and schemas kept literal (the registry derives the family names,
+ * the fault type and its schema from them) and its faults typed by its schemas.
+ */
+export function faultFamily<const N extends string, const S extends readonly z.ZodObject[]>(p: FamilyPackage<N, S>): FamilyPackage<N, S> {
+  return p;
+}
+
+/** A family's package as the registry holds it: its name and schemas literal. */
+export type FamilyPackage<N extends string, S extends readonly z.ZodObject[]> = Omit<FaultPackage<FaultOf<S>>, 'family' | 'schemas'> & { readonly family: N; readonly schemas: S };

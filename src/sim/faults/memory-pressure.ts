@@ -4,7 +4,7 @@ import type { SimNode } from '../store/sim-node.js';
 import { nodeName } from '../topology/node-name.js';
 import { at, between, ms, zone } from '../settings/atoms.js';
 import type { Exposure } from './exposure.js';
-import type { Band, BandContext, DrawContext, FaultPackage, FaultWorld } from './fault-package.js';
+import { faultFamily, type Band, type BandContext, type DrawContext, type FaultWorld } from './fault-package.js';
 import type { Rng } from '../kernel/rng.js';
 
 export const fraction = z.number().gt(0).lt(1);
@@ -21,7 +21,6 @@ const memoryPressure = z
     durationMs: ms.describe('how long until the limit is raised again (or the tenant leaves)'),
   })
   .strict();
-type MemoryPressure = z.output<typeof memoryPressure>;
 export const memoryPressureSchemas = [memoryPressure] as const;
 
 /** The node a memory fault presses: the zone's. */
@@ -101,7 +100,7 @@ export function memoryBand(f: { readonly kind: string; readonly zone: string; re
  * for a drawn while, with the `noeviction` policy: memory-growing writes are refused (an atomic push
  * whole, a legacy push part-way) while consumers' deletes and the atomic consumers' scripts still run.
  */
-export const memoryPressureFamily: FaultPackage<MemoryPressure> = {
+export const memoryPressureFamily = faultFamily<'memory-pressure', typeof memoryPressureSchemas>({
   family: 'memory-pressure',
   description: 'a Redis is pushed over its maxmemory (noeviction) for a while and then freed',
   schemas: memoryPressureSchemas,
@@ -114,4 +113,14 @@ export const memoryPressureFamily: FaultPackage<MemoryPressure> = {
   targets: (f) => ({ zones: [f.zone] }),
   band: (f, t, ctx) =>
     memoryBand(f, t, ctx, `Redis of ${f.zone} full (${f.means === 'limit' ? 'maxmemory lowered' : 'another tenant'}, ${Math.round(f.fraction * 100)} % fits) ${f.durationMs} ms`),
-};
+  exposureNames: ['push refused'],
+  advice: {
+    deliveredPromptly: 'a full Redis refuses pushes (StoreFullError) until memory is freed: size maxmemory for the backlog, alert on used_memory, and retry refused pushes with back-off; atomic consumers keep draining meanwhile.',
+    atLeastOnce:
+      'on a full Redis (noeviction) legacy writes a batch one message at a time, so a refused batch leaves part of itself written (a payload without its queue entry is never delivered), and its claims are refused so nothing drains: use atomic mode, whose push is refused whole and whose consumers still run.',
+    unackRecovery: 'legacy claims and re-queues write ZADD first, which a full Redis refuses: use atomic mode.',
+    priorityOrder: 'a push refused while Redis was full and retried later is ranked behind what was pushed meanwhile: retry refused pushes promptly, or size maxmemory for the backlog.',
+  },
+  bandColour: '#107c10',
+  docsNote: "`means`: `limit` or `tenant`; noeviction; primary-replica: the first primary's zone",
+});

@@ -3,7 +3,7 @@ import type { SimNode } from '../store/sim-node.js';
 import { nodeName } from '../topology/node-name.js';
 import { at, between, zone } from '../settings/atoms.js';
 import type { Exposure } from './exposure.js';
-import type { FaultPackage, FaultWorld } from './fault-package.js';
+import { faultFamily, type FaultWorld } from './fault-package.js';
 
 const crashNode = z
   .object({
@@ -39,7 +39,7 @@ function primaryName(world: FaultWorld): string | undefined {
 }
 
 /** Node crashes and restarts; on a primary with replicas, an outage past the failover delay promotes a replica. */
-export const nodeCrash: FaultPackage<NodeFault> = {
+export const nodeCrash = faultFamily<'node-crash', typeof nodeCrashSchemas>({
   family: 'node-crash',
   description: 'a store node dies (with or without losing unreplicated writes) and later restarts',
   schemas: nodeCrashSchemas,
@@ -73,6 +73,17 @@ export const nodeCrash: FaultPackage<NodeFault> = {
     const lane = nodeName(ctx.config.topology.kind, ctx.config.topology.zones, f.zone);
     return { kind: f.kind, lane, from: t, to: restart?.t ?? ctx.livenessStart, label: `crash ${f.zone}${f.loseUnreplicated ? ' (data lost)' : ''}` };
   },
-};
+  exposureNames: ['promotions', 'writes lost', 'primary crashed', 'requests refused', 'restarted'],
+  advice: {
+    deliveredPromptly: 'while a shard\'s node is down or failing over, its consumers cannot pop: due messages wait for the failover (failoverDelayMs) or the restart.',
+    priorityOrder: 'a replica that missed a more urgent push serves a less urgent message first until the push arrives: pop through the quorum connection.',
+    atLeastOnce:
+      'a write acknowledged by one node can die with it: on Redis, persist the primary (AOF, appendfsync always) and use durable writes (WAIT) for pushes; on Dynomite no repair exists, so a node that lost data must be rebuilt before it rejoins.',
+    unackRecovery: 'un-ack entries die with unreplicated writes; durable acks and a primary that restarts only after failover keep them.',
+    noDoublePop: 'a lease that was not replicated is lost at promotion, so the message is handed out again while its holder still works: make lease writes durable (WAIT) or accept duplicates.',
+    acksAreFinal: 'an ack that was not replicated is lost at promotion: use durable acks and treat DurabilityError as unknown.',
+  },
+  bandColour: '#d13438',
+});
 
 export type { NodeFault };

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { DynomiteTopology } from '../topology/dynomite.js';
 import { nodeName } from '../topology/node-name.js';
 import { at, between, ms, zone } from '../settings/atoms.js';
-import type { FaultPackage } from './fault-package.js';
+import { faultFamily } from './fault-package.js';
 
 const stallNode = z
   .object({
@@ -20,7 +20,6 @@ const stallBackend = z
     durationMs: ms.describe('how long it is paused'),
   })
   .strict();
-type NodeStall = z.output<typeof stallNode> | z.output<typeof stallBackend>;
 export const nodeStallSchemas = [stallNode, stallBackend] as const;
 
 /**
@@ -30,7 +29,7 @@ export const nodeStallSchemas = [stallNode, stallBackend] as const;
  * to a stalled peer after its link timed out are dropped. A redis paused past the 5 s datastore
  * timeout loses the requests queued behind the timed-out one (DynomiteBackend).
  */
-export const nodeStall: FaultPackage<NodeStall> = {
+export const nodeStall = faultFamily<'node-stall', typeof nodeStallSchemas>({
   family: 'node-stall',
   description: 'a Dynomite process or its redis is paused (connections alive) and resumes',
   schemas: nodeStallSchemas,
@@ -70,4 +69,18 @@ export const nodeStall: FaultPackage<NodeStall> = {
     to: t + f.durationMs,
     label: `${f.kind === 'stall-node' ? 'Dynomite' : 'redis'} of ${f.zone} paused ${f.durationMs} ms`,
   }),
-};
+  exposureNames: [
+    'writes dropped on a timed-out link',
+    'requests dropped behind a timed-out one',
+    'peer links timed out',
+    'requests Dynomite timed out',
+    'requests refused while the datastore connection was closed',
+    'requests held by the pause',
+  ],
+  advice: {
+    deliveredPromptly: 'a paused node or redis answers nothing meanwhile: its shard\'s messages wait for the stall to end (up to the 5 s datastore timeout).',
+    atLeastOnce: 'a paused Dynomite or redis runs what it received late, and drops writes sent after a peer link timed out: keep pauses (fork, swap, GC) well below the peer timeout and treat timed-out writes as unknown.',
+    noDoublePop: 'a paused replica applies leases and acks late, after the others moved on: pop and ack with quorum and keep leases longer than the longest stall.',
+  },
+  bandColour: '#5c2e91',
+});

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { at, between, ms, zone } from '../settings/atoms.js';
-import type { FaultPackage } from './fault-package.js';
+import { faultFamily } from './fault-package.js';
 
 const partitionSchema = z
   .object({
@@ -12,11 +12,10 @@ const partitionSchema = z
     durationMs: ms.describe('how long it lasts; healing it ends only this partition'),
   })
   .strict();
-type Partition = z.output<typeof partitionSchema>;
 export const partitionSchemas = [partitionSchema] as const;
 
 /** Symmetric and one-way partitions between zones; each heals only its own block. */
-export const partition: FaultPackage<Partition> = {
+export const partition = faultFamily<'partition', typeof partitionSchemas>({
   family: 'partition',
   description: 'a symmetric or one-way network partition between two zones',
   schemas: partitionSchemas,
@@ -50,4 +49,12 @@ export const partition: FaultPackage<Partition> = {
   },
   targets: (f) => ({ zones: [f.from, f.to] }),
   band: (f, t) => ({ kind: f.kind, lane: null, from: t, to: t + f.durationMs, label: `partition ${f.from}${f.oneWay ? '→' : '↔'}${f.to}` }),
-};
+  exposureNames: ['messages dropped', 'messages held until the heal'],
+  advice: {
+    deliveredPromptly: 'consumers cut off from their shard\'s node cannot pop until the partition heals.',
+    atLeastOnce: 'writes across a partition arrive only at the heal, after writes made since on the other side, and replicas that re-execute them on a state that moved on diverge: use a consistency level that needs a majority, and time out and retry unknown pushes.',
+    noDoublePop: 'replicas that missed a lease hand the message out again: pop through the quorum connection only.',
+    acksAreFinal: 'an ack that reached one side only is undone by the other: ack through the quorum connection.',
+  },
+  bandColour: '#8764b8',
+});

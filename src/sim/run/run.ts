@@ -5,7 +5,7 @@ import type { Fault, SimConfig } from './config.js';
 import { applyFault, Exposure, familyOf, healAllFaults, type FaultFamily, type FaultWorld } from '../faults/index.js';
 import { configProblems } from './config-problems.js';
 import type { RaceName } from '../workloads/race.js';
-import { HistoryRecorder, outcomeOfError } from '../workloads/history-recorder.js';
+import { HistoryRecorder } from '../workloads/history-recorder.js';
 import { checkerSettings } from '../settings/checker-settings.js';
 import { resolveProfile, startWorkload, type WorkloadContext } from '../workloads/index.js';
 import { SIM_EPOCH, SimWorld } from './world.js';
@@ -46,7 +46,7 @@ export interface SimResult {
    * ended and the replication still in flight landed; the keys that differ. Checked, not assumed.
    */
   readonly replicas: ReplicaComparison | null;
-  /** Public queue methods the workload called, with how often (SPEC §6.5: what the run exercised). */
+  /** Public queue methods the workload called, with how often (docs/CHECKER.md §1.1: what the run exercised). */
   readonly calls: Readonly<Record<string, number>>;
   /** How often the racers made each race (src/sim/workloads/race.ts); empty where the profile has no racers. */
   readonly races: Readonly<Partial<Record<RaceName, number>>>;
@@ -111,7 +111,6 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   const { kernel, trace, rng } = world;
   if (deadline !== undefined) kernel.wallDeadline = deadline as WallDeadline;
   const recorder = new HistoryRecorder(kernel, trace, world.observations);
-  const zones = config.topology.zones;
   const w = config.workload;
   const profile = resolveProfile(w);
   const outstanding = new Set<string>();

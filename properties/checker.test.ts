@@ -8,7 +8,7 @@ import { FAILURE_KINDS, kindsBreaking, PROPERTY_NAMES, VIOLATION_KIND_NAMES, zer
 const SCALE = Number(process.env.DYNOQ_PROPERTY_SCALE ?? 1);
 const phases = { livenessStart: 1_000, end: 10_000 };
 const settings = { reaperIntervalMs: 100, recoveryBoundMs: 400 };
-/** The same with a delivery bound B = 50 ms: priority order and late are judged (SPEC §6.6). */
+/** The same with a delivery bound B = 50 ms: priority order and late are judged (docs/CHECKER.md §2.4). */
 const B = 50;
 const bounded = { ...settings, deliveryBoundMs: B };
 const check = (h: HistoryOp[], p = phases, s: CheckerSettings = settings) => checkHistory(h, p, s);
@@ -21,7 +21,7 @@ const ack = (id: string, t: number, process: string, outcome: Outcome = 'ok', in
 const remove = (id: string, t: number, outcome: Outcome = 'ok') => op('remove', id, t, 'p', outcome);
 const extend = (id: string, t: number, process: string, until: number, outcome: Outcome = 'ok'): HistoryOp => ({ type: 'extend', invokedAt: t, completedAt: t, process, id, outcome, leaseUntil: until });
 
-/** A push with a priority on a shard (SPEC §6.5: a push records both). */
+/** A push with a priority on a shard (docs/CHECKER.md §1.1: a push records both). */
 const pushTo = (id: string, t: number, shard: string, priority: number, delayMs = 0, outcome: Outcome = 'ok', invokedAt = t): HistoryOp => ({ type: 'push', invokedAt, completedAt: t, process: 'p', id, delayMs, priority, shard, outcome });
 const ensure = (id: string, t: number, created: boolean | undefined, delayMs = 0, outcome: Outcome = 'ok', extra: { shard?: string; priority?: number } = {}): HistoryOp => ({ type: 'ensure', invokedAt: t, completedAt: t, process: 'op', id, delayMs, outcome, ...(created === undefined ? {} : { created }), ...extra });
 const reschedule = (id: string, t: number, delayMs: number, outcome: Outcome = 'ok', invokedAt = t, process = 'op'): HistoryOp => ({ type: 'reschedule', invokedAt, completedAt: t, process, id, delayMs, outcome });
@@ -62,7 +62,7 @@ describe('the table of properties and kinds', () => {
   });
 });
 
-describe('history checker: SPEC §6.2, definition by definition', () => {
+describe('history checker: docs/CHECKER.md §2 and §3, definition by definition', () => {
   it('held: a hold ends when the holder\'s ack returns, whatever its outcome', () => {
     // The audit's case: the same consumer gets its message again after its own ack was refused.
     exactly([push('m', 0), deliver('m', 10, 'c1'), ack('m', 20, 'c1', 'fail'), deliver('m', 100, 'c1'), ack('m', 110, 'c1')], { duplicate: 1 });
@@ -184,7 +184,7 @@ describe('history checker: SPEC §6.2, definition by definition', () => {
   });
 });
 
-describe('history checker: SPEC §6.5 (the whole API), definition by definition', () => {
+describe('history checker: the whole API (docs/CHECKER.md §1.1), definition by definition', () => {
   it('early is judged against the latest reschedule: an ok one overtakes earlier pushes', () => {
     // push due at once, then an ok reschedule to +500 (due 600) that returned before the pop began
     exactly([push('m', 0), reschedule('m', 101, 500, 'ok', 100), deliver('m', 210, 'c1', 500, 200), ack('m', 220, 'c1')], { early: 1 });
@@ -269,7 +269,7 @@ describe('history checker: SPEC §6.5 (the whole API), definition by definition'
   });
 });
 
-describe('history checker: priority order (SPEC §6.5), judged only with a delivery bound', () => {
+describe('history checker: priority order (docs/CHECKER.md §3), judged only with a delivery bound', () => {
   // b (priority 0) and a (priority 5) on shard s, both due at once.
   const both = [pushTo('b', 0, 's', 0), pushTo('a', 0, 's', 5)];
   const later = (t: number) => [deliverVia('b', t + 10, 'c1', 'schedule', 's', t), ack('b', t + 20, 'c1')];
@@ -345,7 +345,7 @@ describe('history checker: un-ack recovery on demand (pops recorded, a delivery 
   });
 });
 
-describe('history checker: late (SPEC §6.6)', () => {
+describe('history checker: late (docs/CHECKER.md §3)', () => {
   const m = pushTo('m', 0, 's', 0);
   const taken = (t: number) => [deliverVia('m', t + 2, 'c1', 'schedule', 's', t), pop('c1', 's', t, t + 2, 1), ack('m', t + 10, 'c1')];
 
@@ -406,7 +406,7 @@ describe('history checker: late (SPEC §6.6)', () => {
   });
 });
 
-describe('exposure: which properties a history could have broken (SPEC §6.5)', () => {
+describe('exposure: which properties a history could have broken (docs/CHECKER.md §5)', () => {
   const exercised = (h: HistoryOp[], s: CheckerSettings = bounded) => {
     const r = check(h, phases, s);
     return PROPERTY_NAMES.filter((p) => r.exercised[p]);
@@ -504,7 +504,7 @@ describe('exposure: which properties a history could have broken (SPEC §6.5)', 
 });
 
 /**
- * SPEC §6.2 read literally, pair by pair: slow but obviously right. Histories from the generator
+ * docs/CHECKER.md §2 and §3 read literally, pair by pair: slow but obviously right. Histories from the generator
  * below have one push per id and one delivery per process, so "the holder's ack" is unambiguous.
  */
 function bruteForce(history: HistoryOp[], p: { livenessStart: number; end: number }): Record<ViolationKind, number> {
@@ -585,7 +585,7 @@ type Vis = Extract<Op, { type: 'push' | 'ensure' | 'reschedule' | 'release' }>;
 type Del = Extract<Op, { type: 'deliver' }>;
 
 /**
- * SPEC §6.5 and §6.6 read literally, written from the text and not from the checker: every
+ * docs/CHECKER.md §2 and §3 read literally, written from the text and not from the checker: every
  * definition is a direct quantifier over operations, and "free and due" is decided point by point
  * on a 1 ms grid (all generated times are integers; a point t + 0.5 stands for the open interval
  * (t, t + 1)), so no interval bookkeeping is shared with the checker. Histories from the generator
@@ -775,7 +775,7 @@ function bruteForceWholeApi(history: Op[], p: { livenessStart: number; end: numb
   return out;
 }
 
-describe('history checker agrees with a brute-force reading of SPEC §6.5 and §6.6', () => {
+describe('history checker agrees with a brute-force reading of docs/CHECKER.md §2 and §3', () => {
   const outcome = fc.constantFrom<Outcome>('ok', 'ok', 'fail', 'unknown');
   const at = fc.integer({ min: 0, max: 28 }).map((n) => n * 100);
   const span = fc.constantFrom(0, 5, 40);

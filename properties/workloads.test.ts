@@ -13,7 +13,7 @@ const SCALE = Number(process.env.DYNOQ_PROPERTY_SCALE ?? 1);
  * priority order and delivered promptly included (the delivery bound B comes from the set-up). The
  * recovery bound is the default 5 s: a holder in this profile may work for twice its lease, and the
  * only consumer of a shard that is busy so cannot re-take an expired lease at once (seed full-619151).
- * Long polls (1 s) as well as short ones (100 ms): late is judged per pop (SPEC §6.6), so a pop that
+ * Long polls (1 s) as well as short ones (100 ms): late is judged per pop (docs/CHECKER.md §3), so a pop that
  * waits less than B (282 ms here) can never be late, however long its consumer keeps polling.
  */
 export function fullProfileRun(seed: string, messages: number, pollWaitMs: number) {

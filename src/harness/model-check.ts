@@ -21,7 +21,7 @@ export { ModelCheckFailure };
 import { agree, commandsArb, IDS, LOCAL_SHARD, ModelDisagreement, sortedMessages, type Real } from './model-ops.js';
 
 /**
- * The model-based check (SPEC §7): fast-check command sequences (src/harness/model-ops.ts) run
+ * The model-based check (docs/TESTING.md): fast-check command sequences (src/harness/model-ops.ts) run
  * against a real queue on some store and against the reference model; every reply and the final
  * state must agree. Shared by the property suite, the Lua mutation tester and `dynoq check --redis URL`.
  */

@@ -10,7 +10,7 @@ import { storedMessageJson } from '../queue/stored-message.js';
 import type { Store } from '../store/store.js';
 
 /**
- * The commands of the model-based check (SPEC §7): each runs one queue call on the real queue and
+ * The commands of the model-based check (docs/TESTING.md): each runs one queue call on the real queue and
  * on the reference model and compares the replies. Besides the API calls, three commands damage
  * the store the way a lost write does (a payload lost, a rank lost, a payload with no queue entry),
  * so that the calls that deal with such damage (pops dropping stale ids, findStaleMessages, the

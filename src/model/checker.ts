@@ -42,13 +42,13 @@ export interface CheckReport {
   /** Due → delivery latency of the first delivery after each push (ms). */
   readonly latency: { readonly p50: number; readonly p99: number };
   /**
-   * Lateness (SPEC §6.6): each delivery by the schedule minus the later of when the message was free
+   * Lateness (docs/CHECKER.md §2.4): each delivery by the schedule minus the later of when the message was free
    * and due and when a pop of its shard began waiting. Needs pops and shards in the history.
    */
   readonly lateness: Figures;
   readonly properties: Readonly<Record<PropertyName, boolean>>;
   /**
-   * Whether the history could have broken each property at all (SPEC §6.5 exposure; a violated
+   * Whether the history could have broken each property at all (docs/CHECKER.md §5; a violated
    * property was exercised). A property held but not exercised is no evidence.
    */
   readonly exercised: Readonly<Record<PropertyName, boolean>>;
@@ -81,7 +81,7 @@ export interface HistoryContext {
   readonly popsRecorded?: boolean;
 }
 
-/** Every per-message definition of SPEC §6.2 and §6.5 over the operations of one message. */
+/** Every per-message definition of docs/CHECKER.md §2 and §3 over the operations of one message. */
 export function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: CheckerSettings, out: Judged, context: HistoryContext = {}): void {
   const found: Found = (kind, t, processes, detail) => out.violations.push({ kind, id, t, processes, detail });
   const holds = holdsOf(m);
@@ -133,7 +133,7 @@ function judgeResurrection(m: MessageOps, holds: readonly Hold[], found: Found, 
 }
 
 /**
- * Early deliveries and latency (SPEC §6.5). A delivery by the schedule is early when its pop returned
+ * Early deliveries and latency (docs/CHECKER.md §2.2). A delivery by the schedule is early when its pop returned
  * before the earliest due time any deciding push, ensure, reschedule or release allows.
  */
 function judgeDueTimes(m: MessageOps, found: Found, out: Judged): void {
@@ -200,7 +200,7 @@ export function popsInFlightAtEnd(pops: readonly PopOp[], end: number): PopOp[] 
   return pops.filter((p) => p.outcome === 'unknown' && p.completedAt >= end);
 }
 
-/** A hold that ended without an ok/unknown ack, and what it owes (SPEC §6.2 slow recovery). */
+/** A hold that ended without an ok/unknown ack, and what it owes (docs/CHECKER.md §2.5, slow recovery). */
 interface Owed {
   readonly h: Hold;
   /** Its place among the message's holds (the later ones are its re-deliveries). */
@@ -230,7 +230,7 @@ function owedOf(m: MessageOps, holds: readonly Hold[], phases: RunPhases, settin
     let from = Math.max(holdEnd, phases.livenessStart) + allowance;
     const bound = settings.deliveryBoundMs ?? 0;
     // A reschedule that may have applied after the delivery (the reaper re-queued the message, then
-    // its holder rescheduled it) makes it due later: not owed before that due time (SPEC §6.5 due
+    // its holder rescheduled it) makes it due later: not owed before that due time (docs/CHECKER.md §2.2 due
     // time; never blame an order the history allows). Counterexample: full-profile run seed
     // full-998036 (31 messages), m17's ok reschedule to +718 ms after its lease ran out.
     for (const r of m.reschedules) {
@@ -381,7 +381,7 @@ export function addShardPart(shards: ShardSets, part: ShardPart): void {
   });
 }
 
-/** The definitions about a shard as a whole (SPEC §6.5 priority order, §6.6 late), with the lateness figures. */
+/** The definitions about a shard as a whole (docs/CHECKER.md §3: priority order, late), with the lateness figures. */
 export function judgeShardSets(shards: ShardSets, pops: readonly PopOp[], boundMs: number, out: Judged): number[] {
   const lateness: number[] = [];
   for (const [shard, s] of shards) {
@@ -477,7 +477,7 @@ export function tallyMessage(m: MessageOps, t: Tallies): void {
 export const noFindings = (): Judged => ({ violations: [], latencies: [], exercised: nonePerProperty() });
 
 /**
- * Decides SPEC §6 over one history: operations are grouped by message and each group judged on its
+ * Decides what docs/CHECKER.md defines over one history: operations are grouped by message and each group judged on its
  * own; priority order and late are judged per shard when the settings state a delivery bound.
  */
 export function checkHistory(history: readonly HistoryOp[], phases: RunPhases, settings: CheckerSettings): CheckReport {

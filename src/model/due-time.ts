@@ -26,7 +26,7 @@ export function visibilityOps(m: MessageOps): VisibilityOp[] {
 
 /**
  * The visibility operations that may still decide the due time of a pop over [invokedAt, completedAt]
- * (SPEC §6.5): invoked before the pop returned, and not overtaken — no later ok reschedule, release,
+ * (docs/CHECKER.md §2.2): invoked before the pop returned, and not overtaken — no later ok reschedule, release,
  * ack or remove both began after it returned and returned before the pop began. A later push never
  * overtakes: pushing an existing message keeps its earliest due time.
  */

@@ -2,7 +2,7 @@ import type { PopOp } from './history.js';
 import { latestDue } from './due-time.js';
 import { mayHaveApplied, mayHaveCreated, type MessageOps } from './message-ops.js';
 
-/** A time span [from, to) in which a message was surely free and due (SPEC §6.6). */
+/** A time span [from, to) in which a message was surely free and due (docs/CHECKER.md §2.3). */
 export interface FreeInterval {
   readonly id: string;
   readonly priority: number;

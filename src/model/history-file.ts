@@ -68,7 +68,7 @@ const runSchema = z
     end: time.optional().describe('when the history ends (default: the last completion)'),
     reaperIntervalMs: z.number().finite().nonnegative().optional().describe('the reaper period (default 1000)'),
     recoveryBoundMs: z.number().finite().nonnegative().optional().describe('the recovery bound on top of lease end + reaper period (default 5000)'),
-    deliveryBoundMs: z.number().finite().nonnegative().optional().describe('the delivery bound B (SPEC §6.6); absent: priority order and delivered promptly are not judged'),
+    deliveryBoundMs: z.number().finite().nonnegative().optional().describe('the delivery bound B (docs/CHECKER.md §2.4); absent: priority order and delivered promptly are not judged'),
   })
   .loose()
   .describe('the run: version, phases and settings (at most one line)');

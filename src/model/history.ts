@@ -3,11 +3,11 @@
  * Jepsen records operations. The checker judges only this; it never looks inside the store.
  *
  * This is also the documented JSON-lines format of `dynoq judge`: one operation per line
- * (SPEC §6.5: every public queue operation is an operation of the history).
+ * (docs/CHECKER.md §1.1: every public queue operation is an operation of the history).
  */
 
 /**
- * How an operation ended (SPEC §6.1):
+ * How an operation ended (docs/CHECKER.md §1.2):
  * - `ok`: it returned success; its effect happened.
  * - `fail`: a definite refusal that guarantees no effect (a stale token, a validation error, a
  *   reschedule or release that returned false).
@@ -98,7 +98,7 @@ export interface RemoveOp extends Operation {
 
 /**
  * One pop call, whatever it returned (its messages are `deliver` operations of their own): when it
- * waited, on which shard and how it picks. The late property (SPEC §6.6) reads waiting pops; an
+ * waited, on which shard and how it picks. The late property (docs/CHECKER.md §3) reads waiting pops; an
  * unknown pop may have taken what it could reach. `id` is the target of a pop by id.
  */
 export interface PopOp extends Call {
@@ -159,7 +159,7 @@ export interface CheckerSettings {
   /** The stated recovery bound (ms) on top of lease deadline + reaper period. */
   readonly recoveryBoundMs: number;
   /**
-   * The delivery bound B (SPEC §6.6, ms): how long a waiting pop may go without a free and due
+   * The delivery bound B (docs/CHECKER.md §2.4, ms): how long a waiting pop may go without a free and due
    * message of its shard. Absent: delivered promptly and priority order are not judged.
    */
   readonly deliveryBoundMs?: number;

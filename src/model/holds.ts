@@ -1,7 +1,7 @@
 import type { AckOp, DeliverOp, ReleaseOp } from './history.js';
 import { mayHaveApplied, type MessageOps } from './message-ops.js';
 
-/** One delivery and how its hold ended (SPEC §6.2, §6.5). */
+/** One delivery and how its hold ended (docs/CHECKER.md §2.1). */
 export interface Hold {
   readonly d: DeliverOp;
   /** The lease deadline, extended by ok extends that returned while held. */

@@ -52,7 +52,7 @@ export function waitingPops(pops: readonly PopOp[], shard: string): PopOp[] {
 }
 
 /**
- * Late (SPEC §6.6): a pop by the schedule on shard s, waiting for longer than `boundMs` while some
+ * Late (docs/CHECKER.md §3): a pop by the schedule on shard s, waiting for longer than `boundMs` while some
  * message of s was free and due. One finding per stretch of a message's freedom, with the longest
  * wait beyond the bound and how many pops waited past it.
  */
@@ -87,7 +87,7 @@ export function judgeLate(pops: readonly PopOp[], free: readonly FreeInterval[],
 /**
  * Lateness of each delivery by the schedule that ended a stretch of freedom: its return minus the
  * later of the stretch's start (the message free and due) and the moment a pop of its shard began
- * waiting (SPEC §6.6 figures). Deliveries that did not follow a stretch (taken as it fell due) count 0.
+ * waiting (docs/CHECKER.md §2.4 figures). Deliveries that did not follow a stretch (taken as it fell due) count 0.
  */
 export function latenessOf(deliveries: readonly DeliverOp[], free: readonly FreeInterval[], pops: readonly PopOp[]): number[] {
   const byReturn = [...pops].sort((a, b) => a.completedAt - b.completedAt);

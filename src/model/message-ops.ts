@@ -77,7 +77,7 @@ export function placeOf(m: MessageOps): { readonly shard: string | undefined; re
 }
 
 /**
- * The priorities a message may have at time t (SPEC §6.5 priority inversion). A priority belongs to
+ * The priorities a message may have at time t (docs/CHECKER.md §3, priority inversion). A priority belongs to
  * one life of the message, not to its id: an ensure or push after an ok ack or remove may create it
  * again with another priority. The candidates are the priorities of the pushes and ensures that may
  * have created it, invoked before t, whose life did not surely end before t (an ok ack or remove

@@ -15,7 +15,7 @@ export interface PriorityJudgement {
 }
 
 /**
- * Priority inversion (SPEC §6.5): a delivery by the schedule of message a while another message b of
+ * Priority inversion (docs/CHECKER.md §3): a delivery by the schedule of message a while another message b of
  * its shard, strictly more urgent, had been free and due since at least `boundMs` before a's pop
  * began and stayed free until a's pop returned (b's next delivery came from a later pop). `boundMs`
  * is the delivery bound: a message due a moment ago may not have reached the replica a pop reads yet.

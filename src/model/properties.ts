@@ -1,5 +1,5 @@
 /**
- * The one table of what the checker decides (SPEC §6.3): every property, and every kind of finding
+ * The one table of what the checker decides (docs/CHECKER.md §3): every property, and every kind of finding
  * with the property it breaks. Every other list — CLI output, JSON, the HTML report, the guarantees
  * table, scenario files' `expect` — is derived from these two records, so a new kind or property
  * cannot be forgotten: the compiler demands an entry here and everything else follows.
@@ -76,7 +76,7 @@ interface KindDefinition {
  * time — before a simulation that ran other code than Redis runs (a twin unlike its Lua: the run's other
  * verdicts are in doubt), before work done, only late after a failure (slow recovery), before the timing promises:
  * too early (on time: a delay is a promise about the work's content), out of order (priority), and
- * slow while a consumer waits (late). Allowed duplicates come last. docs/CHECKER.md gives the argument.
+ * slow while a consumer waits (late). Allowed duplicates come last. docs/CHECKER.md §4 gives the argument.
  */
 export const VIOLATION_KINDS = {
   'script-time-limit': { label: 'script past the time limit (Redis answers BUSY)', breaks: 'atLeastOnce', rank: 1 },

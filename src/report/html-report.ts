@@ -122,7 +122,7 @@ function pageOf(input: ReportInput): ReportPage {
     end: input.end,
     lanes: lanes(input),
     bands: input.bands ?? (input.config ? faultBands(input.faults, input.config, input.livenessStart, input.end) : []),
-    // The page draws ops by who and when they returned; an ack of any outcome ends a hold (SPEC §6.2).
+    // The page draws ops by who and when they returned; an ack of any outcome ends a hold (docs/CHECKER.md §2.1).
     // Pops are drawn through the deliveries they returned: every pop call would only crowd the page.
     history: input.history.filter((e) => e.type !== 'pop' && (drawn.ids === null || drawn.ids.has(e.id))).map((e) => pageOp(e as Exclude<HistoryOp, { type: 'pop' }>)),
     drawn: { shown: drawn.ids?.size ?? drawn.total, total: drawn.total },

@@ -56,7 +56,7 @@ export interface RecordedQueue extends DynoQueue {
 const REFUSED_BEFORE_SENDING = new Set(['INVALID_MESSAGE', 'INVALID_ARGUMENT', 'QUEUE_CLOSED', 'PATTERN_TOO_COMPLEX']);
 
 /**
- * The outcome of a call that threw (SPEC §6.1): a validation refusal, a closed queue or a pattern
+ * The outcome of a call that threw (docs/CHECKER.md §1.2): a validation refusal, a closed queue or a pattern
  * over its budget is `fail` (nothing was written); anything else — a store error, a timeout, a
  * DurabilityError — may have applied, so it is `unknown`. A recorder outside the store cannot
  * tell whether a failed request left the client, so it never claims it did not.

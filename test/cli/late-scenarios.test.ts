@@ -6,7 +6,7 @@ import { dynoq, root } from '../support/dynoq-cli.js';
 
 const file = (kind: string) => join(root, 'scenarios', 'late', `clock-behind-${kind}.json`);
 
-describe('late is judged: consumers whose clocks run 3 s behind (SPEC §6.6)', () => {
+describe('late is judged: consumers whose clocks run 3 s behind (docs/CHECKER.md §3)', () => {
   it('client time: dynoq sim exits 1, naming delivered promptly and the late messages', async () => {
     const r = await dynoq(['sim', file('client-time')], root);
     expect(r.code, r.stderr).toBe(1);

@@ -24,7 +24,7 @@ const STORAGE_TEXT = 'ERR Storage: Datastore refused connection';
 const PEER_TIMED_OUT_TEXT = 'ERR Peer: Connection timed out';
 
 /**
- * Each fact of ../shared/DYNOMITE.md, shown on the simulated Dynomite (3 racks, fixed 1 ms latency,
+ * Each fact of docs/DYNOMITE.md, shown on the simulated Dynomite (3 racks, fixed 1 ms latency,
  * 100 ms replication lag). Replica state is set directly on each node's keyspace, then a client of
  * rack a (its coordinator) asks.
  */
@@ -70,7 +70,7 @@ describe('Dynomite as measured: replies under quorum', () => {
     expect(err).toBeInstanceOf(SimReplyError);
     expect((err as Error).message).toBe(QUORUM_FAILED);
     expect(hgetAll(w, 'h', 'n')).toEqual(['1', '11', '21']);
-    // the history must treat it as "may have been applied" (SPEC §6.1 unknown), not as a refusal
+    // the history must treat it as "may have been applied" (docs/CHECKER.md §1.2 unknown), not as a refusal
     expect(outcomeOfError(err, probe)).toBe('unknown');
   });
 

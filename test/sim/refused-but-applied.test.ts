@@ -9,7 +9,7 @@ import { parseTrace } from '../../src/sim/run/trace-file.js';
 import { world, type World } from './fixtures.js';
 
 /**
- * SPEC §6.1: a call is a `fail` only when its refusal guarantees no effect. Under DC_QUORUM the vote
+ * docs/CHECKER.md §1.2: a call is a `fail` only when its refusal guarantees no effect. Under DC_QUORUM the vote
  * can answer 0 to a write that a minority replica applied (replicas diverged): that call is `unknown`,
  * whether the replica ran it before the reply or after it.
  */

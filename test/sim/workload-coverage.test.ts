@@ -16,7 +16,7 @@ const full = (seed: string) =>
     phases: { safetyMs: 4_000, livenessMs: 30_000 },
   });
 
-describe('the full profile drives the whole public queue API (SPEC §6.5)', () => {
+describe('the full profile drives the whole public queue API (docs/CHECKER.md §1.1)', () => {
   it('every public method of the queue is in the drivers table (npm run typecheck fails on a new method without an entry)', () => {
     // Compile-time: the table's keys are exactly the methods of DynoQueue.
     expectTypeOf<keyof typeof METHOD_DRIVERS>().toEqualTypeOf<QueueMethod>();

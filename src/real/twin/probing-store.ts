@@ -15,7 +15,7 @@ const OFFLINE_OR_IN_FLIGHT = 'MaxRetriesPerRequestError';
 
 /**
  * A real store that tells the recording probe what a call's writes may have done, as the simulated
- * store does (SPEC §6.1): a write that was answered, or that failed after it may have left (a timeout,
+ * store does (docs/CHECKER.md §1.2): a write that was answered, or that failed after it may have left (a timeout,
  * a closed connection), may have been applied, so the call is `unknown`, not `fail`; one ioredis never
  * sent (its connection was not `connected()` when the call was made) was not. `votes`: on Dynomite a refusal is a reply chosen by the coordinator (its own, or a
  * vote) while the other replicas ran the write too (an ack voted down to 0 that had run on one replica,

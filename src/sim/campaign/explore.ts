@@ -85,7 +85,7 @@ export interface SeedOutcome {
   readonly gate: PropertyName[];
   /** The mechanisms behind the findings (`kind ← cause`, as docs/GUARANTEES.md names them). */
   readonly mechanisms: string[];
-  /** Properties the run could have broken (SPEC §6.5 exposure), and the public queue methods it called. */
+  /** Properties the run could have broken (docs/CHECKER.md §5), and the public queue methods it called. */
   readonly exercised: PropertyName[];
   readonly calls: string[];
   readonly traceHash: string;

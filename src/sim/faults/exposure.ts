@@ -1,5 +1,5 @@
 /**
- * What one applied fault changed (SPEC §6.4): counts by what was touched ("leases held", "requests
+ * What one applied fault changed (docs/CHECKER.md §5): counts by what was touched ("leases held", "requests
  * refused", "promotions"), and the messages it touched where it can name them. A fault that changed
  * nothing did not strike, and a verdict about it is no evidence.
  */

@@ -1,5 +1,5 @@
 /**
- * What the simulated world reports as it happens, for faults to measure their exposure (SPEC §6.4):
+ * What the simulated world reports as it happens, for faults to measure their exposure (docs/CHECKER.md §5):
  * a refused request, a message dropped by a partition, a replicated write, a promotion, writes lost,
  * work held by a paused process, a storage error, a peer link timed out, a delivery.
  * Components emit; a fault listens only while it is active.

@@ -45,7 +45,7 @@ export interface SimResult {
    * ended and the replication still in flight landed; the keys that differ. Checked, not assumed.
    */
   readonly replicas: ReplicaComparison | null;
-  /** Public queue methods the workload called, with how often (SPEC §6.5: what the run exercised). */
+  /** Public queue methods the workload called, with how often (docs/CHECKER.md §1.1: what the run exercised). */
   readonly calls: Readonly<Record<string, number>>;
   /** Why the run stopped before its end (a script or the run past its budget, a twin unlike its Lua); null: it ran to its end. */
   readonly stopped: KernelStop | null;

@@ -2,7 +2,7 @@ import { DYNOMITE_SETTLE_MS } from '../../queue/options.js';
 import { networkLag, type SimSettings } from './settings.js';
 
 /**
- * The delivery bound B of a configuration, in ms (SPEC §6.6): how long a waiting pop may go without
+ * The delivery bound B of a configuration, in ms (docs/CHECKER.md §2.4): how long a waiting pop may go without
  * taking a free and due message of its shard. Derived from the queue's options and the topology, never
  * tuned to a row: one long-poll step, Dynomite's settle time (atomic mode: a message becomes poppable
  * `settleMs` after it is due, so that every replica has it), a replication allowance for a pop that

@@ -1,7 +1,7 @@
 /**
  * Whether a replica changed its data running one of a client call's writes, and when: before the
  * call returned, or after (a replica the vote did not wait for). A call that returned a refusal is
- * a definite `fail` only if no replica ever applied it (SPEC §6.1).
+ * a definite `fail` only if no replica ever applied it (docs/CHECKER.md §1.2).
  */
 export class CallEffects {
   /** Some replica changed its data running one of this call's writes. */

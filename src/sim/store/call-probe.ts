@@ -1,7 +1,7 @@
 import type { CallEffects } from './call-effects.js';
 
 /**
- * What one client call did to the store, for its outcome (SPEC §6.1): whether any write it sent
+ * What one client call did to the store, for its outcome (docs/CHECKER.md §1.2): whether any write it sent
  * may have been applied. A write refused before it reached a store (the node was down, a replica
  * refused it as read-only) was not; one that was answered, errored after running, or timed out may
  * have been — including every error a live Dynomite node answers (its redis dead or stalled, its

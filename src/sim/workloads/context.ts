@@ -53,7 +53,7 @@ export interface Recorded<T> {
 
 /**
  * The one place a driver makes a recorded call: begins it in the history, runs it, turns a throw into
- * an outcome (SPEC §6.1), and ends it with what it returned. Null when the client crashed during the
+ * an outcome (docs/CHECKER.md §1.2), and ends it with what it returned. Null when the client crashed during the
  * call (the recorder wrote it as unknown at the crash).
  */
 export async function recordedCall<T>(

@@ -51,7 +51,7 @@ interface Call {
 }
 
 /**
- * Writes the history of a run as the workload's clients see it (SPEC §6.1, §6.5): each call with its
+ * Writes the history of a run as the workload's clients see it (docs/CHECKER.md §1.1, §1.2): each call with its
  * outcome, deliveries with their leases, pops with how long they waited, and the calls a client had
  * in flight when it crashed (unknown, recorded at the crash). It also knows what each client holds
  * and has in flight, for faults' exposure.
@@ -90,7 +90,7 @@ export class HistoryRecorder {
 
   /**
    * The call returned (or threw): its operations with their outcome, which is returned. A refusal
-   * that a replica applied is `unknown`, not `fail` (SPEC §6.1): under a quorum vote the reply can
+   * that a replica applied is `unknown`, not `fail` (docs/CHECKER.md §1.2): under a quorum vote the reply can
    * be 0 while a minority replica ran the write, before the reply or after it (then it is amended).
    */
   end(call: Call, returned: Outcome, result: CallResult = {}): Outcome {

@@ -10,7 +10,7 @@ export { runBudget } from '../sim/run/run-budget.js';
 export type { RunBudget } from '../sim/run/run-budget.js';
 export type { ScriptMode } from '../redis/script-mode.js';
 export type { ScriptBudget } from '../redis/script-budget.js';
-export { parseSimConfig, simConfigSchema, faultSchema } from '../sim/run/config.js';
+export { configForFile, parseSimConfig, simConfigSchema, faultSchema } from '../sim/run/config.js';
 export type { SimConfig, SimConfigInput, Fault } from '../sim/run/config.js';
 export { loadScenario, parseScenario, scenarioConfig, scenarioJsonSchema, scenarioSchema, ScenarioError } from '../sim/run/scenario.js';
 export type { Scenario, ScenarioInput } from '../sim/run/scenario.js';

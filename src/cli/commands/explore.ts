@@ -5,7 +5,8 @@ import { scriptModeOfSeed, shardSeedIndex, type ExploreScripts, type ExploreTask
 import { systemClock } from '../../runtime/system-time.js';
 import { runPoolTask } from '../../sim/campaign/pool-handlers.js';
 import { runInPool, type PoolTask } from '../../sim/campaign/pool.js';
-import { loadScenario, scenarioConfig } from '../../sim/run/scenario.js';
+import { scenarioConfig } from '../../sim/run/scenario.js';
+import { loadScenarioFile } from '../scenario-file.js';
 import { EXIT } from '../exit-codes.js';
 import { PROPERTIES, PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
 import { DRIVEN_METHODS } from '../../sim/workloads/coverage.js';
@@ -57,7 +58,7 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   const maxRuns = flags.runs ?? Infinity;
   if (flags.from !== undefined) regularFileOrThrow(flags.from, '--from ');
   if (flags.known !== undefined) regularFileOrThrow(flags.known, '--known ');
-  const base = flags.from !== undefined ? scenarioConfig(loadScenario(flags.from)) : undefined;
+  const base = flags.from !== undefined ? scenarioConfig(loadScenarioFile(flags.from)) : undefined;
   const known = flags.known !== undefined ? readKnown(flags.known) : undefined;
   const outside: { seed: string; failing: string[]; mechanisms: string[] }[] = [];
   const shard = flags.shard ?? { index: 1, count: 1 };

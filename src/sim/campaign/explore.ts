@@ -1,5 +1,5 @@
 import { ALWAYS_REQUIRED, PROPERTIES_WORST_FIRST, PROPERTY_NAMES, VIOLATION_KINDS, worstFinding, type PropertyName } from '../../model/properties.js';
-import { parseSimConfig, type SimConfig, type SimConfigInput } from '../run/config.js';
+import { configForFile, parseSimConfig, type SimConfig, type SimConfigInput } from '../run/config.js';
 import { generateFaults, type FaultFamily } from '../faults/index.js';
 import { classifyFindings, mechanismKey, mechanismsWorstFirst } from './mechanisms.js';
 import { Rng } from '../kernel/rng.js';
@@ -189,7 +189,7 @@ export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promi
   const scenario = {
     name,
     description: `Found by dynoq explore (seed ${task.seed}), shrunk in ${small.runs} runs${small.stoppedByTime ? ' (stopped at the --time budget: may not be the smallest)' : ''}: violates ${violatedWorstFirst.join(', ')}.${luaConfirms === false ? " Only on the scripts' JavaScript twins: run in Redis's Lua it does not fail (a twin unlike its Lua)." : ''} Worst violation: ${worst}`,
-    ...small.config,
+    ...configForFile(small.config),
     keepTrace: false,
     expect: { hold: held, violate: violated, traceHash: small.result.traceHash },
   };

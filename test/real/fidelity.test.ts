@@ -46,6 +46,16 @@ describe('the fidelity table', () => {
     expect(md).toContain('**Why they differ.** because.');
   });
 
+  it('earlier data measured before a property existed is kept, that property shown not exercised (was: an internal error)', () => {
+    const [first, second] = [FIDELITY_ROWS[0]!.name, FIDELITY_ROWS[1]!.name];
+    const older = (t: Tally): Tally => Object.fromEntries(Object.entries(t).filter(([p]) => p !== 'keepsConsuming')) as Tally;
+    const old = row(first, older(tally(0, 6)));
+    const earlier = measured([{ ...old, simulated: older(old.simulated), simulatedTwins: older(old.simulatedTwins) }]);
+    const merged = mergeFidelity(earlier, measured([row(second, tally(0, 6))]));
+    expect(merged.rows[0]!.real.keepsConsuming).toEqual({ violated: 0, exercised: 0 });
+    expect(() => formatFidelity(merged, {})).not.toThrow();
+  });
+
   it('seed by seed: McNemar\'s exact test on the seeds one side alone violated', () => {
     expect(mcnemarP(0, 0)).toBe(1);
     expect(mcnemarP(3, 3)).toBe(1);

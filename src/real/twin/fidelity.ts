@@ -58,6 +58,9 @@ export type Tally = Record<PropertyName, { violated: number; exercised: number }
 
 const emptyTally = (): Tally => Object.fromEntries(PROPERTY_NAMES.map((p) => [p, { violated: 0, exercised: 0 }])) as Tally;
 
+/** A tally from older data, with the properties it did not judge as exercised by no run (shown "not exercised"). */
+export const completeTally = (t: Partial<Tally>): Tally => ({ ...emptyTally(), ...t });
+
 function count(t: Tally, report: { properties: Record<PropertyName, boolean>; exercised: Record<PropertyName, boolean> }): void {
   for (const p of PROPERTY_NAMES) {
     if (!report.exercised[p]) continue;
@@ -191,7 +194,8 @@ export interface FidelityMeasurement {
  * re-measures what changed). Rows come out in FIDELITY_ROWS order; a row measured in neither is absent.
  */
 export function mergeFidelity(earlier: FidelityMeasurement | null, fresh: FidelityMeasurement): FidelityMeasurement {
-  const rows = FIDELITY_ROWS.map((r) => fresh.rows.find((x) => x.row === r.name) ?? earlier?.rows.find((x) => x.row === r.name)).filter((r): r is RowFidelity => r !== undefined);
+  const kept = (r: RowFidelity): RowFidelity => ({ ...r, simulated: completeTally(r.simulated), simulatedTwins: completeTally(r.simulatedTwins), real: completeTally(r.real) });
+  const rows = FIDELITY_ROWS.map((r) => fresh.rows.find((x) => x.row === r.name) ?? earlier?.rows.find((x) => x.row === r.name)).filter((r): r is RowFidelity => r !== undefined).map(kept);
   return { options: fresh.options, rows };
 }
 

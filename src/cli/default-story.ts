@@ -18,8 +18,8 @@ const base = (mode: 'legacy' | 'atomic', extra: Partial<SimConfigInput> = {}): S
   network: { profile: 'wan', lagMeanMs: 20, lagSpikeProbability: 0.02, lagSpikeMs: 500, clientFailover: true },
   workload: { messages: 300, producers: 3, rate: 50, consumers: 6, consumerBatch: 5, processingMeanMs: 150, lateAckProbability: 0.02, lateAckMs: 2_500 },
   faults: [
-    { at: 2_000, kind: 'crash-node', zone: 'b', loseUnreplicated: false },
-    { at: 6_000, kind: 'restart-node', zone: 'b' },
+    { at: 2_000, kind: 'crash-node', target: 'b', loseUnreplicated: false },
+    { at: 6_000, kind: 'restart-node', target: 'b' },
   ],
   phases: { safetyMs: 8_000, livenessMs: 60_000 },
   ...extra,

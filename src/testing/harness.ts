@@ -5,7 +5,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { ModelCheckQueueOptions } from '../harness/model-check.js';
 import { ModelCheckFailure } from '../harness/model-check-failure.js';
 import type { QueueMode } from '../queue/dyno-queue.js';
-import { parseSimConfig, type SimConfigInput } from '../sim/run/config.js';
+import { configForFile, parseSimConfig, type SimConfigInput } from '../sim/run/config.js';
 import { ALWAYS_REQUIRED, PROPERTIES_WORST_FIRST, PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
 import { generateFaults, type FaultFamily } from '../sim/faults/index.js';
 import { Rng } from '../sim/kernel/rng.js';
@@ -301,7 +301,7 @@ export async function simulate(options: SimulateOptions = {}): Promise<SimResult
       const violated = PROPERTY_NAMES.filter((p) => !result.report.properties[p]);
       writeFileSync(
         file,
-        `${JSON.stringify({ name, description: `simulate(): seed ${seed} violated ${broken.join(', ')}`, ...config, keepTrace: false, expect: { hold: held, violate: violated, traceHash: result.traceHash } }, null, 2)}\n`,
+        `${JSON.stringify({ name, description: `simulate(): seed ${seed} violated ${broken.join(', ')}`, ...configForFile(config), keepTrace: false, expect: { hold: held, violate: violated, traceHash: result.traceHash } }, null, 2)}\n`,
       );
       throw new HarnessFailure(
         `simulation seed ${seed} violated ${broken.join(', ')}${worstClause(result.report.violations, broken, SIM_EPOCH)}`,

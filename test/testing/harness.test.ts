@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -73,6 +73,10 @@ describe('dynoq/testing: simulate', () => {
     expect(failure.message).toMatch(/ at t\+\d+ ms/);
     expect(failure.message).toContain(`npx dynoq replay ${failure.scenarioFile}`);
     expect(existsSync(failure.scenarioFile!)).toBe(true);
+    // the file names the zone its node crash strikes `target`, as the scenario files do
+    const written = JSON.parse(readFileSync(failure.scenarioFile!, 'utf8')) as { faults: Record<string, unknown>[] };
+    expect(written.faults.find((f) => f.kind === 'crash-node')).toMatchObject({ target: 'a' });
+    expect(written.faults.every((f) => !('zone' in f))).toBe(true);
     expect(await replayCommand([failure.scenarioFile!])).toBe(0);
   });
 });

@@ -5,10 +5,12 @@ import { scriptModeOfSeed, shardSeedIndex, type ExploreScripts, type ExploreTask
 import { systemClock } from '../../runtime/system-time.js';
 import { runPoolTask } from '../../sim/campaign/pool-handlers.js';
 import { runInPool, type PoolTask } from '../../sim/campaign/pool.js';
-import { loadScenario, scenarioConfig } from '../../sim/run/scenario.js';
+import { scenarioConfig } from '../../sim/run/scenario.js';
+import { loadScenarioFile } from '../scenario-file.js';
 import { EXIT } from '../exit-codes.js';
 import { PROPERTIES, PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
 import { DRIVEN_METHODS } from '../../sim/workloads/coverage.js';
+import { RACE_LABELS, RACE_NAMES, type RaceName } from '../../sim/workloads/race.js';
 import { emitJson, writeOutput } from '../output.js';
 import { progress } from '../progress.js';
 import { readKnown } from '../known-mechanisms.js';
@@ -56,7 +58,7 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   const maxRuns = flags.runs ?? Infinity;
   if (flags.from !== undefined) regularFileOrThrow(flags.from, '--from ');
   if (flags.known !== undefined) regularFileOrThrow(flags.known, '--known ');
-  const base = flags.from !== undefined ? scenarioConfig(loadScenario(flags.from)) : undefined;
+  const base = flags.from !== undefined ? scenarioConfig(loadScenarioFile(flags.from)) : undefined;
   const known = flags.known !== undefined ? readKnown(flags.known) : undefined;
   const outside: { seed: string; failing: string[]; mechanisms: string[] }[] = [];
   const shard = flags.shard ?? { index: 1, count: 1 };
@@ -89,6 +91,7 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   let done = 0;
   const exercised = Object.fromEntries(PROPERTY_NAMES.map((p) => [p, 0])) as Record<PropertyName, number>;
   const calls = Object.fromEntries(DRIVEN_METHODS.map((m) => [m, 0])) as Record<string, number>;
+  const races = Object.fromEntries(RACE_NAMES.map((race) => [race, 0])) as Record<RaceName, number>;
   const unfinished: string[] = [];
   const record = (outcome: SeedOutcome | UnfinishedSeed) => {
     if ('unfinished' in outcome) {
@@ -101,6 +104,7 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
     appendFileSync(resultsFile, `${JSON.stringify(o)}\n`);
     for (const p of o.exercised) exercised[p]++;
     for (const m of o.calls) calls[m] = (calls[m] ?? 0) + 1;
+    for (const race of o.races) races[race as RaceName] += 1;
     if (o.failing.length > 0 && o.gate.length === 0) {
       outside.push({ seed: o.seed, failing: o.failing, mechanisms: o.mechanisms });
       bar.stop();
@@ -129,6 +133,7 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   console.log(`explored ${done} seed(s) in ${seconds.toFixed(1)} s on ${jobs} thread(s) (${(done / seconds).toFixed(2)} runs/s), ${findings.length} failing the gate, ${outside.length} reported only; results in ${resultsFile}`);
   console.log(`properties exercised (runs that could have broken them): ${PROPERTY_NAMES.map((p) => `${PROPERTIES[p].label} ${exercised[p]}`).join(' · ')}`);
   console.log(`queue operations exercised (runs that called them): ${Object.entries(calls).map(([m, n]) => `${m} ${n}`).join(' · ')}`);
+  if (RACE_NAMES.some((race) => races[race] > 0)) console.log(`races exercised (runs that made them): ${RACE_NAMES.map((race) => `${RACE_LABELS[race]} ${races[race]}`).join(' · ')}`);
   const neverProperties = PROPERTY_NAMES.filter((p) => exercised[p] === 0);
   const neverCalled = Object.entries(calls).filter(([, n]) => n === 0).map(([m]) => m);
   if (done > 0 && neverProperties.length > 0) console.log(`warning: never exercised, so this session says nothing about: ${neverProperties.map((p) => PROPERTIES[p].label).join(', ')}`);
@@ -136,6 +141,6 @@ export async function exploreCommand(flags: ExploreFlags): Promise<number> {
   // --runs asked for seeds the budget did not let finish: nothing found is then no pass.
   const incomplete = findings.length === 0 && Number.isFinite(maxRuns) && done < maxRuns;
   if (incomplete) console.log(`time budget reached after ${done} of ${maxRuns} seed(s)${unfinished.length > 0 ? ` (${unfinished.length} stopped before their end)` : ''}: nothing found so far, but not every seed was explored (exit ${EXIT.unknown})`);
-  if (flags.json) emitJson({ seed: flags.seed, shard: flags.shard ?? null, from: flags.from ?? null, explored: done, unfinished, found: findings.length, results: resultsFile, findings, reported: outside, exercised, calls, timeBudgetReached: incomplete || unfinished.length > 0 });
+  if (flags.json) emitJson({ seed: flags.seed, shard: flags.shard ?? null, from: flags.from ?? null, explored: done, unfinished, found: findings.length, results: resultsFile, findings, reported: outside, exercised, calls, races, timeBudgetReached: incomplete || unfinished.length > 0 });
   return findings.length > 0 ? EXIT.violated : incomplete ? EXIT.unknown : EXIT.ok;
 }

@@ -6,6 +6,7 @@ import { PROPERTY_NAMES } from '../../model/properties.js';
 import { SCRIPT_MODES } from '../../redis/script-mode.js';
 import type { SeedOutcome } from '../../sim/campaign/explore.js';
 import { CliError } from '../cli-error.js';
+import { RACE_NAMES } from '../../sim/workloads/race.js';
 import { EXIT } from '../exit-codes.js';
 import { emitJson, writeOutput } from '../output.js';
 
@@ -15,6 +16,8 @@ const outcomeSchema = z.object({
   // Absent in results files written before explore counted what it exercised.
   exercised: z.array(z.enum(PROPERTY_NAMES)).default([]),
   calls: z.array(z.string()).default([]),
+  // Absent in results files written before explore counted the full profile's races.
+  races: z.array(z.enum(RACE_NAMES)).default([]),
   gate: z.array(z.enum(PROPERTY_NAMES)).optional(),
   mechanisms: z.array(z.string()).default([]),
   traceHash: z.string().min(1),

@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { PROPERTY_NAMES } from '../../model/properties.js';
 import { replayScenario } from '../../sim/run/replay.js';
-import { loadScenario, scenarioConfig } from '../../sim/run/scenario.js';
+import { scenarioConfig } from '../../sim/run/scenario.js';
+import { loadScenarioFile } from '../scenario-file.js';
 import { EXIT } from '../exit-codes.js';
 import { emitJson } from '../output.js';
 import { regularFileOrThrow } from '../regular-file.js';
@@ -14,7 +15,7 @@ export async function replayCommand(files: readonly string[], flags: { record?: 
   let failures = 0;
   // Every file is validated before the first run: a typo in the last file fails fast.
   for (const file of files) regularFileOrThrow(file);
-  const scenarios = files.map((file) => ({ file, scenario: loadScenario(file) }));
+  const scenarios = files.map((file) => ({ file, scenario: loadScenarioFile(file) }));
   const outcomes: { file: string; name: string; seed: string; held: string[]; violated: string[]; traceHash: string; matched: boolean; problems: string[] }[] = [];
   for (const { file, scenario } of scenarios) {
     if (scenario.real) {

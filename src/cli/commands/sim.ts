@@ -3,7 +3,8 @@ import { CONFIGURATIONS, configurationRun } from '../../sim/run/configurations.j
 import { formatHistoryFile } from '../../model/history-file.js';
 import { checkerSettings } from '../../sim/settings/checker-settings.js';
 import { runSimulation, SIM_EPOCH, type SimResult } from '../../sim/run/run.js';
-import { loadScenario, scenarioConfig, type Scenario } from '../../sim/run/scenario.js';
+import { scenarioConfig, type Scenario } from '../../sim/run/scenario.js';
+import { loadScenarioFile } from '../scenario-file.js';
 import { formatRealSummary, formatSummary } from '../summary.js';
 import { CliError } from '../cli-error.js';
 import { DEFAULT_STORY, formatStoryTable, storyTitle } from '../default-story.js';
@@ -46,7 +47,7 @@ function configsFor(file: string | undefined, flags: SimFlags): { title: string;
   if (file && flags.configuration) throw new CliError(`give a scenario file or --configuration, not both (got ${file} and --configuration ${flags.configuration})`);
   if (file) {
     regularFileOrThrow(file);
-    const scenario = loadScenario(file);
+    const scenario = loadScenarioFile(file);
     return [{ title: `${scenario.name}: ${scenario.description}`, config: parseSimConfig(override(scenarioConfig(scenario))), scenario }];
   }
   if (flags.configuration) {

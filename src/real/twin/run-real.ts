@@ -103,7 +103,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
     const outstanding = new Set<string>();
     let finished = false;
     const safetyEnd = start + config.phases.safetyMs;
-    const ctx: WorkloadContext = { config, profile, time: realTime, trace, recorder, safetyEnd, outstanding, pushedIds: [], finished: () => finished };
+    const ctx: WorkloadContext = { config, profile, time: realTime, trace, recorder, safetyEnd, outstanding, pushedIds: [], races: new Map(), finished: () => finished };
     const spawn = (name: string, zone: string, runsReaper: boolean) => {
       const actor = new RealActor(name, zone, config, cluster, runsReaper, (err) => note(`${name} reaper error: ${err instanceof Error ? err.message : String(err)}`));
       actor.onCrash = () => recorder.crashed(name);

@@ -1,5 +1,5 @@
 import { ALWAYS_REQUIRED, PROPERTIES_WORST_FIRST, PROPERTY_NAMES, VIOLATION_KINDS, worstFinding, type PropertyName } from '../../model/properties.js';
-import { parseSimConfig, type SimConfig, type SimConfigInput } from '../run/config.js';
+import { configForFile, parseSimConfig, type SimConfig, type SimConfigInput } from '../run/config.js';
 import { generateFaults, type FaultFamily } from '../faults/index.js';
 import { classifyFindings, mechanismKey, mechanismsWorstFirst } from './mechanisms.js';
 import { Rng } from '../kernel/rng.js';
@@ -88,6 +88,8 @@ export interface SeedOutcome {
   /** Properties the run could have broken (docs/CHECKER.md §5), and the public queue methods it called. */
   readonly exercised: PropertyName[];
   readonly calls: string[];
+  /** The races the full profile's racers made in this run (src/sim/workloads/race.ts). */
+  readonly races: string[];
   readonly traceHash: string;
   /** The shrunk scenario that replays the finding (only when `failing` is not empty). */
   readonly scenario?: Record<string, unknown> & { readonly name: string };
@@ -146,6 +148,7 @@ export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promi
   const failing = PROPERTIES_WORST_FIRST.filter((p) => !result.report.properties[p]);
   const exercised = PROPERTY_NAMES.filter((p) => result.report.exercised[p]);
   const calls = Object.keys(result.calls);
+  const races = Object.keys(result.races);
   const found = classifyFindings(result.report.violations, result.history, result.faults);
   const mechanisms = mechanismsWorstFirst(found);
   const required = [...(task.require ?? PROPERTY_NAMES), ...ALWAYS_REQUIRED];
@@ -154,7 +157,7 @@ export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promi
   const gate = failing.filter((p) => gating.some((m) => VIOLATION_KINDS[m.kind].breaks === p));
   // Shrunk to keep the worst finding that fails the gate, so that the scenario is titled by it.
   const worstKind = gating.reduce<(typeof gating)[number] | undefined>((w, m) => (!w || VIOLATION_KINDS[m.kind].rank < VIOLATION_KINDS[w.kind].rank ? m : w), undefined)?.kind;
-  const plain = { seed: task.seed, failing, gate, mechanisms, exercised, calls, traceHash: result.traceHash, ...(task.scripts ? { scripts: task.scripts } : {}) };
+  const plain = { seed: task.seed, failing, gate, mechanisms, exercised, calls, races, traceHash: result.traceHash, ...(task.scripts ? { scripts: task.scripts } : {}) };
   if (gate.length === 0) return plain;
   const stillFails = (r: { readonly report: { readonly properties: Readonly<Record<PropertyName, boolean>>; readonly counts: Readonly<Record<string, number>> } }) =>
     worstKind !== undefined ? (r.report.counts[worstKind] ?? 0) > 0 : gate.some((p) => !r.report.properties[p]);
@@ -186,7 +189,7 @@ export async function exploreSeed(task: ExploreTask, budgetClock?: Clock): Promi
   const scenario = {
     name,
     description: `Found by dynoq explore (seed ${task.seed}), shrunk in ${small.runs} runs${small.stoppedByTime ? ' (stopped at the --time budget: may not be the smallest)' : ''}: violates ${violatedWorstFirst.join(', ')}.${luaConfirms === false ? " Only on the scripts' JavaScript twins: run in Redis's Lua it does not fail (a twin unlike its Lua)." : ''} Worst violation: ${worst}`,
-    ...small.config,
+    ...configForFile(small.config),
     keepTrace: false,
     expect: { hold: held, violate: violated, traceHash: small.result.traceHash },
   };

@@ -5,6 +5,7 @@ import { PROFILES } from '../settings/workload-profile.js';
 import { classifyFindings, mechanismKey } from './mechanisms.js';
 import { deliveryBound } from '../settings/delivery-bound.js';
 import { runSimulation } from '../run/run.js';
+import { RACE_LABELS, RACE_NAMES, type RaceName } from '../workloads/race.js';
 
 /** What one run of a configuration tells the table (small enough to pass between threads). */
 export interface RunSummary {
@@ -26,6 +27,8 @@ export interface RunSummary {
   readonly lateness: { readonly p50: number; readonly p99: number; readonly max: number; readonly count: number };
   /** The delivery bound the run was judged with, ms. */
   readonly boundMs: number;
+  /** Whether the racers made each race in this run (src/sim/workloads/race.ts). */
+  readonly races: Record<RaceName, boolean>;
 }
 
 export function configurationNamed(name: string): NamedConfiguration | undefined {
@@ -62,6 +65,7 @@ export async function summarizeRun(input: { configuration: string; seed: string 
     exercised: { ...r.report.exercised },
     lateness: r.report.lateness,
     boundMs: deliveryBound(r.config),
+    races: Object.fromEntries(RACE_NAMES.map((race) => [race, (r.races[race] ?? 0) > 0])) as Record<RaceName, boolean>,
   };
 }
 
@@ -101,6 +105,8 @@ export interface GuaranteeRow {
   /** Lateness over the runs: the median run's p50 and p99, and the largest max, ms. */
   readonly lateness: { readonly p50: number; readonly p99: number; readonly max: number };
   readonly boundMs: number;
+  /** Runs in which the racers made each race. */
+  readonly raceRuns: Record<RaceName, number>;
 }
 
 function median(xs: readonly number[]): number {
@@ -150,6 +156,7 @@ export function foldRow(configuration: NamedConfiguration, runs: readonly RunSum
       max: Math.max(0, ...runs.map((r) => r.lateness.max)),
     },
     boundMs: runs[0]?.boundMs ?? 0,
+    raceRuns: Object.fromEntries(RACE_NAMES.map((race) => [race, runs.filter((r) => r.races[race]).length])) as Record<RaceName, number>,
   };
 }
 
@@ -225,6 +232,7 @@ export function guaranteesMarkdown(
   for (const r of rows) {
     const mechs = PROPERTY_NAMES.flatMap((p) => r.cells[p].mechanisms.map((m) => ({ p, ...m })));
     lines.push(`### \`${r.configuration.name}\``, '', `${r.configuration.description}.`, '');
+    if (RACE_NAMES.some((race) => r.raceRuns[race] > 0)) lines.push(`- Races exercised (runs that made them): ${RACE_NAMES.map((race) => `${RACE_LABELS[race]} ${r.raceRuns[race]}/${r.runs}`).join(' · ')}.`);
     if (r.divergedRuns !== null) lines.push(`- Replicas' keys at the end (after replication drained): equal in ${r.runs - r.divergedRuns}/${r.runs} runs.`);
     if (mechs.length === 0) {
       lines.push(r.exposedRuns === 0 ? '- Not exercised: no fault of this row changed anything.' : '- Every property held in every run.', '');

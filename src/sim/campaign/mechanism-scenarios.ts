@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PROPERTY_NAMES, VIOLATION_KINDS } from '../../model/properties.js';
 import { adviceFor } from './advice.js';
-import { parseSimConfig } from '../run/config.js';
+import { configForFile, parseSimConfig } from '../run/config.js';
 import { configurationRun } from '../run/configurations.js';
 import { describeExposure } from '../faults/index.js';
 import { configurationNamed } from './guarantees.js';
@@ -85,7 +85,7 @@ export async function shrinkMechanism(input: { configuration: string; seed: stri
     scenario: {
       name,
       description: explain(small.result, input.key, `${named.description} (shrunk from seed ${input.seed} of ${named.name} in ${small.runs} runs)`),
-      ...small.config,
+      ...configForFile(small.config),
       keepTrace: false,
       expect: { hold: held, violate: violated, traceHash: small.result.traceHash },
     },

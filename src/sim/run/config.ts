@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { issueLines } from '../../runtime/zod-issues.js';
 import { SimConfigError } from '../settings/sim-config-error.js';
-import { faultSchema } from '../faults/index.js';
+import { fileFaultSchema, faultForFile } from './fault-fields.js';
 import { settingsFields } from '../settings/settings.js';
 import { SCENARIO_LIMITS } from '../settings/atoms.js';
 
@@ -15,7 +15,7 @@ export const simConfigSchema = z
     queue: settingsFields.queue,
     network: settingsFields.network,
     workload: settingsFields.workload,
-    faults: z.array(faultSchema).max(SCENARIO_LIMITS.faults).default([]).describe('faults scheduled in the safety phase, each naming its targets (zones a…, actors producer-i / consumer-i, nodes node-<zone> or primary-<zone> / replica-<zone>) (default none)'),
+    faults: z.array(fileFaultSchema).max(SCENARIO_LIMITS.faults).default([]).describe('faults scheduled in the safety phase, each naming what it strikes (a zone a… as `target`, its deprecated name `zone` still read; actors producer-i / consumer-i; nodes node-<zone> or primary-<zone> / replica-<zone>) (default none)'),
     phases: settingsFields.phases,
     checker: settingsFields.checker,
     scripts: settingsFields.scripts,
@@ -39,4 +39,9 @@ export function parseSimConfig(input: unknown): SimConfig {
   const parsed = simConfigSchema.safeParse(input);
   if (!parsed.success) throw new SimConfigError(issueLines(parsed.error.issues));
   return parsed.data;
+}
+
+/** A configuration as a file says it (a struck zone is a fault's `target`): what scenario writers write. */
+export function configForFile<C extends SimConfig>(config: C): Omit<C, 'faults'> & { faults: Record<string, unknown>[] } {
+  return { ...config, faults: config.faults.map(faultForFile) };
 }

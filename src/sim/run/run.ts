@@ -4,6 +4,7 @@ import { SimActor } from './actor.js';
 import type { Fault, SimConfig } from './config.js';
 import { applyFault, Exposure, familyOf, healAllFaults, type FaultFamily, type FaultWorld } from '../faults/index.js';
 import { configProblems } from './config-problems.js';
+import type { RaceName } from '../workloads/race.js';
 import { HistoryRecorder } from '../workloads/history-recorder.js';
 import { checkerSettings } from '../settings/checker-settings.js';
 import { resolveProfile, startWorkload, type WorkloadContext } from '../workloads/index.js';
@@ -47,6 +48,8 @@ export interface SimResult {
   readonly replicas: ReplicaComparison | null;
   /** Public queue methods the workload called, with how often (docs/CHECKER.md §1.1: what the run exercised). */
   readonly calls: Readonly<Record<string, number>>;
+  /** How often the racers made each race (src/sim/workloads/race.ts); empty where the profile has no racers. */
+  readonly races: Readonly<Partial<Record<RaceName, number>>>;
   /** Why the run stopped before its end (a script or the run past its budget, a twin unlike its Lua); null: it ran to its end. */
   readonly stopped: KernelStop | null;
 }
@@ -127,7 +130,7 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   trace.record({ t: kernel.now, actor: 'sim', op: 'start', args: { seed: config.seed, config: { ...traced, keepTrace: false } } });
   const safetyEnd = kernel.now + config.phases.safetyMs;
   let finished = false;
-  const ctx: WorkloadContext = { config, profile, time: kernel, trace, recorder, safetyEnd, outstanding, pushedIds: [], finished: () => finished };
+  const ctx: WorkloadContext = { config, profile, time: kernel, trace, recorder, safetyEnd, outstanding, pushedIds: [], races: new Map(), finished: () => finished };
 
   const workload = startWorkload(ctx, spawn, rng);
 
@@ -198,6 +201,7 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
     livenessStart,
     replicas,
     calls: callsOf(actors.values()),
+    races: Object.fromEntries(ctx.races),
     stopped,
   };
   return traceHash === null ? { ...result, traceHash, traceText: null } : { ...result, traceHash, traceText };

@@ -5,6 +5,7 @@ import { PROPERTY_NAMES } from '../../model/properties.js';
 import { simConfigSchema, type SimConfig } from './config.js';
 import { configProblems } from './config-problems.js';
 import { notRegularFile } from '../../runtime/regular-file.js';
+import { deprecatedFaultFields, requireFaultTarget } from './fault-fields.js';
 
 const property = z.enum(PROPERTY_NAMES);
 
@@ -31,7 +32,8 @@ export const scenarioSchema = simConfigSchema
   })
   .strict();
 
-export type Scenario = z.output<typeof scenarioSchema>;
+/** A loaded scenario; `deprecations` notes each old field name the file still uses (empty when none). */
+export type Scenario = z.output<typeof scenarioSchema> & { readonly deprecations: readonly string[] };
 export type ScenarioInput = z.input<typeof scenarioSchema>;
 
 /** A scenario that failed validation; `issues` name each bad field and what was expected. */
@@ -53,7 +55,7 @@ export function parseScenario(input: unknown, file = '<scenario>'): Scenario {
   }
   const problems = configProblems(parsed.data);
   if (problems.length > 0) throw new ScenarioError(file, problems);
-  return parsed.data;
+  return { ...parsed.data, deprecations: deprecatedFaultFields(input) };
 }
 
 export function loadScenario(file: string): Scenario {
@@ -76,11 +78,11 @@ export function loadScenario(file: string): Scenario {
 
 /** The simulation part of a scenario. */
 export function scenarioConfig(s: Scenario): SimConfig {
-  const { name: _name, description: _description, expect: _expect, real: _real, ...config } = s;
+  const { name: _name, description: _description, expect: _expect, real: _real, deprecations: _deprecations, ...config } = s;
   return config;
 }
 
 /** JSON Schema for editors (docs/scenario.schema.json). */
 export function scenarioJsonSchema(): unknown {
-  return z.toJSONSchema(scenarioSchema, { io: 'input' });
+  return z.toJSONSchema(scenarioSchema, { io: 'input', override: requireFaultTarget });
 }

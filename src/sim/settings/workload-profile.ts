@@ -39,6 +39,8 @@ export interface ProfileSettings {
   readonly holding: z.output<typeof holdingSchema>;
   /** null: no operator client. */
   readonly operator: z.output<typeof operatorSchema> | null;
+  /** Two racer clients making the races users hit (src/sim/workloads/race.ts) every `intervalMs`, or null for none. */
+  readonly races: { readonly intervalMs: number } | null;
 }
 
 const NO_HOLDING = { extend: 0, release: 0, reschedule: 0 } as const;
@@ -59,6 +61,7 @@ export const PROFILES: Readonly<Record<ProfileName, ProfileSettings & { readonly
     consumerLoops: ['pop-ack'],
     holding: NO_HOLDING,
     operator: null,
+    races: null,
   },
   delays: {
     description: 'every message delayed by up to 3 s, pop + ack',
@@ -68,16 +71,18 @@ export const PROFILES: Readonly<Record<ProfileName, ProfileSettings & { readonly
     consumerLoops: ['pop-ack'],
     holding: NO_HOLDING,
     operator: null,
+    races: null,
   },
   full: {
     description:
-      'every public operation: 40 % of messages delayed up to 6 s, priorities 0–9, every consumer loop, lease extensions, releases, reschedules, removes, ensures, pops by id and predicate, reads',
+      'every public operation: 40 % of messages delayed up to 6 s, priorities 0–9, every consumer loop, lease extensions, releases, reschedules, removes, ensures, pops by id and predicate, reads, and racers (a long-poll aborted after it leased, one id ensured from two zones at once, a reschedule racing a pop of the same id)',
     maxDelayMs: 6_000,
     delayedFraction: 0.4,
     maxPriority: 9,
     consumerLoops: CONSUMER_LOOPS,
     holding: { extend: 0.08, release: 0.06, reschedule: 0.04 },
     operator: { intervalMs: 100, reschedule: 3, remove: 1, ensure: 2, popById: 1, popByPredicate: 1, read: 5 },
+    races: { intervalMs: 150 },
   },
 };
 
@@ -112,5 +117,6 @@ export function resolveProfile(w: ProfileFieldsOut): ProfileSettings {
     consumerLoops: w.consumerLoops ?? p.consumerLoops,
     holding: w.holding ?? p.holding,
     operator: w.operator === undefined ? p.operator : w.operator,
+    races: p.races,
   };
 }

@@ -6,6 +6,7 @@ import type { Trace } from '../kernel/trace.js';
 import type { CallProbe } from '../store/call-probe.js';
 import type { RunTime } from '../kernel/run-time.js';
 import type { ProfileSettings } from '../settings/workload-profile.js';
+import type { RaceName } from './race.js';
 
 /**
  * A client process as the drivers see it: a simulated one (SimActor) or a real one (src/real).
@@ -37,6 +38,8 @@ export interface WorkloadContext {
   readonly outstanding: Set<string>;
   /** Ids pushed so far (any outcome), in push order: what side operations pick from. */
   readonly pushedIds: string[];
+  /** How often each race of the racers (race.ts) happened in this run. */
+  readonly races: Map<RaceName, number>;
   /** The run is over: loops stop. */
   finished(): boolean;
 }

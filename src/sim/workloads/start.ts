@@ -3,6 +3,7 @@ import { CONSUMER_LOOP_DRIVERS } from './consume-loops.js';
 import type { WorkloadActor, WorkloadContext } from './context.js';
 import { operatorLoop } from './operate.js';
 import { producerLoop } from './produce.js';
+import { raceLoop } from './race.js';
 
 /** Starts a client process: a simulated one or a real one; consumers run the un-ack reaper. */
 export type SpawnActor = (name: string, zone: string, runsReaper: boolean) => WorkloadActor;
@@ -16,7 +17,7 @@ export interface StartedWorkload {
 }
 
 /**
- * Starts the configuration's producers, consumers (each running its profile's loop) and operator,
+ * Starts the configuration's producers, consumers (each running its profile's loop), operator and racers,
  * round-robin over the zones, each with its own random stream of the run's seed. The same wiring
  * drives a simulated run and its real twin.
  */
@@ -37,6 +38,9 @@ export function startWorkload(ctx: WorkloadContext, spawn: SpawnActor, rng: Rng)
   };
   for (let i = 0; i < w.consumers; i++) startConsumer(`consumer-${i}`, i);
   if (ctx.profile.operator) void operatorLoop(ctx, spawn('operator', zones[0]!, false), rng.stream('operator'));
+  if (ctx.profile.races && zones.length > 1) {
+    void raceLoop(ctx, spawn('racer-0', zones[0]!, false), spawn('racer-1', zones[zones.length - 1]!, false), rng.stream('racers'), ctx.profile.races.intervalMs);
+  }
   return {
     producing: () => producing,
     replaceCrashedConsumers() {

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { parseSimConfig } from '../../src/sim/run/config.js';
+import { runSimulation } from '../../src/sim/run/run.js';
+import { RACE_NAMES } from '../../src/sim/workloads/race.js';
+import { PROFILES } from '../../src/sim/settings/workload-profile.js';
+
+const config = (mode: 'atomic' | 'legacy', seed: string, profile: 'full' | 'basic' = 'full') =>
+  parseSimConfig({
+    seed,
+    topology: { kind: 'primary-replica', zones: ['a', 'b', 'c'] },
+    queue: { mode, unackTimeoutMs: 1_000, reaperIntervalMs: 200 },
+    workload: { profile, messages: 60, rate: 10, consumers: 3, consumerBatch: 2, processingMeanMs: 30 },
+    phases: { safetyMs: 4_000, livenessMs: 30_000 },
+  });
+
+describe('the racers of the full profile make the races users hit, and the history records them', () => {
+  it.each(['atomic', 'legacy'] as const)('a no-fault %s run makes every race, counted in SimResult.races', async (mode) => {
+    const r = await runSimulation(config(mode, 'races-1'));
+    for (const race of RACE_NAMES) expect(r.races[race] ?? 0, race).toBeGreaterThan(0);
+    expect(r.report.properties.noPhantoms).toBe(true);
+  }, 60_000);
+
+  it('an aborted long-poll records what it leased: every delivery to the aborting racer is acked, none is dropped', async () => {
+    const r = await runSimulation(config('atomic', 'races-2'));
+    expect(r.races.abortAfterLease ?? 0).toBeGreaterThan(0);
+    const delivered = r.history.filter((o) => o.type === 'deliver' && o.process === 'racer-1').map((o) => (o as { id: string }).id);
+    const acked = new Set(r.history.filter((o) => o.type === 'ack' && o.process === 'racer-1' && o.outcome === 'ok').map((o) => (o as { id: string }).id));
+    expect(delivered.length).toBeGreaterThan(0);
+    expect(delivered.filter((id) => !acked.has(id))).toEqual([]);
+    expect([...acked].filter((id) => !delivered.includes(id)), 'acked without a recorded delivery').toEqual([]);
+    // Atomic mode leases nothing twice: the aborted pops' deliveries are judged like any other.
+    expect(r.report.properties.noDoublePop).toBe(true);
+    expect(r.report.properties.atLeastOnce).toBe(true);
+  }, 60_000);
+
+  it('the same id ensured by both racers at once is created once (atomic mode), and both calls are recorded', async () => {
+    const r = await runSimulation(config('atomic', 'races-3'));
+    const ensures = r.history.filter((o) => o.type === 'ensure' && o.process.startsWith('racer')) as unknown as { id: string; outcome: string; created?: boolean }[];
+    const byId = new Map<string, typeof ensures>();
+    for (const e of ensures) byId.set(e.id, [...(byId.get(e.id) ?? []), e]);
+    expect(byId.size).toBeGreaterThan(0);
+    for (const [id, es] of byId) {
+      expect(es.length, id).toBe(2);
+      expect(es.filter((e) => e.outcome === 'ok' && e.created).length, id).toBeLessThanOrEqual(1);
+    }
+  }, 60_000);
+
+  it('only the full profile has racers', async () => {
+    expect(PROFILES.basic.races).toBeNull();
+    const r = await runSimulation(config('atomic', 'races-4', 'basic'));
+    expect(r.races).toEqual({});
+    expect(r.history.some((o) => o.process.startsWith('racer'))).toBe(false);
+  }, 60_000);
+});

@@ -37,9 +37,9 @@ describe('every property has its facts', () => {
     expect(PROPERTY_NAMES).toEqual(PROPERTY_TABLE.map((p) => p.name));
   });
 
-  it('every kind has one property (or none, allowed) and its own severity rank, 1 to n without gaps', () => {
+  it('every kind has one property (or none, allowed) and a severity rank of its own (no two kinds tie)', () => {
     const ranks = VIOLATION_KIND_NAMES.map((k) => VIOLATION_KINDS[k].rank);
-    expect([...ranks].sort((a, b) => a - b)).toEqual(ranks.map((_, i) => i + 1));
+    expect(new Set(ranks).size).toBe(ranks.length);
     expect(WORST_FIRST).toEqual(VIOLATION_KIND_NAMES);
     for (const p of PROPERTY_TABLE as readonly PropertyModule[]) for (const k of Object.keys(p.kinds)) expect(VIOLATION_KINDS[k as keyof typeof VIOLATION_KINDS].breaks, k).toBe(p.name);
   });

@@ -1,11 +1,13 @@
 import type { CheckerSettings, DeliverOp, HistoryOp, PopOp, RunPhases, StoppedConsumer } from './history.js';
-import { decidingOps, delays, earliestDue, latestDue, visibilityOps } from './due-time.js';
 import { freeIntervals, unknownPopsReaching, type FreeInterval } from './free-intervals.js';
-import { holdsOf, type Hold } from './holds.js';
-import { judgeLate, latenessOf, waitingPops } from './late.js';
-import { groupById, mayHaveApplied, mayHaveCreated, placeOf, prioritiesAt, shardAt, type MessageOps } from './message-ops.js';
-import { judgePriority } from './priority-order.js';
-import { nonePerProperty, propertiesFrom, VIOLATION_KINDS, worstFirst, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
+import { holdsOf } from './holds.js';
+import { latenessOf, waitingPops } from './late.js';
+import { groupById, mayHaveCreated, placeOf, prioritiesAt, shardAt, type MessageOps } from './message-ops.js';
+import { owedStretches } from './owed.js';
+import type { AllowedFinding, FoundAbout, OwedStretch, PropertyModule, ShardSets } from './properties/judging.js';
+import { ALLOWED_FINDINGS, nonePerProperty, PROPERTY_TABLE, propertiesFrom, VIOLATION_KINDS, worstFirst, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
+
+export type { ShardSets } from './properties/judging.js';
 
 export interface Violation {
   readonly kind: ViolationKind;
@@ -71,128 +73,52 @@ export interface Judged {
   readonly exercised: Record<PropertyName, boolean>;
 }
 
-type Found = (kind: ViolationKind, t: number, processes: string[], detail: string) => void;
+/** The judges of one message, in the order they run: the allowed findings, then the property table's. */
+const MESSAGE_JUDGES: readonly { readonly property: PropertyName | null; readonly module: PropertyModule | AllowedFinding }[] = [
+  ...ALLOWED_FINDINGS.map((module) => ({ property: null, module: module as AllowedFinding })),
+  ...(PROPERTY_TABLE as readonly PropertyModule[]).filter((p) => p.judgeMessage).map((module) => ({ property: module.name as PropertyName, module })),
+];
+
+/** The properties judged per shard, and over the consumers that stopped, in table order (only with a delivery bound). */
+const SHARD_JUDGES = (PROPERTY_TABLE as readonly PropertyModule[]).filter((p) => p.judgeShard);
+const STOPS_JUDGES = (PROPERTY_TABLE as readonly PropertyModule[]).filter((p) => p.judgeStops);
 
 /** What judging one message needs to know of the whole history. */
 export interface HistoryContext {
-  /** The unknown pops still in flight when the history ended (any message's; see judgeLoss). */
+  /** The unknown pops still in flight when the history ended (any message's; see at-least-once). */
   readonly popsAtEnd?: readonly PopOp[];
-  /** Whether the history records pop calls: then, with a delivery bound, recovery is judged against them (see judgeRecovery). */
+  /** Whether the history records pop calls: then, with a delivery bound, recovery is judged against them (see un-ack recovery). */
   readonly popsRecorded?: boolean;
 }
 
-/** Every per-message definition of docs/CHECKER.md §2 and §3 over the operations of one message. */
+/**
+ * Every per-message definition of docs/CHECKER.md §2 and §3 over the operations of one message: a loop
+ * over the property table (Jepsen's checker composition). A message nobody pushed is judged only by
+ * the modules that ask for it.
+ */
 export function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: CheckerSettings, out: Judged, context: HistoryContext = {}): void {
-  const found: Found = (kind, t, processes, detail) => out.violations.push({ kind, id, t, processes, detail });
   const holds = holdsOf(m);
-  if (m.deliveries.length > 0) out.exercised.noPhantoms = true;
-
-  if (m.deliveries.length > 1) {
-    found('duplicate', m.deliveries[1]!.completedAt, m.deliveries.map((d) => d.process), `delivered ${m.deliveries.length} times`);
+  const pushed = m.pushes.length > 0;
+  const common = {
+    id,
+    m,
+    holds,
+    phases,
+    settings,
+    popsAtEnd: context.popsAtEnd ?? [],
+    popsRecorded: context.popsRecorded === true,
+    found: (kind: string, t: number, processes: string[], detail: string) => out.violations.push({ kind: kind as ViolationKind, id, t, processes, detail }),
+    latency: (ms: number) => out.latencies.push(ms),
+  };
+  for (const { property, module } of MESSAGE_JUDGES) {
+    if (!pushed && !module.judgesUnpushed) continue;
+    module.judgeMessage!({
+      ...common,
+      exercised: () => {
+        if (property) out.exercised[property] = true;
+      },
+    });
   }
-  if (m.pushes.length === 0) {
-    for (const d of m.deliveries) found('unexpected', d.completedAt, [d.process], 'delivered but never pushed');
-    return;
-  }
-  if (m.pushes.some((p) => p.outcome === 'ok')) out.exercised.atLeastOnce = true;
-
-  // Double pop: delivered while a delivery to another holder is still held.
-  holds.forEach((h2, i) => {
-    const h1 = holds.slice(0, i).find((h) => h.d.process !== h2.d.process && h2.d.completedAt < h.until);
-    if (h1) {
-      found(
-        'double-pop',
-        h2.d.completedAt,
-        [h1.d.process, h2.d.process],
-        `delivered to ${h2.d.process} at ${h2.d.completedAt} while ${h1.d.process} held it (popped at ${h1.d.completedAt}, held until ${h1.until})`,
-      );
-    }
-  });
-  if (holds.some((h) => h.until < (h.ack?.completedAt ?? Infinity) && h.until < phases.end)) out.exercised.noDoublePop = true;
-
-  judgeResurrection(m, holds, found, out.exercised);
-  judgeDueTimes(m, found, out);
-  judgeLoss(id, m, holds, context.popsAtEnd ?? [], phases, settings, found);
-  judgeRecovery(m, holds, phases, settings, found, out.exercised, settings.deliveryBoundMs !== undefined && context.popsRecorded === true);
-}
-
-/**
- * Resurrection: a delivery whose pop was invoked after an ack or remove of it returned ok, with no
- * push or ensure of it that may have landed in between.
- */
-function judgeResurrection(m: MessageOps, holds: readonly Hold[], found: Found, exercised: Record<PropertyName, boolean>): void {
-  const finals = [...m.acks.filter((a) => a.outcome === 'ok'), ...m.removes.filter((r) => r.outcome === 'ok')];
-  if (finals.length === 0) return;
-  const lateAck = holds.some((h) => h.ack?.outcome === 'ok' && h.ack.completedAt > h.leaseEnd);
-  if (m.removes.some((r) => r.outcome === 'ok') || m.deliveries.length > 1 || lateAck) exercised.acksAreFinal = true;
-  const creators = m.pushes.filter(mayHaveCreated);
-  for (const d of m.deliveries) {
-    const final = finals.find((a) => a.completedAt < d.invokedAt && !creators.some((p) => p.completedAt >= a.invokedAt && p.invokedAt < d.completedAt));
-    if (final) found('resurrection', d.completedAt, [d.process], `delivered at ${d.completedAt} after ${final.type === 'ack' ? 'an ack' : 'a remove'} returned at ${final.completedAt}`);
-  }
-}
-
-/**
- * Early deliveries and latency (docs/CHECKER.md §2.2). A delivery by the schedule is early when its pop returned
- * before the earliest due time any deciding push, ensure, reschedule or release allows.
- */
-function judgeDueTimes(m: MessageOps, found: Found, out: Judged): void {
-  const visible = visibilityOps(m);
-  let lastDecider: unknown = null;
-  for (const d of m.deliveries) {
-    if ((d.via ?? 'schedule') !== 'schedule') continue;
-    // No operation invoked before the pop returned could have made the message visible: only the
-    // later ones may explain it, and each is due no earlier than its invocation, so the delivery came
-    // before every due time the history allows (early unless one is due at that very instant). Found by
-    // the brute-force oracle: push m at 0 (+150 ms), a pop invoked at -1 returning m at 0 was let pass.
-    const before = decidingOps(m, visible, d.invokedAt, d.completedAt);
-    const deciding = before.length > 0 ? before : visible;
-    if (deciding.length === 0) continue;
-    const due = Math.min(...deciding.map(earliestDue));
-    if (deciding.some(delays)) out.exercised.onTime = true;
-    if (d.completedAt < due) found('early', d.completedAt, [d.process], `delivered at ${d.completedAt}, due at ${due}`);
-    // Latency of the first delivery after the operation that set the due time.
-    const decider = deciding.reduce((a, b) => (b.invokedAt > a.invokedAt ? b : a));
-    if (decider !== lastDecider) out.latencies.push(d.completedAt - due);
-    lastDecider = decider;
-  }
-}
-
-/**
- * At-least-once is about processing: the latest push that returned ok must be followed by an ack
- * that returned ok or unknown, or a remove that may have applied, by the end of the run. A message
- * not yet due by the end (its latest due time plus the delivery bound) is not owed. Nor is one still
- * held when the history ends (its holder may yet ack it) or one that a pop still in flight at the end
- * may have taken: whether it is processed is unknown, not lost (see stillOpenAtEnd).
- */
-function judgeLoss(id: string, m: MessageOps, holds: readonly Hold[], popsAtEnd: readonly PopOp[], phases: RunPhases, settings: CheckerSettings, found: Found): void {
-  const okPushes = m.pushes.filter((p) => p.outcome === 'ok' && mayHaveCreated(p));
-  if (okPushes.length === 0) return;
-  const last = okPushes.reduce((a, b) => (b.invokedAt > a.invokedAt ? b : a));
-  const discharged = m.acks.some((a) => mayHaveApplied(a) && a.completedAt >= last.invokedAt) || m.removes.some((r) => mayHaveApplied(r) && r.completedAt >= last.invokedAt);
-  if (discharged) return;
-  const deciding = decidingOps(m, visibilityOps(m), phases.end, phases.end);
-  const dueBy = Math.max(latestDue(last), ...deciding.map(latestDue));
-  if (dueBy + (settings.deliveryBoundMs ?? 0) > phases.end) return;
-  if (stillOpenAtEnd(id, m, holds, popsAtEnd, last, phases.end)) return;
-  const after = m.deliveries.filter((d) => d.completedAt >= last.invokedAt);
-  if (after.length === 0) {
-    found('lost-never-delivered', phases.end, [last.process], `pushed at ${last.completedAt}, never delivered`);
-  } else {
-    const endings = after.map((d) => d.process).join(', ');
-    found('lost-after-delivery', phases.end, [last.process, ...after.map((d) => d.process)], `pushed at ${last.completedAt}, delivered to ${endings}, never acked`);
-  }
-}
-
-/**
- * Whether the message's processing since `last` (its latest ok push) was still open when the history
- * ended: a delivery since then still held at the end (not acked, released or removed, its lease not
- * yet over), or a pop in flight at the end that could have taken it (its shard, any shard, or it by id).
- */
-export function stillOpenAtEnd(id: string, m: MessageOps, holds: readonly Hold[], popsAtEnd: readonly PopOp[], last: { readonly invokedAt: number }, end: number): boolean {
-  if (holds.some((h) => h.d.completedAt >= last.invokedAt && !h.ack && !h.release && h.until >= end)) return true;
-  if (popsAtEnd.length === 0) return false;
-  return unknownPopsReaching(popsAtEnd, id, placeOf(m).shard).length > 0;
 }
 
 /** The unknown pops of a history still in flight at its end (their completion is the end). */
@@ -200,124 +126,7 @@ export function popsInFlightAtEnd(pops: readonly PopOp[], end: number): PopOp[] 
   return pops.filter((p) => p.outcome === 'unknown' && p.completedAt >= end);
 }
 
-/** A hold that ended without an ok/unknown ack, and what it owes (docs/CHECKER.md §2.5, slow recovery). */
-interface Owed {
-  readonly h: Hold;
-  /** Its place among the message's holds (the later ones are its re-deliveries). */
-  readonly index: number;
-  /** How the hold ended, for the finding. */
-  readonly ended: string;
-  /** By when the reaper must have made it deliverable again: max(end of the hold, liveness start) + reaper period + recovery bound. */
-  readonly from: number;
-  /** The time rule's deadline: `from` + the delivery bound B. Only a deadline inside the run is judged. */
-  readonly deadline: number;
-}
 
-/**
- * The holds of a message that ended without an ok/unknown ack (lease ran out, ack refused, released),
- * with what each owes, where that lies in the run.
- */
-function owedOf(m: MessageOps, holds: readonly Hold[], phases: RunPhases, settings: CheckerSettings): Owed[] {
-  const allowance = settings.reaperIntervalMs + settings.recoveryBoundMs;
-  const out: Owed[] = [];
-  holds.forEach((h, index) => {
-    if (h.ack && mayHaveApplied(h.ack)) return;
-    const released = h.release && mayHaveApplied(h.release) ? h.release.completedAt : null;
-    // An unknown release may not have applied: the lease still runs, so the later of the two bounds
-    // what is owed (never blame an unknown). Found by a unit test: release unknown at 2100, lease to
-    // 2500, re-delivered at 2900 was a slow recovery.
-    const holdEnd = h.release?.outcome === 'unknown' ? Math.max(h.release.completedAt, h.leaseEnd) : (released ?? h.leaseEnd);
-    let from = Math.max(holdEnd, phases.livenessStart) + allowance;
-    const bound = settings.deliveryBoundMs ?? 0;
-    // A reschedule that may have applied after the delivery (the reaper re-queued the message, then
-    // its holder rescheduled it) makes it due later: not owed before that due time (docs/CHECKER.md §2.2 due
-    // time; never blame an order the history allows). Counterexample: full-profile run seed
-    // full-998036 (31 messages), m17's ok reschedule to +718 ms after its lease ran out.
-    for (const r of m.reschedules) {
-      if (mayHaveApplied(r) && r.invokedAt > h.d.completedAt && r.invokedAt <= from + bound) from = Math.max(from, latestDue(r) + allowance);
-    }
-    if (from + bound > phases.end) return;
-    const ended = released !== null ? `released at ${released}` : h.ack ? `ack refused at ${h.ack.completedAt}` : `lease ended at ${h.leaseEnd}`;
-    out.push({ h, index, ended, from, deadline: from + bound });
-  });
-  return out;
-}
-
-/** The latest push or ensure that may have created the life a delivery came from (-Infinity: none). */
-function lifeStart(m: MessageOps, d: DeliverOp): number {
-  return Math.max(-Infinity, ...m.pushes.filter((p) => mayHaveCreated(p) && p.invokedAt <= d.completedAt).map((p) => p.invokedAt));
-}
-
-/**
- * Un-ack recovery: a hold that ended without an ok/unknown ack (its lease ran out, its ack was refused,
- * or it was released) must be followed by another delivery (or an ack or remove of it). Judged where
- * its deadline — max(end of the hold, start of liveness) + reaper period + bound + delivery bound —
- * lies in the run. With pops in the history and a delivery bound (`onDemand`), the judgement is the
- * shards' (owedStretches): the queue owes the re-delivery to a consumer that asks for it, so a
- * message left waiting behind more urgent work while every consumer of its shard was busy is not a
- * slow recovery; only a pop of its shard that waited longer than B while it was owed is. Without them,
- * the deadline alone decides (a history that does not say when consumers asked).
- */
-function judgeRecovery(m: MessageOps, holds: readonly Hold[], phases: RunPhases, settings: CheckerSettings, found: Found, exercised: Record<PropertyName, boolean>, onDemand: boolean): void {
-  for (const o of owedOf(m, holds, phases, settings)) {
-    exercised.unackRecovery = true;
-    if (onDemand && shardOwed(m, o) !== undefined) continue;
-    // Processed (or removed) since the push this delivery came from, by the deadline: nothing owed.
-    const since = lifeStart(m, o.h.d);
-    const inWindow = (t: number) => t >= since && t <= o.deadline;
-    if (holds.slice(o.index + 1).some((n) => n.d.completedAt <= o.deadline)) continue;
-    if (m.acks.some((a) => mayHaveApplied(a) && inWindow(a.completedAt))) continue;
-    if (m.removes.some((r) => mayHaveApplied(r) && inWindow(r.completedAt))) continue;
-    found('slow-recovery', o.deadline, [o.h.d.process], `delivery to ${o.h.d.process} (${o.ended}); not re-delivered by ${o.deadline}`);
-  }
-}
-
-/** The shard a hold's re-delivery is owed on (its delivery's, else its life's), if known. */
-function shardOwed(m: MessageOps, o: Owed): string | undefined {
-  return o.h.d.shard ?? shardAt(m, o.h.d.completedAt);
-}
-
-/** A stretch in which a re-delivery was owed, on its shard: judged against the shard's waiting pops. */
-export interface OwedStretch {
-  readonly shard: string;
-  readonly iv: FreeInterval;
-  readonly holder: string;
-  readonly ended: string;
-}
-
-/**
- * When each re-delivery was owed (judgeRecovery, on demand): from `from` until the message was taken
- * again, acked, removed or created anew (whichever came first), or the end of the run — except while
- * an unknown pop that could reach it may have leased it to nobody: from that pop's invocation until
- * such a lease (as long as the hold's) has ended and the allowance has passed again (never blame an
- * order the history allows).
- */
-function owedStretches(id: string, m: MessageOps, holds: readonly Hold[], reaching: readonly PopOp[], phases: RunPhases, settings: CheckerSettings): OwedStretch[] {
-  const out: OwedStretch[] = [];
-  const allowance = settings.reaperIntervalMs + settings.recoveryBoundMs;
-  for (const o of owedOf(m, holds, phases, settings)) {
-    const shard = shardOwed(m, o);
-    if (shard === undefined) continue;
-    const since = lifeStart(m, o.h.d);
-    let to = phases.end;
-    for (const n of holds.slice(o.index + 1)) to = Math.min(to, n.d.invokedAt);
-    for (const a of [...m.acks, ...m.removes]) if (mayHaveApplied(a) && a.completedAt >= since) to = Math.min(to, a.invokedAt);
-    for (const p of m.pushes) if (mayHaveCreated(p) && p.invokedAt > o.h.d.completedAt) to = Math.min(to, p.invokedAt);
-    const lease = o.h.d.leaseUntil - o.h.d.invokedAt;
-    const gaps = reaching
-      .filter((p) => p.completedAt > o.h.until && p.invokedAt < to)
-      .map((p) => ({ from: p.invokedAt, to: p.completedAt + lease + allowance }))
-      .sort((a, b) => a.from - b.from);
-    let from = o.from;
-    for (const g of gaps) {
-      if (g.from > from) out.push({ shard, iv: { id, priority: 0, from, to: Math.min(g.from, to) }, holder: o.h.d.process, ended: o.ended });
-      from = Math.max(from, g.to);
-      if (from >= to) break;
-    }
-    if (to > from) out.push({ shard, iv: { id, priority: 0, from, to }, holder: o.h.d.process, ended: o.ended });
-  }
-  return out;
-}
 
 /**
  * What one message contributes to the shards' judgements (priority order, late): its free and due
@@ -362,9 +171,6 @@ export function shardPartOf(id: string, m: MessageOps, pops: readonly PopOp[], p
   return { id, free, deliveries, placed, owed: owedStretches(id, m, holdsOf(m), reaching, phases, settings) };
 }
 
-/** The stretches and deliveries of each shard, in the order their parts are added (the history's order of first appearance). */
-export type ShardSets = Map<string, { free: FreeInterval[]; deliveries: DeliverOp[]; priorityOf: Map<DeliverOp, number>; owed: OwedStretch[] }>;
-
 export function addShardPart(shards: ShardSets, part: ShardPart): void {
   const of = (name: string) => {
     let s = shards.get(name);
@@ -381,38 +187,31 @@ export function addShardPart(shards: ShardSets, part: ShardPart): void {
   });
 }
 
-/** The definitions about a shard as a whole (docs/CHECKER.md §3: priority order, late), with the lateness figures. */
+/** How a property's shard or stops judge reports into `out`: its findings (about any message) and its exposure. */
+function reportsOf(module: PropertyModule, out: Judged): { found: FoundAbout<string>; exercised: () => void } {
+  return {
+    found: (kind, id, t, processes, detail) => out.violations.push({ kind: kind as ViolationKind, id, t, processes, detail }),
+    exercised: () => {
+      out.exercised[module.name as PropertyName] = true;
+    },
+  };
+}
+
+/** The definitions about a shard as a whole (docs/CHECKER.md §3): a loop over the property table, with the lateness figures. */
 export function judgeShardSets(shards: ShardSets, pops: readonly PopOp[], boundMs: number, out: Judged): number[] {
   const lateness: number[] = [];
   for (const [shard, s] of shards) {
     const waiting = waitingPops(pops, shard);
-    const late = judgeLate(waiting, s.free, boundMs);
-    if (late.exercised) out.exercised.deliveredPromptly = true;
-    for (const f of late.findings) {
-      out.violations.push({
-        kind: 'late',
-        id: f.id,
-        t: f.t,
-        processes: f.processes,
-        detail: `free and due on shard ${shard} while ${f.pops} pop(s) waited past the ${boundMs} ms bound (up to ${f.beyondMs.toFixed(0)} ms beyond it)`,
+    for (const module of SHARD_JUDGES) {
+      module.judgeShard!({
+        shard,
+        s,
+        waiting,
+        boundMs,
+        ...reportsOf(module, out),
       });
     }
-    const priority = judgePriority(s.deliveries, (d) => s.priorityOf.get(d) ?? 0, s.free, boundMs);
-    if (priority.exercised) out.exercised.priorityOrder = true;
-    for (const f of priority.findings) out.violations.push({ kind: 'priority-inversion', ...f });
     if (waiting.length > 0) for (const x of latenessOf(s.deliveries, s.free, waiting)) lateness.push(x);
-    // Un-ack recovery on demand: a pop of the shard that waited longer than B while a re-delivery was owed.
-    for (const f of judgeLate(waiting, s.owed.map((o) => o.iv), boundMs).findings) {
-      const mine = s.owed.filter((x) => x.iv.id === f.id);
-      const o = [...mine].reverse().find((x) => x.iv.from < f.t) ?? mine[0]!;
-      out.violations.push({
-        kind: 'slow-recovery',
-        id: f.id,
-        t: f.t,
-        processes: [o.holder, ...f.processes],
-        detail: `delivery to ${o.holder} (${o.ended}); owed again from ${o.iv.from}, while ${f.pops} pop(s) of shard ${shard} waited past the ${boundMs} ms bound without it (up to ${f.beyondMs.toFixed(0)} ms beyond it)`,
-      });
-    }
   }
   return lateness;
 }
@@ -430,22 +229,14 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
 /** A pop by the schedule that did not return ok: a store error reached a consumer. */
 export const consumerPopFailed = (p: PopOp): boolean => p.via === 'schedule' && p.outcome !== 'ok';
 
-/**
- * Keeps consuming (liveness): a consumer loop that ended on its own is a finding when its shard had a
- * message free and due at or after the end (work it left to nobody), named by the first such message.
- */
+/** The properties judged over the consumer loops that ended on their own (keeps consuming): a loop over the property table. */
 export function judgeStopped(stopped: readonly StoppedConsumer[], shards: ShardSets, errorReachedConsumer: boolean, out: Judged): void {
-  if (stopped.length > 0 || errorReachedConsumer) out.exercised.keepsConsuming = true;
-  for (const s of stopped) {
-    const left = (shards.get(s.shard)?.free ?? []).filter((iv) => iv.to > s.at).sort((a, b) => Math.max(a.from, s.at) - Math.max(b.from, s.at) || (a.id < b.id ? -1 : 1))[0];
-    if (!left) continue;
-    const t = Math.max(left.from, s.at);
-    out.violations.push({
-      kind: 'consumer-stopped',
-      id: left.id,
-      t,
-      processes: [s.process],
-      detail: `consumer ${s.process} of shard ${s.shard} stopped at ${s.at}; ${left.id} was free and due there from ${t} to ${left.to}`,
+  for (const module of STOPS_JUDGES) {
+    module.judgeStops!({
+      stopped,
+      shards,
+      errorReachedConsumer,
+      ...reportsOf(module, out),
     });
   }
 }

@@ -1,6 +1,6 @@
 import type { CheckReport, Violation } from './checker.js';
 import { extraFields, faultsAt, type FaultSpan } from './history-file.js';
-import { stillOpenAtEnd } from './checker.js';
+import { stillOpenAtEnd } from './properties/at-least-once.js';
 import type { HistoryOp, PopOp } from './history.js';
 import { holdsOf } from './holds.js';
 import { mayHaveApplied, mayHaveCreated, type MessageOps } from './message-ops.js';

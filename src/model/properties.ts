@@ -1,63 +1,39 @@
-/**
- * The one table of what the checker decides (docs/CHECKER.md §3): every property, and every kind of finding
- * with the property it breaks. Every other list — CLI output, JSON, the HTML report, the guarantees
- * table, scenario files' `expect` — is derived from these two records, so a new kind or property
- * cannot be forgotten: the compiler demands an entry here and everything else follows.
- */
-export const PROPERTIES = {
-  atLeastOnce: {
-    label: 'at-least-once',
-    means: 'every acknowledged push is processed (acked) or removed by the end',
-    exercisedWhen: 'a push returned ok',
-  },
-  unackRecovery: {
-    label: 'un-ack recovery',
-    means: 'an unacknowledged delivery is re-delivered within the stated bound',
-    exercisedWhen: 'a hold ended without an ack (lease ran out, release, refused ack) early enough to be judged',
-  },
-  noDoublePop: {
-    label: 'no double pop',
-    means: 'never delivered to a consumer while another holder holds it',
-    exercisedWhen: 'a lease ran out or was handed back while its holder was still in the run',
-  },
-  acksAreFinal: {
-    label: 'acks are final',
-    means: 'never delivered again after an ack or remove returned ok, unless pushed again',
-    exercisedWhen: 'a message was acked or removed (ok) while the queue still had a way to deliver it (removed, delivered twice, or acked after its lease ran out)',
-  },
-  onTime: {
-    label: 'on time',
-    means: 'never delivered by the schedule before its due time (push, reschedule or release)',
-    exercisedWhen: 'a message with a delay or a reschedule was delivered by the schedule',
-  },
-  noPhantoms: { label: 'no phantoms', means: 'never delivers a message nobody pushed', exercisedWhen: 'a message was delivered' },
-  priorityOrder: {
-    label: 'priority order',
-    means: 'a pop never takes a message while a more urgent one of its shard was free and due (for longer than the delivery bound)',
-    exercisedWhen: 'a pop took a message while another priority of its shard was free and due',
-  },
-  deliveredPromptly: {
-    label: 'delivered promptly',
-    means: 'a pop never waits longer than the delivery bound while a message of its shard is free and due',
-    exercisedWhen: 'a message was free and due while a consumer of its shard was waiting',
-  },
-  twinsMatchLua: {
-    label: 'twins match Lua',
-    means: "the simulator's JavaScript twin of every script gives the reply and the effects its Lua gives on Redis (every other verdict of a simulation rests on it; a recorded history cannot break it)",
-    exercisedWhen: "a simulation compared its scripts' twins with their Lua (scripts: compare)",
-  },
-  keepsConsuming: {
-    label: 'keeps consuming',
-    means: 'no consumer loop ends on its own while its shard has (or later has) a message free and due: a loop outlives the faults',
-    exercisedWhen: "a store error reached a consumer's pop, or a consumer loop ended before the run did",
-  },
-} as const satisfies Record<string, { readonly label: string; readonly means: string; readonly exercisedWhen: string }>;
+import { acksAreFinal } from './properties/acks-are-final.js';
+import { atLeastOnce } from './properties/at-least-once.js';
+import { deliveredPromptly } from './properties/delivered-promptly.js';
+import { duplicate } from './properties/duplicate.js';
+import type { AllowedFinding, PropertyModule } from './properties/judging.js';
+import { keepsConsuming } from './properties/keeps-consuming.js';
+import { noDoublePop } from './properties/no-double-pop.js';
+import { noPhantoms } from './properties/no-phantoms.js';
+import { onTime } from './properties/on-time.js';
+import { priorityOrder } from './properties/priority-order.js';
+import { twinsMatchLua } from './properties/twins-match-lua.js';
+import { unackRecovery } from './properties/unack-recovery.js';
 
-export type PropertyName = keyof typeof PROPERTIES;
-export const PROPERTY_NAMES = Object.keys(PROPERTIES) as [PropertyName, ...PropertyName[]];
+/**
+ * The one table of what the checker decides (docs/CHECKER.md §3): every property, one module each in
+ * src/model/properties/ (its label, meaning, exposure, kinds of finding with their severity, and its
+ * judges), in the order every output lists them. Every other list — the checker's judges, CLI output,
+ * JSON, the HTML report, the guarantees table, scenario files' `expect`, docs/CHECKER.md's table — is
+ * derived from this line, so a new property is its module and its place here.
+ */
+export const PROPERTY_TABLE = [atLeastOnce, unackRecovery, noDoublePop, acksAreFinal, onTime, noPhantoms, priorityOrder, deliveredPromptly, twinsMatchLua, keepsConsuming] as const;
+
+/** Findings that are reported but break no property (docs/CHECKER.md §2.6). */
+export const ALLOWED_FINDINGS = [duplicate] as const;
+
+type Property = (typeof PROPERTY_TABLE)[number];
+export type PropertyName = Property['name'];
+/** Every property by name: label, meaning, exposure, kinds and judges. */
+export const PROPERTIES = Object.fromEntries(PROPERTY_TABLE.map((p) => [p.name, p])) as { readonly [P in Property as P['name']]: P };
+export const PROPERTY_NAMES = PROPERTY_TABLE.map((p) => p.name) as [PropertyName, ...PropertyName[]];
 
 /** Properties a gate (explore, simulate) keeps whatever its `require` says: every other verdict of a simulation rests on them. */
 export const ALWAYS_REQUIRED: readonly PropertyName[] = ['twinsMatchLua'];
+
+type KindsOf<T> = T extends { readonly kinds: infer K } ? keyof K & string : never;
+export type ViolationKind = KindsOf<Property> | KindsOf<(typeof ALLOWED_FINDINGS)[number]>;
 
 interface KindDefinition {
   readonly label: string;
@@ -68,37 +44,25 @@ interface KindDefinition {
 }
 
 /**
- * Every kind of finding. The ranks order them by what the user's work suffers, worst first:
- * a Redis that stops answering everyone (a script past the time limit), then work silently never done
- * (lost; a run that never ends, or a consumer that stopped with work left to it, cannot finish it either) before work done twice at once (double pop: the exclusivity a
- * consumer relies on is gone) before work done again after it was declared final (resurrection) or
- * done without ever being asked for (unexpected) — both deliveries that must not happen, but one at a
- * time — before a simulation that ran other code than Redis runs (a twin unlike its Lua: the run's other
- * verdicts are in doubt), before work done, only late after a failure (slow recovery), before the timing promises:
- * too early (on time: a delay is a promise about the work's content), out of order (priority), and
- * slow while a consumer waits (late). Allowed duplicates come last. docs/CHECKER.md §4 gives the argument.
+ * Every kind of finding, worst first (by rank; each module's kinds carry theirs). The ranks order them
+ * by what the user's work suffers, worst first: a Redis that stops answering everyone (a script past
+ * the time limit), then work silently never done (lost; a run that never ends, or a consumer that
+ * stopped with work left to it, cannot finish it either) before work done twice at once (double pop:
+ * the exclusivity a consumer relies on is gone) before work done again after it was declared final
+ * (resurrection) or done without ever being asked for (unexpected) — both deliveries that must not
+ * happen, but one at a time — before a simulation that ran other code than Redis runs (a twin unlike
+ * its Lua: the run's other verdicts are in doubt), before work done, only late after a failure (slow
+ * recovery), before the timing promises: too early (on time: a delay is a promise about the work's
+ * content), out of order (priority), and slow while a consumer waits (late). Allowed duplicates come
+ * last. docs/CHECKER.md §4 gives the argument.
  */
-export const VIOLATION_KINDS = {
-  'script-time-limit': { label: 'script past the time limit (Redis answers BUSY)', breaks: 'atLeastOnce', rank: 1 },
-  'lost-never-delivered': { label: 'lost (never delivered)', breaks: 'atLeastOnce', rank: 2 },
-  'lost-after-delivery': { label: 'lost (delivered, then dropped)', breaks: 'atLeastOnce', rank: 3 },
-  // A run that never reaches its end cannot process what it was pushed: a liveness finding.
-  'event-budget': { label: 'run past its event budget (never ends)', breaks: 'atLeastOnce', rank: 4 },
-  // A consumer loop that ended with work left to it: that work waits for nobody (liveness).
-  'consumer-stopped': { label: 'consumer stopped', breaks: 'keepsConsuming', rank: 5 },
-  'double-pop': { label: 'double pop', breaks: 'noDoublePop', rank: 6 },
-  resurrection: { label: 'resurrection', breaks: 'acksAreFinal', rank: 7 },
-  unexpected: { label: 'unexpected', breaks: 'noPhantoms', rank: 8 },
-  // The simulation ran code that is not what Redis runs: every other verdict of the run is in doubt.
-  'twin-differs': { label: "a script's twin differs from its Lua", breaks: 'twinsMatchLua', rank: 9 },
-  'slow-recovery': { label: 'slow recovery', breaks: 'unackRecovery', rank: 10 },
-  early: { label: 'early', breaks: 'onTime', rank: 11 },
-  'priority-inversion': { label: 'priority inversion', breaks: 'priorityOrder', rank: 12 },
-  late: { label: 'late', breaks: 'deliveredPromptly', rank: 13 },
-  duplicate: { label: 'duplicate (allowed by at-least-once)', breaks: null, rank: 14 },
-} as const satisfies Record<string, KindDefinition>;
+export const VIOLATION_KINDS = Object.fromEntries(
+  [
+    ...PROPERTY_TABLE.flatMap((p) => Object.entries(p.kinds as PropertyModule['kinds']).map(([kind, k]) => [kind, { label: k.label, breaks: p.name, rank: k.rank }] as const)),
+    ...ALLOWED_FINDINGS.flatMap((a) => Object.entries(a.kinds as AllowedFinding['kinds']).map(([kind, k]) => [kind, { label: k.label, breaks: null, rank: k.rank }] as const)),
+  ].sort((a, b) => a[1].rank - b[1].rank),
+) as { readonly [K in ViolationKind]: KindDefinition };
 
-export type ViolationKind = keyof typeof VIOLATION_KINDS;
 export const VIOLATION_KIND_NAMES = Object.keys(VIOLATION_KINDS) as [ViolationKind, ...ViolationKind[]];
 
 /** Every kind, worst first (by rank). */

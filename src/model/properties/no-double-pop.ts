@@ -1,0 +1,27 @@
+import { property } from './judging.js';
+
+export const noDoublePop = property({
+  name: 'noDoublePop',
+  label: 'no double pop',
+  means: 'never delivered to a consumer while another holder holds it',
+  exercisedWhen: 'a lease ran out or was handed back while its holder was still in the run',
+  kinds: {
+    'double-pop': { label: 'double pop', rank: 6 },
+  },
+  brokenBy: '**double pop**: delivered while a delivery to *another* holder is still held (§2.1; the same consumer getting its message back is not one)',
+  /** Double pop: delivered while a delivery to another holder is still held (docs/CHECKER.md §2.1). */
+  judgeMessage: ({ holds, phases, found, exercised }) => {
+    holds.forEach((h2, i) => {
+      const h1 = holds.slice(0, i).find((h) => h.d.process !== h2.d.process && h2.d.completedAt < h.until);
+      if (h1) {
+        found(
+          'double-pop',
+          h2.d.completedAt,
+          [h1.d.process, h2.d.process],
+          `delivered to ${h2.d.process} at ${h2.d.completedAt} while ${h1.d.process} held it (popped at ${h1.d.completedAt}, held until ${h1.until})`,
+        );
+      }
+    });
+    if (holds.some((h) => h.until < (h.ack?.completedAt ?? Infinity) && h.until < phases.end)) exercised();
+  },
+});

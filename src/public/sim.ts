@@ -26,7 +26,7 @@ export { measureGuarantees } from '../sim/campaign/measure-guarantees.js';
 export type { GuaranteeOptions, GuaranteeMeasurement } from '../sim/campaign/measure-guarantees.js';
 export { guaranteesMarkdown, summarizeRun, foldRow, seedsFor } from '../sim/campaign/guarantees.js';
 export type { GuaranteeRow, PropertyCell, RunSummary } from '../sim/campaign/guarantees.js';
-export type { RaceName } from '../sim/workloads/race.js';
+export type { RaceName } from '../sim/workloads/race-names.js';
 export { generateFaults, applicableFamilies, FAULT_FAMILIES } from '../sim/faults/index.js';
 export type { FaultGeneratorOptions, FaultFamily } from '../sim/faults/index.js';
 export { SimWorld } from '../sim/run/world.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSimConfig } from '../../src/sim/run/config.js';
 import { runSimulation } from '../../src/sim/run/run.js';
-import { RACE_NAMES } from '../../src/sim/workloads/race.js';
+import { RACE_NAMES } from '../../src/sim/workloads/race-names.js';
 import { PROFILES } from '../../src/sim/settings/workload-profile.js';
 
 const config = (mode: 'atomic' | 'legacy', seed: string, profile: 'full' | 'basic' = 'full') =>

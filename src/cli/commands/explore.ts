@@ -10,7 +10,7 @@ import { loadScenarioFile } from '../scenario-file.js';
 import { EXIT } from '../exit-codes.js';
 import { PROPERTIES, PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
 import { DRIVEN_METHODS } from '../../sim/workloads/coverage.js';
-import { RACE_LABELS, RACE_NAMES, type RaceName } from '../../sim/workloads/race.js';
+import { RACE_LABELS, RACE_NAMES, type RaceName } from '../../sim/workloads/race-names.js';
 import { emitJson, writeOutput } from '../output.js';
 import { progress } from '../progress.js';
 import { readKnown } from '../known-mechanisms.js';

@@ -6,7 +6,7 @@ import { PROPERTY_NAMES } from '../../model/properties.js';
 import { SCRIPT_MODES } from '../../redis/script-mode.js';
 import type { SeedOutcome } from '../../sim/campaign/explore.js';
 import { CliError } from '../cli-error.js';
-import { RACE_NAMES } from '../../sim/workloads/race.js';
+import { RACE_NAMES } from '../../sim/workloads/race-names.js';
 import { EXIT } from '../exit-codes.js';
 import { emitJson, writeOutput } from '../output.js';
 

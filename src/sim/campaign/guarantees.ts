@@ -5,7 +5,7 @@ import { PROFILES } from '../settings/workload-profile.js';
 import { classifyFindings, mechanismKey } from './mechanisms.js';
 import { deliveryBound } from '../settings/delivery-bound.js';
 import { runSimulation } from '../run/run.js';
-import { RACE_LABELS, RACE_NAMES, type RaceName } from '../workloads/race.js';
+import { RACE_LABELS, RACE_NAMES, type RaceName } from '../workloads/race-names.js';
 
 /** What one run of a configuration tells the table (small enough to pass between threads). */
 export interface RunSummary {

@@ -4,7 +4,7 @@ import { SimActor } from './actor.js';
 import type { Fault, SimConfig } from './config.js';
 import { applyFault, Exposure, familyOf, healAllFaults, type FaultFamily, type FaultWorld } from '../faults/index.js';
 import { configProblems } from './config-problems.js';
-import type { RaceName } from '../workloads/race.js';
+import type { RaceName } from '../workloads/race-names.js';
 import { HistoryRecorder } from '../workloads/history-recorder.js';
 import { checkerSettings } from '../settings/checker-settings.js';
 import { resolveProfile, startWorkload, type WorkloadContext } from '../workloads/index.js';

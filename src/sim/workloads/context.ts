@@ -6,7 +6,7 @@ import type { Trace } from '../kernel/trace.js';
 import type { CallProbe } from '../store/call-probe.js';
 import type { RunTime } from '../kernel/run-time.js';
 import type { ProfileSettings } from '../settings/workload-profile.js';
-import type { RaceName } from './race.js';
+import type { RaceName } from './race-names.js';
 
 /**
  * A client process as the drivers see it: a simulated one (SimActor) or a real one (src/real).

@@ -4,16 +4,7 @@ import type { Rng } from '../kernel/rng.js';
 import { okIfTrue, recordedCall, type WorkloadContext } from './context.js';
 import { ackOne } from './hold.js';
 import { drawMessage } from './produce.js';
-
-/** The interleavings the racers make on purpose: users hit them, the other clients rarely or never do. */
-export const RACE_NAMES = ['abortAfterLease', 'ensureFromTwoShards', 'rescheduleVsPop'] as const;
-export type RaceName = (typeof RACE_NAMES)[number];
-
-export const RACE_LABELS: Readonly<Record<RaceName, string>> = {
-  abortAfterLease: 'long-poll aborted after it leased',
-  ensureFromTwoShards: 'same id ensured from two shards at once',
-  rescheduleVsPop: 'reschedule racing a pop of the same id',
-};
+import { RACE_NAMES, type RaceName } from './race-names.js';
 
 /** Counts one occurrence of a race in this run. */
 function raced(ctx: WorkloadContext, race: RaceName): void {

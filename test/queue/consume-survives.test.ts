@@ -32,9 +32,15 @@ describe.each(backendNames())('consume() outlives store errors on %s', (backendN
   let counter = 0;
   const make = (mode: QueueMode, store: Store, time: FakeTime, over: Partial<QueueOptionsInput> = {}, name = `survives${++counter}`) =>
     createQueue({ name, mode, quorum: store, clock: time, timers: time, unackInterval: 0, unackTimeout: 60_000, pollInterval: 10, ...backend.queueDefaults, ...over }) as BaseQueue;
-  /** Lets pending promises run until `done` or the loop waits on a timer. */
+  /**
+   * Lets pending promises run, advancing the fake clock while the loop waits on a timer, until `done`.
+   * Bounded by real time (a loaded machine answers a real Redis slowly), and a step that never comes
+   * fails here, not later as a puzzling assertion.
+   */
   const until = async (time: FakeTime, done: () => boolean) => {
-    for (let i = 0; i < 5_000 && !done(); i++) {
+    const giveUpAt = Date.now() + 30_000;
+    while (!done()) {
+      if (Date.now() > giveUpAt) throw new Error('until: the condition never held within 30 s');
       await settle(1);
       if (!done() && time.pendingTimers > 0) await time.advance(10);
     }

@@ -27,7 +27,7 @@ describe('a fault names the zone it strikes `target` (as a history does); `zone`
     const s = parseScenario(crashScenario({ zone: 'a' }), 'old.json');
     expect(JSON.stringify(s.faults[0])).toBe(JSON.stringify(parseScenario(crashScenario({ target: 'a' })).faults[0]));
     expect(s.deprecations).toHaveLength(1);
-    expect(s.deprecations[0]).toMatch(/faults\[0\]\.zone .*deprecated.*`target`/);
+    expect(s.deprecations?.[0]).toMatch(/faults\[0\]\.zone .*deprecated.*`target`/);
   });
 
   it('both names at once is an error naming the field', () => {

@@ -32,8 +32,11 @@ export const scenarioSchema = simConfigSchema
   })
   .strict();
 
-/** A loaded scenario; `deprecations` notes each old field name the file still uses (empty when none). */
-export type Scenario = z.output<typeof scenarioSchema> & { readonly deprecations: readonly string[] };
+/**
+ * A loaded scenario; `deprecations` notes each old field name the file still uses (empty when none;
+ * optional so that a scenario built by `scenarioSchema.parse` is one too).
+ */
+export type Scenario = z.output<typeof scenarioSchema> & { readonly deprecations?: readonly string[] };
 export type ScenarioInput = z.input<typeof scenarioSchema>;
 
 /** A scenario that failed validation; `issues` name each bad field and what was expected. */

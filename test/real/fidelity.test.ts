@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES } from '../../src/model/properties.js';
 import { agreement, DEFAULT_REAL_RUNS, detectable, FIDELITY_ROWS, formatFidelity, mcnemarP, mergeFidelity, seedAgreement, verdict, type FidelityMeasurement, type PairTally, type RowFidelity, type Tally } from '../../src/real/twin/fidelity.js';
-import { CONFIGURATIONS } from '../../src/sim/run/configurations.js';
+import { CONFIGURATIONS, configurationRun } from '../../src/sim/run/configurations.js';
+import { asHappened, type RealResult } from '../../src/real/twin/run-real.js';
+import { parseSimConfig } from '../../src/sim/run/config.js';
+import { runSimulation } from '../../src/sim/run/run.js';
 
 const tally = (violated: number, exercised: number): Tally => Object.fromEntries(PROPERTY_NAMES.map((p) => [p, { violated, exercised }])) as Tally;
 const row = (name: string, real: Tally): RowFidelity => ({
@@ -55,6 +58,17 @@ describe('the fidelity table', () => {
     expect(merged.rows[0]!.real.keepsConsuming).toEqual({ violated: 0, exercised: 0 });
     expect(() => formatFidelity(merged, {})).not.toThrow();
   });
+
+  it('a fault that took effect after the safety phase (a late restart) is re-simulated at its last millisecond (was: the whole fidelity run refused)', async () => {
+    const named = CONFIGURATIONS.find((c) => c.name === 'primary-replica/atomic/memory-pressure')!;
+    const config = parseSimConfig(configurationRun(named, 'late-fault'));
+    const safety = config.phases.safetyMs;
+    const late = config.faults.map((f, i) => (i === 0 ? { ...f, at: safety + 7 } : f));
+    const resim = asHappened({ config, happened: late } as unknown as RealResult);
+    expect(resim.faults[0]!.at).toBe(safety - 1);
+    expect(resim.faults.slice(1)).toEqual(late.slice(1));
+    expect((await runSimulation({ ...resim, keepTrace: false }, { traceHash: false })).report.pushed).toBeGreaterThan(0);
+  }, 60_000);
 
   it('seed by seed: McNemar\'s exact test on the seeds one side alone violated', () => {
     expect(mcnemarP(0, 0)).toBe(1);

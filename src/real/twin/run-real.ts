@@ -27,7 +27,10 @@ export interface StruckRealFault {
  * simulator must run to compare with that run seed by seed.
  */
 export function asHappened(result: RealResult): SimConfig {
-  return { ...result.config, faults: [...result.happened] };
+  // A fault that took effect after the safety phase ended (a restart that finished late on a loaded
+  // machine) is re-simulated at the phase's last millisecond: a simulated fault must strike inside it.
+  const last = result.config.phases.safetyMs - 1;
+  return { ...result.config, faults: result.happened.map((f) => (f.at > last ? { ...f, at: last } : f)) };
 }
 
 

@@ -36,15 +36,15 @@ describe('dynoq explore', () => {
     expect(results.filter((r) => r.failing.length > 0).length).toBe(files.length);
   }, 180_000);
 
-  it('--time covers shrinking: timed-0 (an at-least-once finding, seconds of shrinking unbounded) stops at the budget and says so', async () => {
+  it('--time covers shrinking: u6-0 (an at-least-once finding, seconds of shrinking unbounded) stops at the budget and says so', async () => {
     const timed = join(root, 'timed');
     const started = Date.now();
     // On the twins: the seed's first run must finish inside the budget for shrinking to be cut.
-    expect(await exploreCommand({ time: 1_500, seed: 'timed', out: timed, scripts: 'twin' })).toBe(1);
+    expect(await exploreCommand({ time: 1_500, seed: 'u6', out: timed, scripts: 'twin' })).toBe(1);
     // The budget plus one check between events of the simulation running at it.
     expect(Date.now() - started).toBeLessThan(8_000);
     const [first] = readFileSync(join(timed, 'explore.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seed: string; shrinkStoppedByTime?: boolean });
-    expect([first?.seed, first?.shrinkStoppedByTime]).toEqual(['timed-0', true]);
+    expect([first?.seed, first?.shrinkStoppedByTime]).toEqual(['u6-0', true]);
   }, 60_000);
 
   it('--jobs 2 explores the same seeds with the same outcomes as one thread', async () => {

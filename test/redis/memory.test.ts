@@ -111,24 +111,36 @@ describe('compare mode under a memory limit', () => {
     },
   };
 
+  /** A keyspace holding 'm' in the ready set, at twice its noeviction limit. */
+  const overTheLimit = (mode: 'twin' | 'lua' | 'compare') => {
+    const ks = new Keyspace(() => 0, mode);
+    ks.exec('zadd', ['ready', '1', 'm']);
+    for (let i = 0; i < 10; i++) ks.exec('hset', [`h${i}`, 'f', 'x'.repeat(100)]);
+    ks.setMemoryLimit({ maxmemory: Math.floor(ks.usedMemory / 2), policy: 'noeviction' });
+    return ks;
+  };
+
   it('a script that writes a delete first runs past the limit on both sides: no twin difference', () => {
     for (const mode of ['twin', 'lua', 'compare'] as const) {
-      const ks = new Keyspace(() => 0, mode);
-      ks.exec('zadd', ['ready', '1', 'm']);
-      for (let i = 0; i < 10; i++) ks.exec('hset', [`h${i}`, 'f', 'x'.repeat(100)]);
-      ks.setMemoryLimit({ maxmemory: Math.floor(ks.usedMemory / 2), policy: 'noeviction' });
+      const ks = overTheLimit(mode);
       expect(ks.runScript(freeThenGrow, ['ready', 'unack'], [])).toBe(1);
       expect(ks.exec('zscore', ['unack', 'm'])).toBe('1');
     }
   });
 
   it('a script whose first write grows memory is refused whole on both sides', () => {
-    const growFirst: ScriptDef = { ...freeThenGrow, name: 'growFirst', lua: "redis.call('zadd', KEYS[2], 1, 'm'); redis.call('zrem', KEYS[1], 'm'); return 1", twin: (redis, keys) => (redis.call('zadd', keys[1]!, '1', 'm'), redis.call('zrem', keys[0]!, 'm'), 1) };
+    const growFirst: ScriptDef = {
+      ...freeThenGrow,
+      name: 'growFirst',
+      lua: "redis.call('zadd', KEYS[2], 1, 'm'); redis.call('zrem', KEYS[1], 'm'); return 1",
+      twin: (redis, keys) => {
+        redis.call('zadd', keys[1]!, '1', 'm');
+        redis.call('zrem', keys[0]!, 'm');
+        return 1;
+      },
+    };
     for (const mode of ['twin', 'lua', 'compare'] as const) {
-      const ks = new Keyspace(() => 0, mode);
-      ks.exec('zadd', ['ready', '1', 'm']);
-      for (let i = 0; i < 10; i++) ks.exec('hset', [`h${i}`, 'f', 'x'.repeat(100)]);
-      ks.setMemoryLimit({ maxmemory: Math.floor(ks.usedMemory / 2), policy: 'noeviction' });
+      const ks = overTheLimit(mode);
       expect(() => ks.runScript(growFirst, ['ready', 'unack'], [])).toThrow(OOM);
       expect(ks.exec('zscore', ['ready', 'm'])).toBe('1');
     }

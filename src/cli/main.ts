@@ -188,7 +188,10 @@ program
   .option('--runs <n>', 'real runs per row at most (fewer than 20 make intervals too wide to disagree)', positiveInt('--runs'), 20)
   .option('--sim-seeds <n>', 'simulated seeds per row', positiveInt('--sim-seeds'), 40)
   .option('--budget-minutes <n>', 'wall-clock budget for all real runs (rows take turns)', positiveInt('--budget-minutes'), 600)
-  .option('--only <text>', 'measure only rows whose name contains this; the others are kept from the earlier data')
+  .option('--only <text>', 'measure only rows whose name contains this (or any of TEXT,TEXT…); the others are kept from the earlier data')
+  .option('--jobs <n>', 'processes to split the run between (real runs in parallel, on their own ports), added up at the end', positiveInt('--jobs'))
+  .option('--claims <dir>', "this process's share of a run split between processes that name the same folder; its --data is written after every real run (add the shares up with --merge)")
+  .option('--merge <files...>', 'add up the --data files of the shares of one run into the table (rows no share measured are kept from --data), measuring nothing')
   .action((opts) => run(false, async () => (await import('./commands/fidelity.js')).fidelityCommand(opts))());
 
 const nonNegative = (name: string) => (value: string): number => {

@@ -179,14 +179,22 @@ export interface FidelityOptions {
   readonly simSeeds?: number;
   /** Wall-clock budget for the real runs, ms: rows take turns until it is spent (default 10 h). */
   readonly budgetMs?: number;
-  /** Only rows whose name contains this. */
+  /** Only rows whose name contains this (or, with commas, any of these). */
   readonly only?: string;
+  /**
+   * Takes a unit of work — `simulate ROW` (the row's simulated seeds) or `real ROW INDEX` (one real
+   * seed) — for this process; false when another process sharing the run took it first. Default: every
+   * unit is this process's. Processes sharing a run each measure part of it (sumFidelity adds them up).
+   */
+  readonly claim?: (unit: string) => boolean;
+  /** The measurement so far, after the simulations and after every real run: a run stopped early keeps what it measured. */
+  readonly onCheckpoint?: (m: FidelityMeasurement) => void;
   readonly onProgress?: (line: string) => void;
 }
 
 export interface FidelityMeasurement {
   readonly rows: readonly RowFidelity[];
-  readonly options: Required<Omit<FidelityOptions, 'onProgress' | 'only'>>;
+  readonly options: Required<Omit<FidelityOptions, 'onProgress' | 'only' | 'claim' | 'onCheckpoint'>>;
 }
 
 /**
@@ -199,49 +207,144 @@ export function mergeFidelity(earlier: FidelityMeasurement | null, fresh: Fideli
   return { options: fresh.options, rows };
 }
 
+const addTallies = (a: Tally, b: Tally): Tally =>
+  Object.fromEntries(PROPERTY_NAMES.map((p) => [p, { violated: a[p].violated + b[p].violated, exercised: a[p].exercised + b[p].exercised }])) as Tally;
+
+function addPairs(a: PairTally | undefined, b: PairTally | undefined): PairTally | undefined {
+  if (!a || !b) return a ?? b;
+  return Object.fromEntries(PROPERTY_NAMES.map((p) => [p, { both: a[p].both + b[p].both, simOnly: a[p].simOnly + b[p].simOnly, realOnly: a[p].realOnly + b[p].realOnly, neither: a[p].neither + b[p].neither }])) as PairTally;
+}
+
+/** Two parts of one row's measurement (disjoint seeds, measured by processes sharing a run) added up. */
+function addRows(a: RowFidelity, b: RowFidelity): RowFidelity {
+  const perSeed = addPairs(a.perSeed, b.perSeed);
+  return {
+    row: a.row,
+    description: a.description,
+    simSeeds: a.simSeeds + b.simSeeds,
+    simulated: addTallies(completeTally(a.simulated), completeTally(b.simulated)),
+    simulatedTwins: addTallies(completeTally(a.simulatedTwins), completeTally(b.simulatedTwins)),
+    ...(perSeed ? { perSeed } : {}),
+    real: addTallies(completeTally(a.real), completeTally(b.real)),
+    realRuns: a.realRuns + b.realRuns,
+    skipped: a.skipped + b.skipped,
+    replicasEqual: a.replicasEqual && b.replicasEqual ? { simulated: a.replicasEqual.simulated + b.replicasEqual.simulated, real: a.replicasEqual.real + b.replicasEqual.real } : (a.replicasEqual ?? b.replicasEqual),
+    faultErrors: [...a.faultErrors, ...b.faultErrors],
+    realSeconds: a.realSeconds + b.realSeconds,
+  };
+}
+
+/** A part that cannot be added to the others (measured with other settings). */
+export class FidelityPartsError extends Error {
+  override readonly name = 'FidelityPartsError';
+}
+
+/**
+ * The parts of one run shared by several processes (each measured disjoint units: `claim`) added up
+ * row by row, in FIDELITY_ROWS order. Parts measured with other `--runs` or `--sim-seeds` are refused.
+ */
+export function sumFidelity(parts: readonly FidelityMeasurement[]): FidelityMeasurement {
+  const first = parts[0];
+  if (!first) throw new FidelityPartsError('no part to add up');
+  const other = parts.find((p) => p.options.realRuns !== first.options.realRuns || p.options.simSeeds !== first.options.simSeeds);
+  if (other) {
+    throw new FidelityPartsError(`parts measured with other settings: --runs ${first.options.realRuns} --sim-seeds ${first.options.simSeeds} and --runs ${other.options.realRuns} --sim-seeds ${other.options.simSeeds}`);
+  }
+  const rows = FIDELITY_ROWS.flatMap((r) => {
+    const mine = parts.flatMap((p) => p.rows.filter((x) => x.row === r.name));
+    return mine.length === 0 ? [] : [mine.reduce(addRows)];
+  });
+  return { options: first.options, rows };
+}
+
 const seedOf = (row: string, i: number) => `fidelity-${row}-${i}`;
+const configFor = (row: FidelityRow, seed: string): SimConfig => parseSimConfig(configurationRun(row.named, seed));
+
+/** Whether a row is picked by `--only`: its name contains the text, or one of its comma-separated parts. */
+export const onlyMatches = (only: string | undefined, name: string): boolean => only === undefined || only.split(',').some((part) => part !== '' && name.includes(part));
+
+/**
+ * A row's real seeds: the indices of the first `realRuns` seeds whose whole schedule has real means,
+ * and how many were skipped before them. The same in every process, so that processes sharing a run
+ * claim the same units.
+ */
+function realSeeds(row: FidelityRow, realRuns: number): { indices: number[]; skipped: number } {
+  const indices: number[] = [];
+  let skipped = 0;
+  for (let i = 0; indices.length < realRuns && i < 10 * realRuns; i++) {
+    if (realTwinProblems(configFor(row, seedOf(row.name, i))).length === 0) indices.push(i);
+    else skipped++;
+  }
+  return { indices, skipped };
+}
 
 /**
  * Measures every fidelity row: the simulator on many seeds, and real twins on as many of the same
  * seeds as the budget allows (rows take turns, so a slow row does not starve the others), each real
- * seed also run on the simulator so that the two are compared on the same fault schedule.
+ * seed also run on the simulator so that the two are compared on the same fault schedule. With
+ * `claim`, several processes share the work unit by unit and each returns its part.
  */
 export async function measureFidelity(options: FidelityOptions = {}): Promise<FidelityMeasurement> {
   const realRuns = options.realRuns ?? DEFAULT_REAL_RUNS;
   const simSeeds = options.simSeeds ?? 40;
   const budgetMs = options.budgetMs ?? 600 * 60_000;
   const progress = options.onProgress ?? (() => undefined);
-  const rows = FIDELITY_ROWS.filter((r) => options.only === undefined || r.name.includes(options.only));
-  const configFor = (row: FidelityRow, seed: string): SimConfig => parseSimConfig(configurationRun(row.named, seed));
+  const claim = options.claim ?? (() => true);
+  const rows = FIDELITY_ROWS.filter((r) => onlyMatches(options.only, r.name));
   const state = rows.map((row) => ({
     row,
+    simSeeds: 0,
     simulated: emptyTally(),
     simulatedTwins: emptyTally(),
     perSeed: emptyPairs(),
     real: emptyTally(),
     realRuns: 0,
     skipped: 0,
-    next: 0,
+    seeds: realSeeds(row, realRuns),
     replicas: { simulated: 0, real: 0 },
     faultErrors: [] as string[],
     realMs: 0,
   }));
+  const measurement = (): FidelityMeasurement => ({
+    options: { realRuns, simSeeds, budgetMs },
+    rows: state
+      .filter((s) => s.simSeeds > 0 || s.realRuns > 0 || s.faultErrors.length > 0)
+      .map((s) => ({
+        row: s.row.name,
+        description: s.row.named.description,
+        simSeeds: s.simSeeds,
+        simulated: s.simulated,
+        simulatedTwins: s.simulatedTwins,
+        perSeed: s.perSeed,
+        real: s.real,
+        realRuns: s.realRuns,
+        skipped: s.skipped,
+        replicasEqual: s.row.named.config.topology?.kind === 'dynomite' ? s.replicas : null,
+        faultErrors: s.faultErrors,
+        realSeconds: Math.round(s.realMs / 1000),
+      })),
+  });
   for (const s of state) {
+    if (!claim(`simulate ${s.row.name}`)) continue;
     for (let i = 0; i < simSeeds; i++) count(s.simulated, (await runSimulation(configFor(s.row, seedOf(s.row.name, i)), { traceHash: false })).report);
+    // The row's simulated seeds and its skipped real seeds are counted once, by the process that simulated it.
+    s.simSeeds = simSeeds;
+    s.skipped = s.seeds.skipped;
     progress(`simulated ${s.row.name}: ${simSeeds} seeds`);
+    options.onCheckpoint?.(measurement());
   }
   const started = Date.now();
-  for (let round = 0; round < realRuns; round++) {
+  // The next real seed of a row that no other process took (null: none left).
+  const nextSeed = (s: (typeof state)[number]): number | null => {
+    for (let i = s.seeds.indices.shift(); i !== undefined; i = s.seeds.indices.shift()) if (claim(`real ${s.row.name} ${i}`)) return i;
+    return null;
+  };
+  while (state.some((s) => s.seeds.indices.length > 0) && Date.now() - started <= budgetMs) {
     for (const s of state) {
       if (Date.now() - started > budgetMs) break;
-      // The next seed whose whole schedule has real means.
-      let config: SimConfig | null = null;
-      while (config === null && s.next < 10 * realRuns) {
-        const candidate = configFor(s.row, seedOf(s.row.name, s.next++));
-        if (realTwinProblems(candidate).length === 0) config = candidate;
-        else s.skipped++;
-      }
-      if (config === null) continue;
+      const index = nextSeed(s);
+      if (index === null) continue;
+      const config = configFor(s.row, seedOf(s.row.name, index));
       const t0 = Date.now();
       let real: Awaited<ReturnType<typeof runReal>>;
       try {
@@ -250,6 +353,7 @@ export async function measureFidelity(options: FidelityOptions = {}): Promise<Fi
         // Processes that would not start are no verdict: the seed is noted, not counted.
         s.faultErrors.push(`${config.seed}: the real run did not complete (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
         progress(`real ${s.row.name} seed ${config.seed}: did not complete: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+        options.onCheckpoint?.(measurement());
         continue;
       }
       s.realMs += Date.now() - t0;
@@ -264,25 +368,10 @@ export async function measureFidelity(options: FidelityOptions = {}): Promise<Fi
       for (const f of real.faults) if (f.error) s.faultErrors.push(`${config.seed}: ${f.fault.kind} ${f.error}`);
       const broken = PROPERTY_NAMES.filter((p) => !real.report.properties[p]);
       progress(`real ${s.row.name} seed ${config.seed}: ${broken.length === 0 ? 'every property held' : `violated ${broken.join(', ')}`} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+      options.onCheckpoint?.(measurement());
     }
   }
-  return {
-    options: { realRuns, simSeeds, budgetMs },
-    rows: state.map((s) => ({
-      row: s.row.name,
-      description: s.row.named.description,
-      simSeeds,
-      simulated: s.simulated,
-      simulatedTwins: s.simulatedTwins,
-      perSeed: s.perSeed,
-      real: s.real,
-      realRuns: s.realRuns,
-      skipped: s.skipped,
-      replicasEqual: s.row.named.config.topology?.kind === 'dynomite' ? s.replicas : null,
-      faultErrors: s.faultErrors,
-      realSeconds: Math.round(s.realMs / 1000),
-    })),
-  };
+  return measurement();
 }
 
 const pct = (x: number) => `${Math.round(100 * x)} %`;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES } from '../../src/model/properties.js';
-import { agreement, DEFAULT_REAL_RUNS, detectable, FIDELITY_ROWS, formatFidelity, mcnemarP, mergeFidelity, seedAgreement, verdict, type FidelityMeasurement, type PairTally, type RowFidelity, type Tally } from '../../src/real/twin/fidelity.js';
+import { agreement, DEFAULT_REAL_RUNS, detectable, FIDELITY_ROWS, mcnemarP, mergeFidelity, seedAgreement, verdict, type FidelityMeasurement, type PairTally, type RowFidelity, type Tally } from '../../src/real/twin/fidelity.js';
+import { formatFidelity } from '../../src/real/twin/fidelity-page.js';
 import { CONFIGURATIONS, configurationRun } from '../../src/sim/run/configurations.js';
 import { asHappened, type RealResult } from '../../src/real/twin/run-real.js';
 import { parseSimConfig } from '../../src/sim/run/config.js';
@@ -108,5 +109,27 @@ describe('the fidelity table', () => {
     expect(md).toContain('13/20 (only simulated 0, only real 7)');
     expect(md).toMatch(/\| \d+ points \(/);
     expect(md).toContain('at-least-once: simulator gentler');
+  });
+
+  it('the summary names the rows that agree and those that disagree, by how much, and whether each difference is explained', () => {
+    const [first, second, third] = [FIDELITY_ROWS[0]!.name, FIDELITY_ROWS[1]!.name, FIDELITY_ROWS[2]!.name];
+    const pairs = Object.fromEntries(PROPERTY_NAMES.map((p) => [p, { both: 0, simOnly: 0, realOnly: 12, neither: 8 }])) as PairTally;
+    const gentler = { ...row(second, tally(12, 20)), realRuns: 20, perSeed: pairs };
+    const m = measured([row(first, tally(0, 6)), gentler, { ...gentler, row: third }]);
+    const md = formatFidelity(m, { [third]: 'because.' });
+    const summary = md.slice(md.indexOf('## Summary'), md.indexOf('| row |'));
+    expect(summary).toContain('3 rows, 6–20 real runs each (46 in all)');
+    expect(summary).toContain(`**Agree on every property (1 row):** \`${first}\`.`);
+    expect(summary).toContain('**Disagree (2 rows)**');
+    expect(summary).toContain(`- \`${second}\` (20 real runs; **not explained yet**): at-least-once — simulator gentler: simulated 0 % (0/40), as happened 0 %, real 60 % (12/20), +60 points; seed by seed, only the simulator violated in 0 and only the real run in 12 of 20`);
+    expect(summary).toContain(`- \`${third}\` (20 real runs; explained in its section below)`);
+    expect(summary).not.toContain('Replicas equal');
+  });
+
+  it('the summary names Dynomite rows whose replicas ended equal far more often on one side', () => {
+    const dyn = FIDELITY_ROWS.find((r) => r.name.startsWith('dynomite/'))!.name;
+    const r = { ...row(dyn, tally(0, 20)), realRuns: 20, replicasEqual: { simulated: 0, real: 12 } };
+    const md = formatFidelity(measured([r, { ...r, row: FIDELITY_ROWS.find((x) => x.name.includes('partition'))!.name, replicasEqual: { simulated: 10, real: 12 } }]));
+    expect(md).toContain(`**Replicas equal at the end** (Dynomite rows, the same seeds on both sides) differ beyond the intervals on 1 row: \`${dyn}\` simulated 0/20, real 12/20 (simulator harsher).`);
   });
 });

@@ -3,7 +3,8 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FIDELITY_EXPLANATIONS } from '../../real/twin/fidelity-explanations.js';
-import { FIDELITY_ROWS, FidelityPartsError, formatFidelity, measureFidelity, mergeFidelity, onlyMatches, sumFidelity, type FidelityMeasurement } from '../../real/twin/fidelity.js';
+import { FIDELITY_ROWS, FidelityPartsError, measureFidelity, mergeFidelity, onlyMatches, sumFidelity, type FidelityMeasurement } from '../../real/twin/fidelity.js';
+import { formatFidelity } from '../../real/twin/fidelity-page.js';
 import { CliError } from '../cli-error.js';
 import { prepareOutput, writeOutput } from '../output.js';
 

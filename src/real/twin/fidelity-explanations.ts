@@ -1,4 +1,4 @@
-import type { Explanations } from './fidelity.js';
+import type { Explanations } from './fidelity-page.js';
 
 /**
  * Why a fidelity row's simulated and real rates differ, where the mechanism was found (by reading

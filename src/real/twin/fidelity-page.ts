@@ -1,0 +1,153 @@
+import { PROPERTIES, PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
+import { wilson } from '../../sim/campaign/guarantees.js';
+import { agreement, detectable, verdict, type FidelityMeasurement, type RowFidelity, type SeedPairs } from './fidelity.js';
+
+const pct = (x: number) => `${Math.round(100 * x)} %`;
+function rate(t: { violated: number; exercised: number }): string {
+  if (t.exercised === 0) return 'not exercised';
+  const w = wilson(t.violated, t.exercised);
+  return `${t.violated}/${t.exercised} (${pct(w.low)}–${pct(w.high)})`;
+}
+
+/** Why a row's simulated and real rates differ, where that was measured (shown under the row). */
+export type Explanations = Readonly<Record<string, string>>;
+
+/** Seed-by-seed cell: runs with the same verdict on both sides / runs both exercised (and who violated alone). */
+function seedCell(p: SeedPairs | undefined): string {
+  if (!p) return 'not measured';
+  const n = p.both + p.simOnly + p.realOnly + p.neither;
+  if (n === 0) return 'not exercised';
+  return `${p.both + p.neither}/${n} (only simulated ${p.simOnly}, only real ${p.realOnly})`;
+}
+
+/** What a property's row could tell apart from the simulated rate with this many real runs. */
+function detectCell(sim: { violated: number; exercised: number }, runs: number): string {
+  if (sim.exercised === 0 || runs === 0) return '—';
+  const d = detectable(sim, runs);
+  const parts = [d.below !== null ? `≤ ${pct(d.below)}` : null, d.above !== null ? `≥ ${pct(d.above)}` : null].filter((x) => x !== null);
+  return parts.length === 0 ? 'none' : `real ${parts.join(' or ')}`;
+}
+
+/** The smallest gap (percentage points) between the simulated rate and a real rate this row could tell apart. */
+function smallestGap(r: RowFidelity): { gap: number; property: PropertyName } | null {
+  let best: { gap: number; property: PropertyName } | null = null;
+  for (const p of PROPERTY_NAMES) {
+    const sim = r.simulated[p];
+    const runs = r.real[p].exercised;
+    if (sim.exercised === 0 || runs === 0) continue;
+    const rate = sim.violated / sim.exercised;
+    const d = detectable(sim, runs);
+    for (const x of [d.above, d.below]) {
+      if (x === null) continue;
+      const gap = Math.abs(x - rate);
+      if (!best || gap < best.gap) best = { gap, property: p };
+    }
+  }
+  return best;
+}
+
+/** A property of a row that both sides exercised and that does not agree, with its verdict. */
+interface Difference {
+  readonly property: PropertyName;
+  readonly verdict: 'simulator harsher' | 'simulator gentler';
+}
+
+function differences(r: RowFidelity): Difference[] {
+  return PROPERTY_NAMES.flatMap((p) => {
+    if (r.real[p].exercised === 0 || r.simulated[p].exercised === 0) return [];
+    const v = verdict(r.simulated[p], r.real[p], r.perSeed?.[p]);
+    return v === 'agree' ? [] : [{ property: p, verdict: v }];
+  });
+}
+
+/** Replicas equal at the end on the same seeds (simulated as happened, and real): whether the two counts' intervals part. */
+function replicasVerdict(r: RowFidelity): 'agree' | 'simulator harsher' | 'simulator gentler' | null {
+  if (!r.replicasEqual || r.realRuns === 0) return null;
+  // A run whose replicas ended unequal counts as the violation, as for a property.
+  const unequal = (equal: number) => ({ violated: r.realRuns - equal, exercised: r.realRuns });
+  return agreement(unequal(r.replicasEqual.simulated), unequal(r.replicasEqual.real));
+}
+
+const rowsWord = (n: number) => `${n} row${n === 1 ? '' : 's'}`;
+const share = (t: { violated: number; exercised: number }) => (t.exercised === 0 ? 0 : t.violated / t.exercised);
+
+/** By how much a property differs: the two rates, the gap, and the seeds one side alone violated. */
+function differenceText(r: RowFidelity, d: Difference): string {
+  const [sim, real] = [r.simulated[d.property], r.real[d.property]];
+  const gap = Math.round(100 * (share(real) - share(sim)));
+  const p = r.perSeed?.[d.property];
+  const seeds = p ? `; seed by seed, only the simulator violated in ${p.simOnly} and only the real run in ${p.realOnly} of ${p.both + p.simOnly + p.realOnly + p.neither}` : '';
+  return `${PROPERTIES[d.property].label} — ${d.verdict}: simulated ${pct(share(sim))} (${sim.violated}/${sim.exercised}), as happened ${pct(share(r.simulatedTwins[d.property]))}, real ${pct(share(real))} (${real.violated}/${real.exercised}), ${gap > 0 ? '+' : ''}${gap} points${seeds}`;
+}
+
+/** The page's opening verdict: which rows agree, which disagree and by how much, and what is explained. */
+function summary(m: FidelityMeasurement, explanations: Explanations): string[] {
+  const runs = m.rows.map((r) => r.realRuns);
+  const agreeing = m.rows.filter((r) => differences(r).length === 0);
+  const disagreeing = m.rows.filter((r) => differences(r).length > 0);
+  const replicas = m.rows.filter((r) => { const v = replicasVerdict(r); return v !== null && v !== 'agree'; });
+  const lines = [
+    '## Summary',
+    '',
+    `${rowsWord(m.rows.length)}, ${runs.length === 0 ? 0 : Math.min(...runs)}–${runs.length === 0 ? 0 : Math.max(...runs)} real runs each (${runs.reduce((a, b) => a + b, 0)} in all).`,
+    '',
+    `**Agree on every property (${rowsWord(agreeing.length)}):** ${agreeing.length === 0 ? 'none' : agreeing.map((r) => `\`${r.row}\``).join(', ')}.`,
+    '',
+    `**Disagree (${rowsWord(disagreeing.length)})**, each property that does, by how much (the simulator's rate on its ${m.options.simSeeds} seeds and on the real seeds with their schedule as it happened, the real rate, the gap in percentage points from simulated to real):`,
+  ];
+  if (disagreeing.length === 0) lines.push('', 'none.');
+  else lines.push('');
+  for (const r of disagreeing) {
+    const why = explanations[r.row] ? 'explained in its section below' : '**not explained yet**';
+    lines.push(`- \`${r.row}\` (${r.realRuns} real runs; ${why}): ${differences(r).map((d) => differenceText(r, d)).join('. ')}.`);
+  }
+  if (replicas.length > 0) {
+    lines.push('', `**Replicas equal at the end** (Dynomite rows, the same seeds on both sides) differ beyond the intervals on ${rowsWord(replicas.length)}: ${replicas.map((r) => `\`${r.row}\` simulated ${r.replicasEqual!.simulated}/${r.realRuns}, real ${r.replicasEqual!.real}/${r.realRuns} (${replicasVerdict(r)})`).join('; ')}.`);
+  }
+  return lines;
+}
+
+/** docs/FIDELITY.md from a measurement. */
+export function formatFidelity(m: FidelityMeasurement, explanations: Explanations = {}): string {
+  const lines = [
+    '# Fidelity: the simulator next to real processes',
+    '',
+    `Generated by \`npm run fidelity\` (\`dynoq fidelity --runs ${m.options.realRuns} --sim-seeds ${m.options.simSeeds} --budget-minutes ${Math.round(m.options.budgetMs / 60_000)} --out docs/FIDELITY.md\`, data in docs/FIDELITY.json; \`--only ROW\` measures one row again into it); do not edit by hand.`,
+    '',
+    `Each row is a configuration of the guarantees table (docs/GUARANTEES.md) run twice: on the simulator (${m.options.simSeeds} seeds), and as its **real twin** — the same configuration, workload profile and fault schedule on real processes on loopback (redis-server primary with two replicas and three Sentinels; or three Dynomite nodes built from the vendored Dynomite source by \`scripts/build-dynomite.sh\`, each with its own redis-server), in real time, judged by the same checker (\`dynoq sim --real\`). Each row has at most ${m.options.realRuns} real runs (within a ${Math.round(m.options.budgetMs / 60_000)}-minute budget for all rows).`,
+    '',
+    'A real run does not strike its faults exactly when drawn: a restart on a loaded machine takes seconds, and a fault waits for the one before it on the same process (a crash of a zone still restarting strikes once it is up). The twin records every fault **as it happened** — when it took effect, how long a partition or pause lasted — and the simulator runs that schedule again on the same seed: the column *simulated, as happened* and the **seed-by-seed** column compare the two run by run.',
+    '',
+    'A cell is *runs that violated the property / runs that exercised it (95 % Wilson interval)*. The seed-by-seed cell is *runs with the same verdict on both sides / runs both exercised*, with how many only the simulator or only reality violated. A property **agrees** only when both say so: the intervals of the simulated and the real rate overlap, **and** the seeds where one side alone violated are not significantly lopsided (McNemar\'s exact test, 5 %). Otherwise the verdict names the side that breaks the property more often: **simulator harsher** or **simulator gentler**. The column *could detect* says how far the real rate would have to be from the simulated one for the intervals to part with this many real runs: *agree* means "no difference larger than that", not proof of none.',
+    '',
+    'Real faults are real means: SIGKILL and a restart from the append-only file (or without it, for faults that lose data), SIGSTOP/SIGCONT, a client whose connections are closed, a client clock set off in its process, and on Dynomite a partition between two nodes held in a TCP proxy on each peer link (bytes held, delivered in order at the heal unless the connection closed meanwhile). On the failover-client rows the real clients are `connect()`\'s opt-in zone-failover client, and a client-failover fault moves a client\'s connections to the other zone\'s node (its in-flight calls fail as on any reconnect). Faults with no real means here — partitions on a primary with replicas, lag spikes, a store node\'s clock — are not run: seeds whose schedule has one are skipped and counted.',
+    '',
+    'Scoring a refused write is the same on both sides: on a real Dynomite a write answered as refused (an ack voted down to 0) may have run on one replica, and the client cannot tell, so the real twin scores every refused write on Dynomite **unknown**; the simulator knows, and scores a refusal unknown exactly when some replica ran it ([CHECKER.md](CHECKER.md) §1.2). ioredis\'s `MaxRetriesPerRequestError` is a fail only for a write it held in its offline queue (never sent); on a write made while the connection was ready it is unknown (it was in flight: seen applied on every backend).',
+    '',
+    ...summary(m, explanations),
+    '',
+    '| row | real runs | smallest difference it could detect | properties that disagree |',
+    '|---|---|---|---|',
+  ];
+  for (const r of m.rows) {
+    const disagree = PROPERTY_NAMES.filter((p) => r.real[p].exercised > 0 && r.simulated[p].exercised > 0 && verdict(r.simulated[p], r.real[p], r.perSeed?.[p]) !== 'agree');
+    const gap = smallestGap(r);
+    lines.push(
+      `| ${r.row} | ${r.realRuns} | ${gap ? `${Math.round(100 * gap.gap)} points (${PROPERTIES[gap.property].label})` : 'none'} | ${disagree.length === 0 ? 'none (agree)' : disagree.map((p) => `${PROPERTIES[p].label}: ${verdict(r.simulated[p], r.real[p], r.perSeed?.[p])}`).join('; ')} |`,
+    );
+  }
+  for (const r of m.rows) {
+    lines.push('', `## ${r.row}`, '', `${r.description}. ${r.simSeeds} simulated seeds; ${r.realRuns} real run(s), ${r.realSeconds} s on real processes${r.skipped > 0 ? `; ${r.skipped} seed(s) skipped (a fault with no real means)` : ''}.`, '');
+    lines.push('| property | simulated | simulated, as happened | real | seed by seed | could detect | verdict |', '|---|---|---|---|---|---|---|');
+    for (const p of PROPERTY_NAMES) {
+      const v = r.real[p].exercised === 0 || r.simulated[p].exercised === 0 ? 'not compared (not exercised)' : verdict(r.simulated[p], r.real[p], r.perSeed?.[p]);
+      lines.push(`| ${PROPERTIES[p].label} | ${rate(r.simulated[p])} | ${rate(r.simulatedTwins[p])} | ${rate(r.real[p])} | ${seedCell(r.perSeed?.[p])} | ${detectCell(r.simulated[p], r.real[p].exercised)} | ${v} |`);
+    }
+    if (r.replicasEqual) lines.push('', `Replicas equal at the end: simulated ${r.replicasEqual.simulated}/${r.realRuns} (same seeds, as happened), real ${r.replicasEqual.real}/${r.realRuns}.`);
+    if (r.faultErrors.length > 0) lines.push('', `Real runs not counted or faults that failed to strike: ${r.faultErrors.join('; ')}.`);
+    const why = explanations[r.row];
+    if (why) lines.push('', `**Why they differ.** ${why}`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}

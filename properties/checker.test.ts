@@ -289,6 +289,15 @@ describe('history checker: priority order (docs/CHECKER.md §3), judged only wit
     exactly([...both, deliverVia('b', 130, 'c2', 'schedule', 's', 105), deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ack('b', 140, 'c2')], {}, bounded);
   });
 
+  it('a pop of no duration (a real one on loopback: began and returned in the same millisecond) that took b and a together passed nothing over (was: a priority inversion)', () => {
+    // Seen on a real primary: one pop at t+2859 returned m25 (priority 3), m42 and m34 (priority 4) and was blamed for m34.
+    exactly([...both, deliverVia('b', 100, 'c1', 'schedule', 's', 100), deliverVia('a', 100, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ack('b', 120, 'c1')], {}, bounded);
+    // b taken at that instant by another consumer: not free when a's pop began either
+    exactly([...both, deliverVia('b', 100, 'c2', 'schedule', 's', 100), deliverVia('a', 100, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ack('b', 120, 'c2')], {}, bounded);
+    // b still free after that instant: an inversion, however short the pop
+    exactly([...both, deliverVia('a', 100, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1'), ...later(200)], { 'priority-inversion': 1 }, bounded);
+  });
+
   it('only what is surely free counts: held, unknown, in-flight, other shards, equal priorities, by id', () => {
     const aPop = [deliverVia('a', 110, 'c1', 'schedule', 's', 100), ack('a', 120, 'c1')];
     // b held by c2 until 600
@@ -752,9 +761,10 @@ function bruteForceWholeApi(history: Op[], p: { livenessStart: number; end: numb
   };
   for (const a of history) {
     // priority inversion: a popped by the schedule while a more urgent b of its shard was free and due
-    // for longer than B before a's pop was invoked, and still until a's pop returned
+    // for longer than B before a's pop was invoked, and still from then until a's pop returned (at
+    // least the millisecond it began: a pop of no duration took what was free at that instant)
     if (a.type !== 'deliver' || (a.via ?? 'schedule') !== 'schedule' || !grid.has(a.id)) continue;
-    const inverted = ids.some((b) => b !== a.id && grid.has(b) && shardOf(b) === shardOf(a.id) && priorityOf(b) < priorityOf(a.id) && freeThrough(b, a.invokedAt - B - 1, a.completedAt));
+    const inverted = ids.some((b) => b !== a.id && grid.has(b) && shardOf(b) === shardOf(a.id) && priorityOf(b) < priorityOf(a.id) && freeThrough(b, a.invokedAt - B - 1, Math.max(a.completedAt, a.invokedAt + 1)));
     if (inverted) out['priority-inversion']++;
   }
   // late: per stretch of a message's freedom, some ok pop by the schedule on its shard overlapping it by more than B

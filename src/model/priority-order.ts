@@ -17,7 +17,7 @@ export interface PriorityJudgement {
 /**
  * Priority inversion (docs/CHECKER.md §3): a delivery by the schedule of message a while another message b of
  * its shard, strictly more urgent, had been free and due since at least `boundMs` before a's pop
- * began and stayed free until a's pop returned (b's next delivery came from a later pop). `boundMs`
+ * began and stayed free from when a's pop began until it returned (b's next delivery came from a later pop). `boundMs`
  * is the delivery bound: a message due a moment ago may not have reached the replica a pop reads yet.
  */
 export function judgePriority(deliveries: readonly DeliverOp[], priorityOf: (d: DeliverOp) => number, free: readonly FreeInterval[], boundMs: number): PriorityJudgement {
@@ -30,7 +30,9 @@ export function judgePriority(deliveries: readonly DeliverOp[], priorityOf: (d: 
     for (const b of free) {
       if (b.id === a.id || b.priority === pa) continue;
       // Free and due for longer than B (strictly, as late counts it): exactly B is within the bound.
-      if (b.from >= a.invokedAt - boundMs || b.to < a.completedAt) continue;
+      // Still free when a's pop began, and until it returned: a pop that took no whole millisecond (a
+      // real one on loopback) and took b and a together did not pass b over.
+      if (b.from >= a.invokedAt - boundMs || b.to < a.completedAt || b.to <= a.invokedAt) continue;
       exercised = true;
       if (b.priority < pa && (!worst || b.priority < worst.priority || (b.priority === worst.priority && b.from < worst.from))) worst = b;
     }

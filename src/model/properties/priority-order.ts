@@ -9,7 +9,7 @@ export const priorityOrder = property({
   kinds: {
     'priority-inversion': { label: 'priority inversion', rank: 12 },
   },
-  brokenBy: '**priority inversion**: a pop by the schedule took a message while a strictly more urgent one of its shard had been free and due (§2.3) for longer than B (§2.4) before the pop began and stayed free until it returned',
+  brokenBy: '**priority inversion**: a pop by the schedule took a message while a strictly more urgent one of its shard had been free and due (§2.3) for longer than B (§2.4) before the pop began and stayed free from then until it returned (a pop that began and returned in the same millisecond took only what was free at that instant)',
   judgeShard: ({ s, boundMs, found, exercised }) => {
     const priority = judgePriority(s.deliveries, (d) => s.priorityOf.get(d) ?? 0, s.free, boundMs);
     if (priority.exercised) exercised();

@@ -59,6 +59,11 @@ describe('a fidelity run split between processes', () => {
     const data = JSON.parse(readFileSync(join(cwd, 'F.json'), 'utf8')) as FidelityMeasurement;
     expect(data.rows.map((x) => [x.row, x.realRuns])).toEqual([[first, 4], [third, 4]]);
     expect(readFileSync(join(cwd, 'F.md'), 'utf8')).toContain(`## ${first}`);
+    // --only: the shares' other rows are left out, and the earlier data keeps its own
+    writeFileSync(join(cwd, 'd.json'), JSON.stringify(measured([part(first, 0, tally(2, 2), 2), part(third, 0, tally(0, 9), 9)])));
+    expect((await dynoq(['fidelity', '--merge', 'a.json', 'd.json', '--only', first, '--out', 'F.md'], cwd)).code).toBe(0);
+    const picked = JSON.parse(readFileSync(join(cwd, 'F.json'), 'utf8')) as FidelityMeasurement;
+    expect(picked.rows.map((x) => [x.row, x.realRuns])).toEqual([[first, 4], [third, 4]]);
     writeFileSync(join(cwd, 'c.json'), JSON.stringify(measured([part(first, 0, tally(2, 2), 2)], 20)));
     const other = await dynoq(['fidelity', '--merge', 'a.json', 'c.json', '--out', 'G.md'], cwd);
     expect(other.code).toBe(2);

@@ -62,7 +62,7 @@ function write(flags: FidelityFlags, dataPath: string, m: FidelityMeasurement): 
   writeOutput(flags.out, formatFidelity(m, FIDELITY_EXPLANATIONS));
 }
 
-/** The parts added up over the earlier data (rows no part measured are kept from it). */
+/** The parts added up (only the rows `--only` picks) over the earlier data (rows no part measured are kept from it). */
 function mergeParts(flags: FidelityFlags, dataPath: string, partPaths: readonly string[], keepEarlier: boolean): FidelityMeasurement {
   let summed: FidelityMeasurement;
   try {
@@ -71,7 +71,8 @@ function mergeParts(flags: FidelityFlags, dataPath: string, partPaths: readonly 
     if (err instanceof FidelityPartsError) throw new CliError(`--merge: ${err.message}`);
     throw err;
   }
-  const m = mergeFidelity(keepEarlier ? readEarlier(dataPath) : null, summed);
+  const picked = { ...summed, rows: summed.rows.filter((r) => onlyMatches(flags.only, r.row)) };
+  const m = mergeFidelity(keepEarlier ? readEarlier(dataPath) : null, picked);
   write(flags, dataPath, m);
   return m;
 }

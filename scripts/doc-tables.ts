@@ -1,14 +1,18 @@
-// Writes the generated tables of docs/*.md from the registries they describe (npm run docs:tables);
+// Writes the generated tables of README.md and docs/*.md from the registries and data they describe (npm run docs:tables);
 // test/architecture/doc-tables.test.ts fails while a page differs from what this would write.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { propertyTable } from '../src/model/properties/docs-table.js';
 import { faultFamilyTable } from '../src/sim/faults/docs-table.js';
+import { parseGuaranteesData } from '../src/sim/campaign/guarantees-data.js';
+import { whatToUseMarkdown } from '../src/sim/campaign/guarantees-page.js';
 
 /** Each generated table: the page, the marker's name, and the table as its registry says it now. */
 export const DOC_TABLES: readonly { readonly page: string; readonly name: string; readonly table: () => string }[] = [
   { page: 'docs/SCENARIOS.md', name: 'fault families', table: faultFamilyTable },
   { page: 'docs/CHECKER.md', name: 'properties', table: propertyTable },
+  // From the published measurement (npm run guarantees and guarantees:render run this script after it).
+  { page: 'README.md', name: 'what to use', table: () => whatToUseMarkdown(parseGuaranteesData(pageText('docs/GUARANTEES.json'), 'docs/GUARANTEES.json')) },
 ];
 
 const root = resolve(import.meta.dirname, '..');

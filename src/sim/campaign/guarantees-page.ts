@@ -149,3 +149,71 @@ export function guaranteesPage(data: GuaranteesData): string {
   if (advice.length > 0) lines.push('## What to do', '', 'Advice for the mechanisms above, each printed once:', '', ...advice, '');
   return lines.join('\n');
 }
+
+/** The recommendation in a few lines: for the README's first screen and `npm start`. */
+export interface WhatToUse {
+  readonly topologies: readonly {
+    readonly topology: string;
+    readonly setup: string;
+    readonly summary: string;
+    readonly held: readonly FaultDraw[];
+    /** Draws it was measured under. */
+    readonly measured: number;
+    /** Draws under which it lost an acknowledged message (at-least-once violated). */
+    readonly loses: readonly FaultDraw[];
+    /** Draws under which it broke some other property only. */
+    readonly breaks: readonly FaultDraw[];
+  }[];
+  readonly unsurvived: readonly FaultDraw[];
+  readonly seeds: number;
+  readonly runsPerCell: { readonly min: number; readonly max: number };
+  /** The 95 % upper bound of a violation rate after none in the fewest runs a cell pools. */
+  readonly heldBound: number;
+}
+
+export function whatToUse(data: GuaranteesData): WhatToUse {
+  const decision = decide(data);
+  return {
+    topologies: decision.recommended.map((l) => {
+      const measured = decision.columns.filter((d) => l.cells[d]);
+      const violated = measured.filter((d) => l.cells[d]!.verdict === 'violated');
+      return {
+        topology: l.facets.topology,
+        setup: l.setup,
+        summary: `${l.facets.mode} mode, ${optionsText(l.facets)}`,
+        held: measured.filter((d) => l.cells[d]!.verdict === 'held'),
+        measured: measured.length,
+        loses: violated.filter((d) => l.cells[d]!.violated.includes('atLeastOnce')),
+        breaks: violated.filter((d) => !l.cells[d]!.violated.includes('atLeastOnce')),
+      };
+    }),
+    unsurvived: decision.unsurvived,
+    seeds: data.seeds,
+    runsPerCell: decision.runsPerCell,
+    heldBound: wilson(0, decision.runsPerCell.min).high,
+  };
+}
+
+const list = (draws: readonly FaultDraw[]) => (draws.length > 0 ? draws.map(drawLabel).join(', ') : 'none');
+const runsPerCell = (w: WhatToUse) => (w.runsPerCell.min === w.runsPerCell.max ? `${w.runsPerCell.min}` : `${w.runsPerCell.min}–${w.runsPerCell.max}`);
+
+/** The recommendation as lines of plain text (no Markdown): each topology, what nobody survives, how sure. */
+export function whatToUseLines(w: WhatToUse): string[] {
+  return [
+    ...w.topologies.map(
+      (t) =>
+        `${t.topology}: ${t.summary} (${t.setup}) holds every property under ${t.held.length} of the ${t.measured} fault draws it was measured under (${list(t.held)}); it loses acknowledged messages under ${list(t.loses)}${t.breaks.length > 0 ? `, and breaks another property under ${list(t.breaks)}` : ''}.`,
+    ),
+    `No set-up holds every property under: ${list(w.unsurvived)}.`,
+    `How sure: ${w.seeds} seeds per configuration, ${runsPerCell(w)} simulated runs per cell; a held cell's violation rate is at most ${pct(w.heldBound)} (95 % Wilson upper bound).`,
+  ];
+}
+
+/** The README's block: the same lines as a Markdown list under a heading line. */
+export function whatToUseMarkdown(data: GuaranteesData): string {
+  return [
+    'What to use, as measured by the simulator ([docs/GUARANTEES.md](docs/GUARANTEES.md), the recommended set-up per topology; [docs/guarantees.html](docs/guarantees.html) for every cell):',
+    '',
+    ...whatToUseLines(whatToUse(data)).map((l) => `- ${l}`),
+  ].join('\n');
+}

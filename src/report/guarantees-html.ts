@@ -74,7 +74,8 @@ function matrixHtml(data: GuaranteesData): string {
       const cells = decision.columns
         .map((d) => {
           const c = l.cells[d];
-          const title = c ? `${c.runs} runs; ${c.violated.map((p) => `${PROPERTIES[p].label} ${c.counts[p].violated}/${c.counts[p].exercised}`).join(', ') || 'nothing violated'}` : 'not measured';
+          const from = c?.inheritedFrom ? ` (the runs of ${c.inheritedFrom}: persistence acts on no fault of this draw)` : '';
+          const title = c ? `${c.runs} runs${from}; ${c.violated.map((p) => `${PROPERTIES[p].label} ${c.counts[p].violated}/${c.counts[p].exercised}`).join(', ') || 'nothing violated'}` : 'not measured';
           return `<td class="m-${c ? c.verdict.replace(' ', '-') : 'none'}" title="${escapeHtml(title)}">${escapeHtml(cellMark(c))}</td>`;
         })
         .join('');

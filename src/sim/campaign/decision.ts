@@ -4,7 +4,7 @@ import type { FaultDraw } from '../run/configurations.js';
 import type { GuaranteesData, PublishedRow } from './guarantees-data.js';
 import { propertyOfMechanism } from './guarantees-data.js';
 import { wilson } from './guarantees.js';
-import type { SetupFacets } from './setup-facets.js';
+import { NO_PERSISTENCE, type SetupFacets } from './setup-facets.js';
 
 /**
  * The decision matrix: one line per set-up, one column per fault draw, each cell the runs of that
@@ -27,6 +27,8 @@ export interface MatrixCell {
   readonly mechanisms: readonly { readonly key: string; readonly runs: number; readonly property: PropertyName }[];
   /** The configurations pooled into it (one per workload profile). */
   readonly configurations: readonly string[];
+  /** Set when the cell is another set-up's: the same options without persistence (see `inherit`). */
+  readonly inheritedFrom?: string;
 }
 
 export interface MatrixLine {
@@ -56,7 +58,7 @@ export interface Decision {
 
 /** The rule, in words, as the page states it. */
 export const RECOMMENDATION_RULE =
-  'the set-up that holds every property under the most fault draws (no faults, each family, the swarm); among those tied, the one holding the most (draw, property) pairs; then the fewest violating runs; a draw a set-up was not measured under counts as not held';
+  'the set-up that holds every property under the most fault draws (no faults, each family, the swarm); among those tied, the one holding the most (draw, property) pairs; then the fewest violating runs; a draw a set-up was not measured under counts as not held (a set-up with persistence counts the cells it inherits)';
 
 function poolCell(rows: readonly PublishedRow[]): MatrixCell {
   const counts = Object.fromEntries(
@@ -95,6 +97,36 @@ function poolCell(rows: readonly PublishedRow[]): MatrixCell {
   };
 }
 
+const sameBut = (a: SetupFacets, b: SetupFacets) => (Object.keys(a) as (keyof SetupFacets)[]).every((k) => k === 'persistence' || a[k] === b[k]);
+
+/**
+ * A set-up with persistence is measured only under the families where persistence acts (a crash that
+ * keeps or loses the disk): under every other draw its runs are those of the same set-up without it,
+ * so its line shows that set-up's cells there, marked as inherited.
+ */
+function inherit(lines: MatrixLine[]): void {
+  for (const [i, line] of lines.entries()) {
+    if (line.facets.persistence === NO_PERSISTENCE) continue;
+    const base = lines.find((l) => l.facets.persistence === NO_PERSISTENCE && sameBut(l.facets, line.facets));
+    if (!base) continue;
+    const cells: Partial<Record<FaultDraw, MatrixCell>> = { ...line.cells };
+    for (const [d, cell] of Object.entries(base.cells) as [FaultDraw, MatrixCell][]) if (!cells[d]) cells[d] = { ...cell, inheritedFrom: base.setup };
+    lines[i] = scored(line.setup, line.facets, cells);
+  }
+}
+
+function scored(setup: string, facets: SetupFacets, cells: Partial<Record<FaultDraw, MatrixCell>>): MatrixLine {
+  const all = Object.values(cells);
+  return {
+    setup,
+    facets,
+    cells,
+    drawsHeld: all.filter((c) => c.verdict === 'held').length,
+    propertiesHeld: all.reduce((n, c) => n + c.held.length, 0),
+    violations: all.reduce((n, c) => n + PROPERTY_NAMES.reduce((m, p) => m + c.counts[p].violated, 0), 0),
+  };
+}
+
 /** Best first: most draws held, then most (draw, property) pairs held, then fewest violations, then name. */
 export function rankLines(a: MatrixLine, b: MatrixLine): number {
   return b.drawsHeld - a.drawsHeld || b.propertiesHeld - a.propertiesHeld || a.violations - b.violations || (a.setup < b.setup ? -1 : a.setup > b.setup ? 1 : 0);
@@ -112,16 +144,9 @@ export function decide(data: GuaranteesData): Decision {
       const pooled = rows.filter((r) => r.faults === d);
       if (pooled.length > 0) cells[d] = poolCell(pooled);
     }
-    const all = Object.values(cells);
-    return {
-      setup,
-      facets: rows[0]!.facets,
-      cells,
-      drawsHeld: all.filter((c) => c.verdict === 'held').length,
-      propertiesHeld: all.reduce((n, c) => n + c.held.length, 0),
-      violations: all.reduce((n, c) => n + PROPERTY_NAMES.reduce((m, p) => m + c.counts[p].violated, 0), 0),
-    };
+    return scored(setup, rows[0]!.facets, cells);
   });
+  inherit(lines);
   const ordered = topologies.flatMap((t) => lines.filter((l) => l.facets.topology === t).sort(rankLines));
   const everyCell = ordered.flatMap((l) => Object.values(l.cells));
   return {

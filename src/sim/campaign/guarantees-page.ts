@@ -15,9 +15,10 @@ const pct = (x: number) => `${(100 * x).toFixed(x < 0.1 ? 1 : 0)} %`;
 /** A cell of the matrix in a few characters (the legend says how to read them). */
 export function cellMark(cell: MatrixCell | undefined): string {
   if (!cell) return '·';
-  if (cell.verdict === 'not exercised') return '○';
-  if (cell.verdict === 'held') return `✓ ≤${pct(cell.rate)}`;
-  return `✗ ${pct(cell.rate)} ${cell.violated.map((p) => PROPERTY_CODES[p]).join('·')}`;
+  const inherited = cell.inheritedFrom ? ' ⁱ' : '';
+  if (cell.verdict === 'not exercised') return `○${inherited}`;
+  if (cell.verdict === 'held') return `✓ ≤${pct(cell.rate)}${inherited}`;
+  return `✗ ${pct(cell.rate)} ${cell.violated.map((p) => PROPERTY_CODES[p]).join('·')}${inherited}`;
 }
 
 export function drawLabel(d: FaultDraw): string {
@@ -107,6 +108,7 @@ export function guaranteesPage(data: GuaranteesData): string {
     '- `✓ ≤b` held: every property the runs exercised held in every run; b is the largest 95 % upper bound of a violation rate among them (the least exercised property sets it).',
     '- `✗ r CODES` violated: the properties named by their codes were broken; r is the largest violation rate among them (violating runs out of the runs that exercised the property).',
     '- `○` not exercised: the faults never changed anything, or no run could have broken a property: no verdict.  `·` not measured: the table has no row for it.',
+    '- `ⁱ` inherited: a set-up with persistence is measured only under the families where persistence acts; under the others its runs are those of the same set-up without persistence, whose cell it shows.',
     '',
     `Codes: ${PROPERTY_NAMES.map((p) => `**${PROPERTY_CODES[p]}** ${PROPERTIES[p].label} (${PROPERTIES[p].means})`).join('; ')}.`,
     '',

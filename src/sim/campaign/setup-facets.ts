@@ -16,6 +16,19 @@ export interface SetupFacets {
   readonly failoverClient: boolean;
 }
 
+/** What a node keeps across a crash, by the topology's `persistence` setting. */
+const PERSISTENCE_LABELS: Readonly<Record<string, string>> = { 'aof-always': 'AOF always', 'aof-everysec': 'AOF everysec' };
+export const NO_PERSISTENCE = 'memory only';
+
+/** A node's persistence and the supervisor rule that keeps a primary that restarted empty down, in words. */
+function persistenceOf(topology: SimConfig['topology']): string {
+  // Read loosely: the settings gain these fields with the persistence fault families.
+  const t = topology as { readonly persistence?: string; readonly keepEmptyPrimaryDown?: boolean };
+  const kept = t.persistence && t.persistence !== 'none' ? (PERSISTENCE_LABELS[t.persistence] ?? t.persistence) : null;
+  const rule = t.keepEmptyPrimaryDown ? 'empty primary kept down' : null;
+  return [kept, rule].filter((x) => x !== null).join(' + ') || NO_PERSISTENCE;
+}
+
 /** The facets of a parsed configuration. */
 export function facetsOf(config: SimConfig): SetupFacets {
   const durable = config.queue.durable;
@@ -25,7 +38,7 @@ export function facetsOf(config: SimConfig): SetupFacets {
     consistency: config.topology.kind === 'dynomite' ? config.topology.quorumConsistency : null,
     serverTime: config.queue.serverTime,
     durable: durable ? `WAIT ${durable.replicas} replica${durable.replicas === 1 ? '' : 's'}, ${durable.timeoutMs} ms` : null,
-    persistence: 'memory only',
+    persistence: persistenceOf(config.topology),
     failoverClient: config.network.clientFailover,
   };
 }
@@ -43,7 +56,7 @@ export function optionsText(f: SetupFacets): string {
     f.consistency,
     f.serverTime ? 'server time' : 'client time',
     f.durable ? `durable (${f.durable})` : null,
-    f.persistence !== 'memory only' ? f.persistence : null,
+    f.persistence !== NO_PERSISTENCE ? f.persistence : null,
     f.failoverClient ? 'failover client' : null,
   ].filter((x): x is string => x !== null);
   return on.join(', ');

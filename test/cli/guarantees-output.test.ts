@@ -29,7 +29,7 @@ describe('dynoq guarantees --render-from', () => {
   afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
   it('writes the data beside the page, and renders the same page and HTML from it', async () => {
-    const measured = await dynoq(['guarantees', '--seeds', '2', '--only', 'primary-replica/atomic/none', '--out', 'm/GUARANTEES.md'], cwd);
+    const measured = await dynoq(['guarantees', '--seeds', '2', '--only', 'primary-replica/atomic/none', '--out', 'm/page.md'], cwd);
     expect(measured.code).toBe(0);
     const data = JSON.parse(readFileSync(join(cwd, 'm', 'GUARANTEES.json'), 'utf8')) as { seeds: number; rows: { name: string; runs: number }[] };
     expect(data.seeds).toBe(2);
@@ -40,7 +40,7 @@ describe('dynoq guarantees --render-from', () => {
     const rendered = await dynoq(['guarantees', '--render-from', 'm/GUARANTEES.json', '--out', 'r/page.md', '--html', 'r/page.html'], cwd);
     expect(rendered.code).toBe(0);
     expect(rendered.stderr).toBe('');
-    expect(readFileSync(join(cwd, 'r', 'page.md'), 'utf8')).toBe(readFileSync(join(cwd, 'm', 'GUARANTEES.md'), 'utf8'));
+    expect(readFileSync(join(cwd, 'r', 'page.md'), 'utf8')).toBe(readFileSync(join(cwd, 'm', 'page.md'), 'utf8'));
     expect(readFileSync(join(cwd, 'r', 'page.html'), 'utf8')).toBe(readFileSync(join(cwd, 'm', 'guarantees.html'), 'utf8'));
     expect(readFileSync(join(cwd, 'r', 'page.md'), 'utf8')).toContain('### primary-replica: `primary-replica/atomic`');
   }, 120_000);

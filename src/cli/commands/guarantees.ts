@@ -10,7 +10,7 @@ import { CliError } from '../cli-error.js';
 import { prepareOutput, writeOutput } from '../output.js';
 import { progress } from '../progress.js';
 
-export interface GuaranteesFlags {
+interface GuaranteesFlags {
   seeds: number;
   out: string;
   jobs?: number;

@@ -250,4 +250,3 @@ export function guaranteesMarkdown(
   return lines.join('\n');
 }
 
-export { PROPERTY_NAMES, VIOLATION_KINDS };

@@ -28,7 +28,7 @@ function findingOf(r: SimResult | UnhashedSimResult, key: string) {
 
 const MAX_NAME = 90;
 
-export function slug(text: string): string {
+function slug(text: string): string {
   return text
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')

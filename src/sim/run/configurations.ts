@@ -4,7 +4,7 @@ import { Rng } from '../kernel/rng.js';
 import { PROFILES, type ProfileName } from '../settings/workload-profile.js';
 
 /** How a row draws its faults: none, one family alone (its minimal cause shows), or every family (swarm). */
-export type FaultDraw = 'none' | 'swarm' | FaultFamily;
+type FaultDraw = 'none' | 'swarm' | FaultFamily;
 
 /** A named configuration of the guarantees table: everything but the seed and its faults. */
 export interface NamedConfiguration {
@@ -26,7 +26,7 @@ const ZONES = ['a', 'b', 'c'];
  * The table's workload: two competing consumers per zone (each with its reaper), pushes spread over
  * the whole safety phase, a few consumers crashing before an ack and a few acking late.
  */
-export const TABLE_WORKLOAD = {
+const TABLE_WORKLOAD = {
   messages: 90,
   producers: 3,
   rate: 8,
@@ -37,7 +37,7 @@ export const TABLE_WORKLOAD = {
   lateAckProbability: 0.05,
   lateAckMs: 1_500,
 } as const;
-export const TABLE_PHASES = { safetyMs: 4_000, livenessMs: 30_000 } as const;
+const TABLE_PHASES = { safetyMs: 4_000, livenessMs: 30_000 } as const;
 /**
  * The node-stall rows: pauses start while the traffic runs (the first 4 s, as in every row) but the
  * safety phase lasts 12 s, so that a pause can outlast Dynomite's 5 s datastore and 5.2 s peer-read
@@ -145,7 +145,7 @@ function drawLabel(d: FaultDraw, timing: RowTiming | undefined): string {
 }
 
 /** The workload profiles every set-up and fault draw is measured under (`basic` keeps the row's old name). */
-export const TABLE_PROFILES: readonly ProfileName[] = ['basic', 'full'];
+const TABLE_PROFILES: readonly ProfileName[] = ['basic', 'full'];
 
 /**
  * The configurations the guarantees table measures: each set-up under each fault draw it is listed

@@ -139,7 +139,7 @@ const simSettingsSchema = z.object(settingsFields);
 export type SimSettings = z.output<typeof simSettingsSchema>;
 
 /** The lag settings of each network profile (`network.profile`); a field set in the configuration wins. */
-export const NETWORK_PROFILES = {
+const NETWORK_PROFILES = {
   lan: { lagMeanMs: 5, lagSpikeProbability: 0, lagSpikeMs: 200 },
   wan: { lagMeanMs: 5, lagSpikeProbability: 0.01, lagSpikeMs: 200 },
 } as const;

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { VIOLATION_KINDS, type ViolationKind } from '../../model/properties.js';
-import { adviceFor } from '../../sim/campaign/advice.js';
+import { adviceForMechanism } from '../../sim/campaign/advice.js';
 import { guaranteesMarkdown, scenarioKey, type GuaranteeRow, type MechanismScenario } from '../../sim/campaign/guarantees.js';
 import { configurationsMatching, measureGuarantees } from '../../sim/campaign/measure-guarantees.js';
 import type { MechanismScenarioFile } from '../../sim/campaign/mechanism-scenarios.js';
+import { mechanismKey, type Mechanism } from '../../sim/campaign/mechanisms.js';
 import { runPoolTask } from '../../sim/campaign/pool-handlers.js';
 import { runInPool } from '../../sim/campaign/pool.js';
 import { CliError } from '../cli-error.js';
@@ -20,23 +20,17 @@ interface GuaranteesFlags {
   maxScenarios: number;
 }
 
-function advise(key: string): string | null {
-  const [kind, cause] = key.split(' ← ') as [ViolationKind, string];
-  const property = VIOLATION_KINDS[kind]?.breaks;
-  return property ? adviceFor(property, cause) : null;
-}
-
 /** The first (configuration, seed) showing each mechanism on each set-up, in table order. */
-export function firstShowings(rows: readonly GuaranteeRow[], limit: number): { configuration: string; seed: string; key: string }[] {
+export function firstShowings(rows: readonly GuaranteeRow[], limit: number): { configuration: string; seed: string; mechanism: Mechanism }[] {
   const seen = new Set<string>();
-  const out: { configuration: string; seed: string; key: string }[] = [];
+  const out: { configuration: string; seed: string; mechanism: Mechanism }[] = [];
   for (const r of rows) {
     for (const cell of Object.values(r.cells)) {
       for (const m of cell.mechanisms) {
         const k = scenarioKey(r.configuration.setup, m.key);
         if (seen.has(k) || out.length >= limit) continue;
         seen.add(k);
-        out.push({ configuration: r.configuration.name, seed: m.firstSeed, key: m.key });
+        out.push({ configuration: r.configuration.name, seed: m.firstSeed, mechanism: { kind: m.kind, cause: m.cause } });
       }
     }
   }
@@ -71,12 +65,12 @@ export async function guaranteesCommand(flags: GuaranteesFlags): Promise<number>
     for (const f of files) {
       const file = join(flags.scenarios, `${f.name}.json`);
       writeOutput(file, `${JSON.stringify(f.scenario, null, 2)}\n`);
-      scenarios.push({ setup: f.setup, key: f.key, file });
+      scenarios.push({ setup: f.setup, key: mechanismKey(f.mechanism), file });
     }
   }
   const timing = `${runs} runs in ${seconds.toFixed(0)} s on ${jobs} thread(s): ${(runs / seconds).toFixed(1)} runs/s`;
   const command = `dynoq guarantees --seeds ${flags.seeds}${flags.scenarios ? ` --scenarios ${flags.scenarios}` : ''}`;
-  const md = guaranteesMarkdown(rows, command, scenarios, advise, timing);
+  const md = guaranteesMarkdown(rows, command, scenarios, adviceForMechanism, timing);
   writeOutput(flags.out, md);
   console.error(timing);
   console.log(`written to ${flags.out}`);

@@ -1,5 +1,5 @@
 import { PROPERTIES, PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
-import { parseSimConfig, type SimConfig } from '../../sim/run/config.js';
+import type { SimConfig } from '../../sim/run/config.js';
 import { CONFIGURATIONS, configurationRun, type NamedConfiguration } from '../../sim/run/configurations.js';
 import { wilson } from '../../sim/campaign/guarantees.js';
 import { runSimulation } from '../../sim/run/run.js';
@@ -212,7 +212,7 @@ export async function measureFidelity(options: FidelityOptions = {}): Promise<Fi
   const budgetMs = options.budgetMs ?? 600 * 60_000;
   const progress = options.onProgress ?? (() => undefined);
   const rows = FIDELITY_ROWS.filter((r) => options.only === undefined || r.name.includes(options.only));
-  const configFor = (row: FidelityRow, seed: string): SimConfig => parseSimConfig(configurationRun(row.named, seed));
+  const configFor = (row: FidelityRow, seed: string): SimConfig => configurationRun(row.named, seed);
   const state = rows.map((row) => ({
     row,
     simulated: emptyTally(),

@@ -11,6 +11,7 @@ export interface Mechanism {
   readonly cause: string;
 }
 
+/** A mechanism as docs/GUARANTEES.md, explore and `--known` files name it: `kind ← cause`. */
 export function mechanismKey(m: Mechanism): string {
   return `${m.kind} ← ${m.cause}`;
 }

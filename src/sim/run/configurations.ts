@@ -1,4 +1,4 @@
-import { parseSimConfig, type SimConfigInput } from './config.js';
+import { parseFaults, parseSimConfig, type SimConfig, type SimConfigInput } from './config.js';
 import { applicableFamilies, FAULT_FAMILIES, generateFaults, type FaultFamily } from '../faults/index.js';
 import { Rng } from '../kernel/rng.js';
 import { PROFILES, type ProfileName } from '../settings/workload-profile.js';
@@ -170,10 +170,13 @@ export const CONFIGURATIONS: readonly NamedConfiguration[] = ROWS.flatMap(([faul
   ),
 );
 
-/** The concrete run of a named configuration for one seed: its fault schedule comes from the seed. */
-export function configurationRun(named: NamedConfiguration, seed: string): SimConfigInput {
-  if (named.faults === 'none') return { ...named.config, seed, faults: [] };
-  const config = parseSimConfig({ ...named.config, seed });
+/**
+ * The concrete run of a named configuration for one seed, parsed once: its fault schedule is drawn
+ * from the seed against the parsed configuration, then parsed alone and set on it.
+ */
+export function configurationRun(named: NamedConfiguration, seed: string): SimConfig {
+  const config = parseSimConfig({ ...named.config, seed, faults: [] });
+  if (named.faults === 'none') return config;
   const swarm = named.faults === 'swarm';
   const faults = generateFaults(new Rng(seed, 'swarm-faults'), {
     count: swarm ? FAULTS_PER_SWARM_RUN : FAULTS_PER_FAMILY_RUN,
@@ -182,5 +185,5 @@ export function configurationRun(named: NamedConfiguration, seed: string): SimCo
     config,
     families: swarm ? applicableFamilies(config) : [named.faults],
   });
-  return { ...named.config, seed, faults };
+  return { ...config, faults: parseFaults(faults) };
 }

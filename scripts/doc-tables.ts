@@ -2,13 +2,15 @@
 // test/architecture/doc-tables.test.ts fails while a page differs from what this would write.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { propertyTable } from '../src/model/properties/docs-table.js';
+import { exposureList, propertyTable, severityList } from '../src/model/properties/docs-table.js';
 import { faultFamilyTable } from '../src/sim/faults/docs-table.js';
 
 /** Each generated table: the page, the marker's name, and the table as its registry says it now. */
 export const DOC_TABLES: readonly { readonly page: string; readonly name: string; readonly table: () => string }[] = [
   { page: 'docs/SCENARIOS.md', name: 'fault families', table: faultFamilyTable },
   { page: 'docs/CHECKER.md', name: 'properties', table: propertyTable },
+  { page: 'docs/CHECKER.md', name: 'severity', table: severityList },
+  { page: 'docs/CHECKER.md', name: 'exposure', table: exposureList },
 ];
 
 const root = resolve(import.meta.dirname, '..');

@@ -3,10 +3,12 @@ import type { FreeInterval } from '../free-intervals.js';
 import type { Hold } from '../holds.js';
 import type { MessageOps } from '../message-ops.js';
 
-/** One kind of finding a module defines: its label, and its severity (1 is the worst; docs/CHECKER.md §4). */
+/** One kind of finding a module defines: its label, its severity (1 is the worst) and why it sits there (docs/CHECKER.md §4 lists them). */
 export interface KindDefinition {
   readonly label: string;
   readonly rank: number;
+  /** Why a finding of this kind is worse than the next: docs/CHECKER.md §4's line for it. */
+  readonly why: string;
 }
 
 /** Reports one finding of a kind of the judging module's, about the message judged. */

@@ -16,6 +16,12 @@ export function mechanismKey(m: Mechanism): string {
   return `${m.kind} ← ${m.cause}`;
 }
 
+/** The mechanism a key names (what mechanismKey wrote, as published data and `--known` files keep it). */
+export function mechanismOf(key: string): Mechanism {
+  const at = key.indexOf(' ← ');
+  return { kind: key.slice(0, at) as ViolationKind, cause: key.slice(at + ' ← '.length) };
+}
+
 function faultCause(f: StruckFault): string {
   const pkg = packageOf(f.fault.kind);
   const key = pkg.exposureNames.find((k) => (f.exposure.counts[k] ?? 0) > 0);

@@ -4,7 +4,7 @@ import { Rng } from '../kernel/rng.js';
 import { PROFILES, type ProfileName } from '../settings/workload-profile.js';
 
 /** How a row draws its faults: none, one family alone (its minimal cause shows), or every family (swarm). */
-type FaultDraw = 'none' | 'swarm' | FaultFamily;
+export type FaultDraw = 'none' | 'swarm' | FaultFamily;
 
 /** A named configuration of the guarantees table: everything but the seed and its faults. */
 export interface NamedConfiguration {

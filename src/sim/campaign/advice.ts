@@ -34,7 +34,7 @@ const ADVICE: readonly (readonly [string, PropertyAdvice | undefined])[] = [
 ];
 
 /** Advice for a mechanism key (`kind ← cause`), from the first family named in its cause. */
-export function adviceFor(property: PropertyName, cause: string): string | null {
+function adviceFor(property: PropertyName, cause: string): string | null {
   const entry = ADVICE.find(([c]) => cause.startsWith(c));
   return entry?.[1]?.[property] ?? null;
 }

@@ -33,7 +33,7 @@ function positiveInt(name: string) {
 }
 
 /** "60s", "5m", "1500ms" or a bare number of seconds. */
-export function parseDuration(value: string): number {
+function parseDuration(value: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
   if (!m) throw new InvalidArgumentError(`a duration like 60s, 5m or 1500ms (got ${JSON.stringify(value)})`);
   const n = Number(m[1]);

@@ -19,7 +19,7 @@ export interface Violation {
 }
 
 /** p50 / p99 / max of a set of durations (ms), and how many there were. */
-export interface Figures {
+interface Figures {
   readonly count: number;
   readonly p50: number;
   readonly p99: number;
@@ -62,7 +62,7 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.floor((p / 100) * sorted.length)]!;
 }
 
-export function figuresOf(values: readonly number[]): Figures {
+function figuresOf(values: readonly number[]): Figures {
   const sorted = [...values].sort((a, b) => a - b);
   return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.length === 0 ? 0 : sorted[sorted.length - 1]! };
 }
@@ -84,7 +84,7 @@ const SHARD_JUDGES = (PROPERTY_TABLE as readonly PropertyModule[]).filter((p) =>
 const STOPS_JUDGES = (PROPERTY_TABLE as readonly PropertyModule[]).filter((p) => p.judgeStops);
 
 /** What judging one message needs to know of the whole history. */
-export interface HistoryContext {
+interface HistoryContext {
   /** The unknown pops still in flight when the history ended (any message's; see at-least-once). */
   readonly popsAtEnd?: readonly PopOp[];
   /** Whether the history records pop calls: then, with a delivery bound, recovery is judged against them (see un-ack recovery). */
@@ -242,7 +242,7 @@ export function judgeStopped(stopped: readonly StoppedConsumer[], shards: ShardS
 }
 
 /** Counts of messages and operations that the report states (not findings). */
-export interface Tallies {
+interface Tallies {
   pushed: number;
   delivered: number;
   acked: number;

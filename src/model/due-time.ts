@@ -2,7 +2,7 @@ import type { EnsureOp, PushOp, ReleaseOp, RescheduleOp } from './history.js';
 import { mayHaveApplied, mayHaveCreated, type MessageOps } from './message-ops.js';
 
 /** An operation that makes a message visible at some time: a push, ensure, reschedule or release. */
-export type VisibilityOp = PushOp | EnsureOp | RescheduleOp | ReleaseOp;
+type VisibilityOp = PushOp | EnsureOp | RescheduleOp | ReleaseOp;
 
 /** The earliest time the operation can make the message visible (its invocation + the delay asked for). */
 export function earliestDue(v: VisibilityOp): number {

@@ -83,7 +83,7 @@ export interface OpExtra {
 }
 
 /** At most this many operations' extra fields are kept per message. */
-export const MAX_EXTRAS_PER_MESSAGE = 20;
+const MAX_EXTRAS_PER_MESSAGE = 20;
 
 export function extrasOf(ops: Iterable<HistoryOp>): OpExtra[] {
   const out: OpExtra[] = [];

@@ -22,7 +22,7 @@ export interface Hold {
  * The delivery an ack, extend or release of `process` is about: its latest delivery to that process
  * that returned no later than the call was made.
  */
-export function deliveryOf(deliveries: readonly DeliverOp[], op: { process: string; invokedAt: number }): DeliverOp | undefined {
+function deliveryOf(deliveries: readonly DeliverOp[], op: { process: string; invokedAt: number }): DeliverOp | undefined {
   let found: DeliverOp | undefined;
   for (const d of deliveries) {
     if (d.completedAt > op.invokedAt) break;

@@ -22,7 +22,7 @@ const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
 /** FNV-1a over an id's UTF-8 bytes, never 0 (0 marks an empty slot). */
-export function hashIdBytes(b: Uint8Array, from: number, to: number): number {
+function hashIdBytes(b: Uint8Array, from: number, to: number): number {
   let h = FNV_OFFSET;
   for (let i = from; i < to; i++) h = Math.imul(h ^ b[i]!, FNV_PRIME);
   return h === 0 ? 1 : h;

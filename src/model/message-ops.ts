@@ -92,7 +92,7 @@ export function prioritiesAt(m: MessageOps, t: number): number[] {
 }
 
 /** The pushes and ensures whose life of the message may be the current one at time t (see prioritiesAt). */
-export function livesAt(m: MessageOps, t: number): (PushOp | EnsureOp)[] {
+function livesAt(m: MessageOps, t: number): (PushOp | EnsureOp)[] {
   const ends = [...m.acks, ...m.removes].filter((y) => y.outcome === 'ok' && y.completedAt < t);
   return m.pushes.filter((p) => mayHaveCreated(p) && p.invokedAt <= t && !ends.some((y) => y.invokedAt > p.completedAt));
 }

@@ -11,7 +11,7 @@ import { fileLines } from '../line-reader.js';
 import { emitJson } from '../output.js';
 import { regularFileOrThrow } from '../regular-file.js';
 
-export interface JudgeFlags {
+interface JudgeFlags {
   livenessStart?: number;
   end?: number;
   reaperInterval?: number;

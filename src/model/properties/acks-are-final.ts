@@ -7,7 +7,7 @@ export const acksAreFinal = property({
   means: 'never delivered again after an ack or remove returned ok, unless pushed again',
   exercisedWhen: 'a message was acked or removed (ok) while the queue still had a way to deliver it (removed, delivered twice, or acked after its lease ran out)',
   kinds: {
-    resurrection: { label: 'resurrection', rank: 7 },
+    resurrection: { label: 'resurrection', rank: 7, why: 'work done again after it was declared final (acked or removed) — but one delivery at a time, so an idempotent consumer survives it; a double pop it may not.' },
   },
   brokenBy: '**resurrection**: delivered after an ack or a remove returned ok, with no push or ensure that may have landed in between',
   /**

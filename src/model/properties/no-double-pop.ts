@@ -6,7 +6,7 @@ export const noDoublePop = property({
   means: 'never delivered to a consumer while another holder holds it',
   exercisedWhen: 'a lease ran out or was handed back while its holder was still in the run',
   kinds: {
-    'double-pop': { label: 'double pop', rank: 6 },
+    'double-pop': { label: 'double pop', rank: 6, why: 'work done twice *at once*: the exclusivity a consumer relies on (one holder per message) is gone, so side effects race.' },
   },
   brokenBy: '**double pop**: delivered while a delivery to *another* holder is still held (§2.1; the same consumer getting its message back is not one)',
   /** Double pop: delivered while a delivery to another holder is still held (docs/CHECKER.md §2.1). */

@@ -7,7 +7,7 @@ export const onTime = property({
   means: 'never delivered by the schedule before its due time (push, reschedule or release)',
   exercisedWhen: 'a message with a delay or a reschedule was delivered by the schedule',
   kinds: {
-    early: { label: 'early', rank: 11 },
+    early: { label: 'early', rank: 11, why: 'too soon: a delay is part of what the producer asked for.' },
   },
   brokenBy: '**early**: delivered by the schedule, its pop returning before its due time (§2.2; deliveries by id or predicate are never early)',
   /**

@@ -4,7 +4,7 @@ import { holdsOf } from './holds.js';
 import { latenessOf, waitingPops } from './late.js';
 import { groupById, mayHaveCreated, placeOf, prioritiesAt, shardAt, type MessageOps } from './message-ops.js';
 import { owedStretches } from './owed.js';
-import type { AllowedFinding, FoundAbout, OwedStretch, PropertyModule, ShardSets } from './properties/judging.js';
+import type { AllowedFinding, FoundAbout, MessageJudging, OwedStretch, PropertyModule, ShardSets } from './properties/judging.js';
 import { ALLOWED_FINDINGS, nonePerProperty, PROPERTY_TABLE, propertiesFrom, VIOLATION_KINDS, worstFirst, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
 
 export type { ShardSets } from './properties/judging.js';
@@ -97,27 +97,28 @@ export interface HistoryContext {
  * the modules that ask for it.
  */
 export function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: CheckerSettings, out: Judged, context: HistoryContext = {}): void {
-  const holds = holdsOf(m);
   const pushed = m.pushes.length > 0;
-  const common = {
+  // The property whose judge runs: one context object serves every module (a copy per module with its
+  // own closure cost more than all the judging).
+  let judging: PropertyName | null = null;
+  const j: MessageJudging<string> = {
     id,
     m,
-    holds,
+    holds: holdsOf(m),
     phases,
     settings,
     popsAtEnd: context.popsAtEnd ?? [],
     popsRecorded: context.popsRecorded === true,
-    found: (kind: string, t: number, processes: string[], detail: string) => out.violations.push({ kind: kind as ViolationKind, id, t, processes, detail }),
-    latency: (ms: number) => out.latencies.push(ms),
+    found: (kind, t, processes, detail) => out.violations.push({ kind: kind as ViolationKind, id, t, processes, detail }),
+    exercised: () => {
+      if (judging) out.exercised[judging] = true;
+    },
+    latency: (ms) => out.latencies.push(ms),
   };
   for (const { property, module } of MESSAGE_JUDGES) {
     if (!pushed && !module.judgesUnpushed) continue;
-    module.judgeMessage!({
-      ...common,
-      exercised: () => {
-        if (property) out.exercised[property] = true;
-      },
-    });
+    judging = property;
+    module.judgeMessage!(j);
   }
 }
 

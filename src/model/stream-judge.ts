@@ -4,7 +4,7 @@ import { completeAtEnd, FaultSpans, HistoryFileError, historyLineOf, parseHistor
 import type { DeliverOp, HistoryOp, PopOp, RunPhases } from './history.js';
 import { judgeReportOf, type JudgeOptions, type JudgeOverrides, type Judgement } from './judge.js';
 import { hashIdString, parseOpBytes, scanLineBytes, scanned } from './line-scan.js';
-import { groupById } from './message-ops.js';
+import { addOp, noMessageOps, sortByReturn, type MessageOps } from './message-ops.js';
 
 /**
  * Whole lines as UTF-8 bytes, each ending with a line break (the last one too), `count` of them: what
@@ -298,15 +298,16 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   const out = noFindings();
   const tallies = noTallies();
   const endings = noEndings();
-  const open = new Map<string, { ordinal: number; ops: HistoryOp[] }>();
+  // Each open message's operations in file order (the observer and the extras read them) and grouped by type as they are read.
+  const open = new Map<string, { ordinal: number; ops: HistoryOp[]; m: MessageOps }>();
   const parts: { ordinal: number; part: ShardPart }[] = [];
   const waiting: PopOp[] = [];
   let errorReachedConsumer = false;
   const extrasById = new Map<string, OpExtra[]>();
   let ordinal = 0;
   let peakOpen = 0;
-  const judge = (id: string, ops: HistoryOp[], at: number) => {
-    const m = groupById(ops).byId.get(id)!;
+  const judge = (id: string, ops: HistoryOp[], m: MessageOps, at: number) => {
+    sortByReturn(m);
     tallyMessage(m, tallies);
     tallyEndings(m, endings, { id, end: phases.end, pops: popsAtEnd });
     const before = out.violations.length;
@@ -333,13 +334,14 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     }
     let m = open.get(op.id);
     if (!m) {
-      open.set(op.id, (m = { ordinal: ordinal++, ops: [] }));
+      open.set(op.id, (m = { ordinal: ordinal++, ops: [], m: noMessageOps() }));
       if (open.size > peakOpen) peakOpen = open.size;
     }
     m.ops.push(op);
+    addOp(m.m, op);
     if ((isLast[n >> 3]! & (1 << (n & 7))) !== 0) {
       open.delete(op.id);
-      judge(op.id, m.ops, m.ordinal);
+      judge(op.id, m.ops, m.m, m.ordinal);
     }
   };
   n = 0;
@@ -367,7 +369,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     }
   }
   // Messages whose hash collided with a later one's.
-  for (const [id, m] of open) judge(id, m.ops, m.ordinal);
+  for (const [id, m] of open) judge(id, m.ops, m.m, m.ordinal);
   open.clear();
 
   let lateness: number[] = [];

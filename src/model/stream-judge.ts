@@ -1,6 +1,6 @@
-import { addShardPart, consumerPopFailed, judgeMessage, judgeShardSets, judgeStopped, noFindings, noTallies, popsInFlightAtEnd, reportOf, shardPartOf, tallyMessage, tallyOp, type ShardPart, type ShardSets } from './checker.js';
+import { addShardPart, consumerPopFailed, judgeShardSets, messageJudge, judgeStopped, noFindings, noTallies, popsInFlightAtEnd, reportOf, shardPartOf, tallyMessage, tallyOp, type ShardPart, type ShardSets } from './checker.js';
 import { extrasOf, noEndings, tallyEndings, type OpExtra } from './endings.js';
-import { completeAtEnd, FaultSpans, HistoryFileError, historyLineOf, parseHistoryLine, runOf, type HistoryLine, type RunLine } from './history-file.js';
+import { completeAtEnd, FaultSpans, HistoryFileError, historyLineOf, parseHistoryLine, plainOp, runOf, type HistoryLine, type RunLine } from './history-file.js';
 import type { DeliverOp, HistoryOp, PopOp, RunPhases } from './history.js';
 import { judgeReportOf, type JudgeOptions, type JudgeOverrides, type Judgement } from './judge.js';
 import { hashIdString, parseOpBytes, scanLineBytes, scanned } from './line-scan.js';
@@ -306,12 +306,15 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   const extrasById = new Map<string, OpExtra[]>();
   let ordinal = 0;
   let peakOpen = 0;
+  const judgeOne = messageJudge(phases, settings, out, { popsAtEnd, popsRecorded });
+  const atEnd = { id: '', end: phases.end, pops: popsAtEnd };
   const judge = (id: string, ops: HistoryOp[], m: MessageOps, at: number) => {
     sortByReturn(m);
     tallyMessage(m, tallies);
-    tallyEndings(m, endings, { id, end: phases.end, pops: popsAtEnd });
+    atEnd.id = id;
+    tallyEndings(m, endings, atEnd);
     const before = out.violations.length;
-    judgeMessage(id, m, phases, settings, out, { popsAtEnd, popsRecorded });
+    judgeOne(id, m);
     if (out.violations.length > before) extrasById.set(id, extrasOf(ops));
     observer.message?.(id, ops, out.violations.length > before);
     if (bound === undefined) return;
@@ -319,9 +322,10 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     if (part) parts.push({ ordinal: at, part: { ...part, deliveries: part.deliveries.map(slimDelivery) } });
   };
   const onLine = (parsed: HistoryLine): void => {
-    if (parsed.kind !== 'op') return;
-    const op = parsed.op;
-    if (parsed.inFlight) {
+    if (parsed.kind === 'op') onOp(parsed.op, parsed.inFlight);
+  };
+  const onOp = (op: HistoryOp, inFlight: boolean): void => {
+    if (inFlight) {
       completeAtEnd(op, phases.end);
       endings.inFlight++;
     }
@@ -360,7 +364,10 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
       const to = b.indexOf(10, from);
       n++;
       const json = parseOpBytes(b, from, to);
-      if (json !== undefined) onLine(historyLineOf(json, file, n));
+      // A plainly valid operation goes straight to the judgement; anything else through the schema (which names what is wrong).
+      const plain = json === undefined ? undefined : plainOp(json);
+      if (plain !== undefined) onOp(plain, false);
+      else if (json !== undefined) onLine(historyLineOf(json, file, n));
       else {
         const line = decoder.decode(b.subarray(from, to)).trim();
         if (line !== '') onLine(parseHistoryLine(line, file, n));

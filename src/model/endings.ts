@@ -57,10 +57,16 @@ export function tallyEndings(m: MessageOps, e: Endings, atEnd?: { readonly id: s
     if (m.deliveries.length === 0 && !m.acks.some(mayHaveApplied) && !m.removes.some(mayHaveApplied)) e.undetermined++;
     return;
   }
-  const since = last.invokedAt;
-  const finalAs = (outcome: string) => m.acks.some((x) => x.completedAt >= since && x.outcome === outcome) || m.removes.some((x) => x.completedAt >= since && x.outcome === outcome);
-  if (finalAs('ok')) return;
-  if (finalAs('unknown') || (atEnd && stillOpenAtEnd(atEnd.id, m, holdsOf(m), atEnd.pops, last, atEnd.end))) e.undetermined++;
+  // The acks and removes that returned since: one ok settles it; else an unknown one leaves it undetermined.
+  let unknownFinal = false;
+  for (const finals of [m.acks, m.removes]) {
+    for (const x of finals) {
+      if (x.completedAt < last.invokedAt) continue;
+      if (x.outcome === 'ok') return;
+      if (x.outcome === 'unknown') unknownFinal = true;
+    }
+  }
+  if (unknownFinal || (atEnd && stillOpenAtEnd(atEnd.id, m, holdsOf(m), atEnd.pops, last, atEnd.end))) e.undetermined++;
 }
 
 /** valid: every property held and enough was known; invalid: a property was violated; unknown: too much in flight to tell. */

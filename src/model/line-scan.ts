@@ -195,6 +195,17 @@ function textAt(b: Uint8Array, from: number, to: number, ascii: boolean, hash: n
   return utf8.decode(b.subarray(from, to));
 }
 
+/** A key of the recorder's own (the same few on every line): made once, as textAt makes values. */
+function keyText(b: Uint8Array, from: number, to: number): string {
+  let hash = FNV_OFFSET;
+  let ascii = true;
+  for (let i = from; i < to; i++) {
+    if (b[i]! >= 128) ascii = false;
+    hash = Math.imul(hash ^ b[i]!, FNV_PRIME);
+  }
+  return textAt(b, from, to, ascii, hash);
+}
+
 const isDigit = (c: number | undefined) => c !== undefined && c >= 48 && c <= 57;
 
 /** The end of the JSON number starting at `i` (its grammar exactly), or -1. */
@@ -378,7 +389,7 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
   const o = new (OpObject as unknown as new (...fields: unknown[]) => Record<string, unknown>)(type, process, id, invokedAt, completedAt, outcome, delayMs, priority, shard, leaseUntil, via, delivered, created);
   if (extra !== undefined) {
     for (let k = 0; k < extra.length; k += 3) {
-      const key = utf8.decode(b.subarray(extra[k] as number, extra[k + 1] as number));
+      const key = keyText(b, extra[k] as number, extra[k + 1] as number);
       // A key the format knows was written once above; JSON.parse keeps the last value of a repeated key, as this does.
       if (key === '__proto__') return undefined;
       o[key] = extra[k + 2];

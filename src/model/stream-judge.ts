@@ -57,51 +57,54 @@ export type StreamJudgement = Omit<Judgement, 'history'> & {
 };
 
 /**
- * Open addressing over typed arrays: a 32-bit hash of each message id → the last line it appears on.
- * Ids whose hashes collide share an entry, whose last line is then the later of theirs: a message is
- * never judged before its last line; one that collided may be judged later (at the end), never wrongly.
+ * Open addressing over a typed array: a 32-bit hash of each message id → the last line it appears on,
+ * each hash next to its line (one cache line per look-up: the table outgrows the caches). Ids whose
+ * hashes collide share an entry, whose last line is then the later of theirs: a message is never judged
+ * before its last line; one that collided may be judged later (at the end), never wrongly.
  */
 class LastLines {
-  private keys = new Int32Array(1 << 16);
-  private lines = new Int32Array(1 << 16);
+  /** Slot i: its hash at 2i (0: empty), its last line at 2i + 1. */
+  private slots = new Int32Array(2 << 16);
   /** Distinct hashes: the messages, but for the rare ids whose hashes collide. */
   size = 0;
 
   set(hash: number, line: number): void {
-    let mask = this.keys.length - 1;
+    let mask = (this.slots.length >> 1) - 1;
     let i = hash & mask;
-    while (this.keys[i] !== 0 && this.keys[i] !== hash) i = (i + 1) & mask;
-    if (this.keys[i] === 0) {
-      if (++this.size * 2 > this.keys.length) {
+    while (this.slots[2 * i] !== 0 && this.slots[2 * i] !== hash) i = (i + 1) & mask;
+    if (this.slots[2 * i] === 0) {
+      if (++this.size * 4 > this.slots.length) {
         this.grow();
-        mask = this.keys.length - 1;
+        mask = (this.slots.length >> 1) - 1;
         i = hash & mask;
-        while (this.keys[i] !== 0) i = (i + 1) & mask;
+        while (this.slots[2 * i] !== 0) i = (i + 1) & mask;
       }
-      this.keys[i] = hash;
+      this.slots[2 * i] = hash;
     }
-    this.lines[i] = line;
+    this.slots[2 * i + 1] = line;
   }
 
   private grow(): void {
-    const keys = this.keys;
-    const lines = this.lines;
-    this.keys = new Int32Array(keys.length * 2);
-    this.lines = new Int32Array(keys.length * 2);
-    const mask = this.keys.length - 1;
-    for (let j = 0; j < keys.length; j++) {
-      if (keys[j] === 0) continue;
-      let i = keys[j]! & mask;
-      while (this.keys[i] !== 0) i = (i + 1) & mask;
-      this.keys[i] = keys[j]!;
-      this.lines[i] = lines[j]!;
+    const old = this.slots;
+    this.slots = new Int32Array(old.length * 2);
+    const mask = (this.slots.length >> 1) - 1;
+    for (let j = 0; j < old.length; j += 2) {
+      if (old[j] === 0) continue;
+      let i = old[j]! & mask;
+      while (this.slots[2 * i] !== 0) i = (i + 1) & mask;
+      this.slots[2 * i] = old[j]!;
+      this.slots[2 * i + 1] = old[j + 1]!;
     }
   }
 
   /** One bit per line: set on the last line of each hash's ids. */
   bits(lineCount: number): Uint8Array {
     const bits = new Uint8Array((lineCount >> 3) + 1);
-    for (let j = 0; j < this.keys.length; j++) if (this.keys[j] !== 0) bits[this.lines[j]! >> 3]! |= 1 << (this.lines[j]! & 7);
+    for (let j = 0; j < this.slots.length; j += 2) {
+      if (this.slots[j] === 0) continue;
+      const line = this.slots[j + 1]!;
+      bits[line >> 3]! |= 1 << (line & 7);
+    }
     return bits;
   }
 }

@@ -4,7 +4,7 @@ import { holdsOf } from './holds.js';
 import { latenessOf, waitingPops } from './late.js';
 import { groupById, mayHaveCreated, placeOf, prioritiesAt, shardAt, type MessageOps } from './message-ops.js';
 import { owedStretches } from './owed.js';
-import type { AllowedFinding, FoundAbout, OwedStretch, PropertyModule, ShardSets } from './properties/judging.js';
+import type { AllowedFinding, FoundAbout, MessageJudging, OwedStretch, PropertyModule, ShardSets } from './properties/judging.js';
 import { ALLOWED_FINDINGS, nonePerProperty, PROPERTY_TABLE, propertiesFrom, VIOLATION_KINDS, worstFirst, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
 
 export type { ShardSets } from './properties/judging.js';
@@ -97,28 +97,41 @@ interface HistoryContext {
  * the modules that ask for it.
  */
 export function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: CheckerSettings, out: Judged, context: HistoryContext = {}): void {
-  const holds = holdsOf(m);
-  const pushed = m.pushes.length > 0;
-  const common = {
-    id,
-    m,
-    holds,
+  messageJudge(phases, settings, out, context)(id, m);
+}
+
+/**
+ * judgeMessage for every message of one history: one context object serves every module and every
+ * message (made per module and message, its objects and closures cost more than the judging itself).
+ */
+export function messageJudge(phases: RunPhases, settings: CheckerSettings, out: Judged, context: HistoryContext = {}): (id: string, m: MessageOps) => void {
+  // The property whose judge runs, and the message it judges.
+  let judging: PropertyName | null = null;
+  const j: { -readonly [K in keyof MessageJudging<string>]: MessageJudging<string>[K] } = {
+    id: '',
+    m: { pushes: [], deliveries: [], acks: [], extends: [], removes: [], reschedules: [], releases: [] },
+    holds: [],
     phases,
     settings,
     popsAtEnd: context.popsAtEnd ?? [],
     popsRecorded: context.popsRecorded === true,
-    found: (kind: string, t: number, processes: string[], detail: string) => out.violations.push({ kind: kind as ViolationKind, id, t, processes, detail }),
-    latency: (ms: number) => out.latencies.push(ms),
+    found: (kind, t, processes, detail) => out.violations.push({ kind: kind as ViolationKind, id: j.id, t, processes, detail }),
+    exercised: () => {
+      if (judging) out.exercised[judging] = true;
+    },
+    latency: (ms) => out.latencies.push(ms),
   };
-  for (const { property, module } of MESSAGE_JUDGES) {
-    if (!pushed && !module.judgesUnpushed) continue;
-    module.judgeMessage!({
-      ...common,
-      exercised: () => {
-        if (property) out.exercised[property] = true;
-      },
-    });
-  }
+  return (id, m) => {
+    const pushed = m.pushes.length > 0;
+    j.id = id;
+    j.m = m;
+    j.holds = holdsOf(m);
+    for (const { property, module } of MESSAGE_JUDGES) {
+      if (!pushed && !module.judgesUnpushed) continue;
+      judging = property;
+      module.judgeMessage!(j);
+    }
+  };
 }
 
 /** The unknown pops of a history still in flight at its end (their completion is the end). */
@@ -276,10 +289,10 @@ export function checkHistory(history: readonly HistoryOp[], phases: RunPhases, s
   const out = noFindings();
   const tallies = noTallies();
   for (const op of history) tallyOp(op, tallies);
-  const atEnd = popsInFlightAtEnd(pops, phases.end);
+  const judge = messageJudge(phases, settings, out, { popsAtEnd: popsInFlightAtEnd(pops, phases.end), popsRecorded: pops.length > 0 });
   for (const [id, m] of byId) {
     tallyMessage(m, tallies);
-    judgeMessage(id, m, phases, settings, out, { popsAtEnd: atEnd, popsRecorded: pops.length > 0 });
+    judge(id, m);
   }
   const lateness = settings.deliveryBoundMs === undefined ? [] : judgeShards(byId, pops, phases, settings, settings.deliveryBoundMs, out);
   return reportOf(tallies, out, lateness);

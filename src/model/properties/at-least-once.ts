@@ -1,7 +1,7 @@
 import { decidingOps, latestDue, visibilityOps } from '../due-time.js';
 import { unknownPopsReaching } from '../free-intervals.js';
 import type { Hold } from '../holds.js';
-import type { PopOp } from '../history.js';
+import type { EnsureOp, PopOp, PushOp } from '../history.js';
 import { mayHaveApplied, mayHaveCreated, placeOf, type MessageOps } from '../message-ops.js';
 import { property } from './judging.js';
 
@@ -27,16 +27,19 @@ export const atLeastOnce = property({
    */
   judgeMessage: ({ id, m, holds, popsAtEnd, phases, settings, found, exercised }) => {
     if (m.pushes.some((p) => p.outcome === 'ok')) exercised();
-    const okPushes = m.pushes.filter((p) => p.outcome === 'ok' && mayHaveCreated(p));
-    if (okPushes.length === 0) return;
-    const last = okPushes.reduce((a, b) => (b.invokedAt > a.invokedAt ? b : a));
-    const discharged = m.acks.some((a) => mayHaveApplied(a) && a.completedAt >= last.invokedAt) || m.removes.some((r) => mayHaveApplied(r) && r.completedAt >= last.invokedAt);
+    // The latest ok push (the first of those invoked at the same latest time).
+    let last: PushOp | EnsureOp | undefined;
+    for (const p of m.pushes) if (p.outcome === 'ok' && mayHaveCreated(p) && (last === undefined || p.invokedAt > last.invokedAt)) last = p;
+    if (last === undefined) return;
+    const since = last.invokedAt;
+    const discharged = m.acks.some((a) => mayHaveApplied(a) && a.completedAt >= since) || m.removes.some((r) => mayHaveApplied(r) && r.completedAt >= since);
     if (discharged) return;
     const deciding = decidingOps(m, visibilityOps(m), phases.end, phases.end);
-    const dueBy = Math.max(latestDue(last), ...deciding.map(latestDue));
+    let dueBy = latestDue(last);
+    for (const v of deciding) dueBy = Math.max(dueBy, latestDue(v));
     if (dueBy + (settings.deliveryBoundMs ?? 0) > phases.end) return;
     if (stillOpenAtEnd(id, m, holds, popsAtEnd, last, phases.end)) return;
-    const after = m.deliveries.filter((d) => d.completedAt >= last.invokedAt);
+    const after = m.deliveries.filter((d) => d.completedAt >= since);
     if (after.length === 0) {
       found('lost-never-delivered', phases.end, [last.process], `pushed at ${last.completedAt}, never delivered`);
     } else {

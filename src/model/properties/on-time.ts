@@ -26,7 +26,8 @@ export const onTime = property({
       const before = decidingOps(m, visible, d.invokedAt, d.completedAt);
       const deciding = before.length > 0 ? before : visible;
       if (deciding.length === 0) continue;
-      const due = Math.min(...deciding.map(earliestDue));
+      let due = Infinity;
+      for (const v of deciding) due = Math.min(due, earliestDue(v));
       if (deciding.some(delays)) exercised();
       if (d.completedAt < due) found('early', d.completedAt, [d.process], `delivered at ${d.completedAt}, due at ${due}`);
       // Latency of the first delivery after the operation that set the due time.

@@ -18,7 +18,7 @@ export type Found<K extends string> = (kind: K, t: number, processes: string[], 
 export type FoundAbout<K extends string> = (kind: K, id: string, t: number, processes: string[], detail: string) => void;
 
 /** What judging one message sees (docs/CHECKER.md §2, §3). */
-interface MessageJudging<K extends string> {
+export interface MessageJudging<K extends string> {
   readonly id: string;
   readonly m: MessageOps;
   readonly holds: readonly Hold[];

@@ -51,5 +51,5 @@ export const powerLossFamily = faultFamily<'power-loss', typeof powerLossSchemas
     deliveredPromptly: 'while the node is down its shard cannot be popped: due messages wait for the restart or the failover.',
   },
   bandColour: '#8e562e',
-  docsNote: 'what the node keeps is topology.persistence; no real means (a machine\'s power is not cut by the real twins)',
+  docsNote: "what the node keeps: `topology.persistence`; no real means (the real twins kill processes; they cut no machine's power); drawn only when named: never by a swarm row or `explore` by default",
 });

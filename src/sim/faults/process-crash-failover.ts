@@ -49,5 +49,5 @@ export const processCrashFailover = faultFamily<'process-crash-failover', typeof
     deliveredPromptly: 'while the primary is down and until Sentinel promotes a replica (failoverDelayMs), nothing can be popped.',
   },
   bandColour: '#750b1c',
-  docsNote: 'what the node keeps is topology.persistence',
+  docsNote: "what the node keeps: `topology.persistence`; drawn only when named: never by a swarm row or `explore` by default",
 });

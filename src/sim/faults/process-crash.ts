@@ -52,5 +52,5 @@ export const processCrash = faultFamily<'process-crash', typeof processCrashSche
     deliveredPromptly: 'while the node is down its shard cannot be popped: due messages wait for the restart.',
   },
   bandColour: '#a4262c',
-  docsNote: 'what the node keeps is topology.persistence',
+  docsNote: "what the node keeps: `topology.persistence`; drawn only when named: never by a swarm row or `explore` by default",
 });

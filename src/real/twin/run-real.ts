@@ -113,7 +113,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
       actors.set(name, actor);
       return actor;
     };
-    const realFaults = new RealFaults({ cluster, actor: (n) => actors.get(n), actors: () => actors.values(), log: note, now: () => Date.now() - start });
+    const realFaults = new RealFaults({ cluster, config, actor: (n) => actors.get(n), actors: () => actors.values(), log: note, now: () => Date.now() - start });
     const struck: StruckRealFault[] = [];
     const pending: Promise<void>[] = [];
     // Per target, the last fault started on it: the next one waits for it (a restart still running).

@@ -11,6 +11,7 @@ import { nodeStall } from './node-stall.js';
 import { partition } from './partition.js';
 import type { RealFaultRun, RealFaultWorld, RealMeans } from './real-means.js';
 import { redisMemory } from './redis-memory.js';
+import { supervisedCrash } from './supervised-crash.js';
 
 export type { RealFaultWorld } from './real-means.js';
 
@@ -30,6 +31,8 @@ const REAL_MEANS: { readonly [F in FaultFamily]?: RealMeans<FaultOfFamily<F>> } 
   'client-crash': clientCrash,
   clock,
   'consumer-clocks': consumerClocks,
+  'process-crash': supervisedCrash,
+  'process-crash-failover': supervisedCrash,
 };
 
 function meansOf(kind: FaultKind): RealMeans<Fault> | undefined {

@@ -1,7 +1,6 @@
-import type { PoppedMessage } from '../../queue/message.js';
 import type { WorkloadActor } from './context.js';
 import type { Rng } from '../kernel/rng.js';
-import { okIfTrue, recordedCall, type WorkloadContext } from './context.js';
+import { recordedCall, type WorkloadContext } from './context.js';
 import { ackOne } from './hold.js';
 import { drawMessage } from './produce.js';
 import { RACE_NAMES, type RaceName } from './race-names.js';
@@ -47,13 +46,7 @@ async function abortAfterLease(ctx: WorkloadContext, actor: WorkloadActor, rng: 
   });
   const invokedAt = ctx.time.now;
   const leaseUntil = invokedAt + ctx.config.queue.unackTimeoutMs;
-  const done = await recordedCall(
-    ctx,
-    actor,
-    { type: 'pop', via: 'schedule', shard: actor.zone },
-    () => actor.queue.pop(w.consumerBatch + 5, { wait: w.pollWaitMs, signal: stop.signal }),
-    (messages: readonly PoppedMessage[]) => ({ outcome: 'ok', result: { delivered: messages.map((m) => ({ id: m.id, shard: m.shard, leaseUntil })) } }),
-  );
+  const done = await recordedCall(ctx, actor, 'pop', w.consumerBatch + 5, { wait: w.pollWaitMs, signal: stop.signal });
   answered = true;
   if (!done) return false;
   const got = done.value ?? [];
@@ -66,11 +59,7 @@ async function abortAfterLease(ctx: WorkloadContext, actor: WorkloadActor, rng: 
 async function ensureFromTwoShards(ctx: WorkloadContext, a: WorkloadActor, b: WorkloadActor, rng: Rng, id: string): Promise<boolean> {
   const m = drawMessage(rng, ctx.profile, id, `ensured-${id}`);
   ctx.pushedIds.push(id);
-  const ensure = (actor: WorkloadActor) =>
-    recordedCall(ctx, actor, { type: 'ensure', messages: [m], shardOf: (x: string) => actor.shards.get(x) }, () => actor.queue.ensure(m), (created) => ({
-      outcome: 'ok',
-      result: { created },
-    }));
+  const ensure = (actor: WorkloadActor) => recordedCall(ctx, actor, 'ensure', m);
   const [da, db] = await Promise.all([ensure(a), ensure(b)]);
   if (!da || !db) return false;
   if (da.outcome !== 'fail' || db.outcome !== 'fail') raced(ctx, 'ensureFromTwoShards');
@@ -85,11 +74,8 @@ async function rescheduleVsPop(ctx: WorkloadContext, a: WorkloadActor, b: Worklo
   const invokedAt = ctx.time.now;
   const leaseUntil = invokedAt + ctx.config.queue.unackTimeoutMs;
   const [popped, rescheduled] = await Promise.all([
-    recordedCall(ctx, a, { type: 'pop', via: 'id', id }, () => a.queue.popWithMsgId(id), (m) => ({
-      outcome: 'ok',
-      result: { delivered: m ? [{ id: m.id, shard: m.shard, leaseUntil }] : [] },
-    })),
-    recordedCall(ctx, b, { type: 'reschedule', id, delayMs }, () => b.queue.setTimeout(id, delayMs), okIfTrue),
+    recordedCall(ctx, a, 'popWithMsgId', id),
+    recordedCall(ctx, b, 'setTimeout', id, delayMs),
   ]);
   if (!popped || !rescheduled) return false;
   // Raced: the id was there for at least one of them (the pop leased it or the reschedule moved it).

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { realTwinProblems } from '../../src/real/twin/faults/index.js';
 import { runReal } from '../../src/real/twin/run-real.js';
 import { parseSimConfig, type SimConfigInput } from '../../src/sim/run/config.js';
 import { runSimulation } from '../../src/sim/run/run.js';
@@ -43,4 +44,11 @@ describe.runIf(redisAvailable)('a primary killed and restarted before failover: 
     expect(real.report.properties.atLeastOnce, `real:\n${log}`).toBe(holds);
     if ('keepEmptyPrimaryDown' in topology) expect(log).toMatch(/supervisor keeps a down .* until a replica is promoted[\s\S]*supervisor starts a empty as a replica of [bc]/);
   }, 90_000);
+});
+
+describe('a power loss has no real means', () => {
+  it('a real twin refuses it, naming it, before any process starts', () => {
+    const c = parseSimConfig({ ...config({ persistence: 'aof-everysec' }), faults: [{ at: 1_500, kind: 'power-loss', zone: 'a', durationMs: 300 }] });
+    expect(realTwinProblems(c)).toEqual([expect.stringMatching(/^fault power-loss at 1500 ms: no real means/)]);
+  });
 });

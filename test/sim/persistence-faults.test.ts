@@ -82,3 +82,17 @@ describe('the disk of a node (topology.persistence)', () => {
     expect(await diskAfterWrites('aof-everysec', 'power-lost')).toEqual(['early']);
   });
 });
+
+describe('a replica restarted while its primary is down', () => {
+  it('cannot sync from it: emptied by its crash, it is not the replica a failover promotes', async () => {
+    // The primary dies for good (past failover); meanwhile replica b is killed and restarts empty.
+    const faults = [
+      { at: 1_200, kind: 'kill-process-past-failover', zone: 'a', durationMs: 2_500 },
+      { at: 1_400, kind: 'kill-process', zone: 'b', durationMs: 200 },
+    ] as SimConfigInput['faults'];
+    const r = await run(config({}, faults));
+    expect(r.faults[0]!.exposure.counts).toMatchObject({ 'primary crashed': 1, promotions: 1 });
+    expect(r.faults[1]!.exposure.counts).toMatchObject({ 'restarted empty': 1 });
+    expect(r.report.properties.atLeastOnce).toBe(true);
+  });
+});

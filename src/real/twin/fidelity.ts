@@ -45,6 +45,10 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
   'primary-replica/atomic/memory-pressure',
   'primary-replica/legacy/eviction',
   'primary-replica/atomic/eviction',
+  // Crashes that keep the disk: the recommended set-up with an AOF, killed and restarted before or after failover; and the supervisor rule.
+  'primary-replica/atomic+server-time+durable+aof-always/process-crash',
+  'primary-replica/atomic+server-time+durable+aof-always/process-crash-failover',
+  'primary-replica/atomic+server-time+durable+keep-empty-primary-down/process-crash',
   // The zone-failover client (connect's opt-in `dynomite.failover`), moved by client-failover faults.
   'dynomite/DC_QUORUM/atomic/client-failover',
   'dynomite/DC_QUORUM/legacy/client-failover',

@@ -16,6 +16,9 @@ import { nodeStall } from './node-stall.js';
 import { partition } from './partition.js';
 import { memoryPressureFamily } from './memory-pressure.js';
 import { evictionFamily } from './eviction.js';
+import { processCrash } from './process-crash.js';
+import { processCrashFailover } from './process-crash-failover.js';
+import { powerLossFamily } from './power-loss.js';
 
 export { describeExposure, Exposure } from './exposure.js';
 export type { Band, FaultWorld } from './fault-package.js';
@@ -34,6 +37,9 @@ const FAMILIES = [
   nodeStall,
   memoryPressureFamily,
   evictionFamily,
+  processCrash,
+  processCrashFailover,
+  powerLossFamily,
 ] as const;
 
 type FaultSchema = (typeof FAMILIES)[number]['schemas'][number];

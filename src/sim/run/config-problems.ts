@@ -6,7 +6,7 @@ import { faultScheduleProblems } from '../faults/index.js';
  * with no consumer is refused because its shard would never be drained — a "loss" that says nothing
  * about the queue.
  */
-function setupProblems(config: SimConfig): string[] {
+export function setupProblems(config: SimConfig): string[] {
   const problems: string[] = [];
   const { zones } = config.topology;
   const repeated = zones.filter((z, i) => zones.indexOf(z) !== i);
@@ -20,6 +20,9 @@ function setupProblems(config: SimConfig): string[] {
   const durable = config.queue.durable;
   if (durable && config.topology.kind === 'primary-replica' && durable.replicas > zones.length - 1) {
     problems.push(`queue.durable.replicas: ${durable.replicas} but a primary with ${zones.length} zones has ${zones.length - 1} replica(s)`);
+  }
+  if (config.topology.keepEmptyPrimaryDown && config.topology.kind !== 'primary-replica') {
+    problems.push('topology.keepEmptyPrimaryDown: a supervisor rule about a primary; this topology is dynomite (every node takes writes)');
   }
   return problems;
 }

@@ -107,6 +107,18 @@ const S = {
   }),
 } as const;
 
+/** The recommended primary-replica set-up (atomic, server time, durable writes) with what keeps a crashed node's data. */
+const DURABLE = { serverTime: true, durable: { replicas: 1, timeoutMs: 500 } } as const;
+function withDisk(variant: string, description: string, topology: object): Setup {
+  const base = primaryReplica(`atomic+server-time+durable+${variant}`, 'atomic', `atomic, server time, WAIT for 1 replica, ${description}`, DURABLE);
+  return { ...base, config: { ...base.config, topology: { ...(base.config.topology as object), ...topology } } };
+}
+const P = {
+  aofAlways: withDisk('aof-always', 'every node an AOF fsynced before each reply (appendfsync always)', { persistence: 'aof-always' }),
+  aofEverysec: withDisk('aof-everysec', 'every node an AOF fsynced once a second (appendfsync everysec)', { persistence: 'aof-everysec' }),
+  emptyPrimaryDown: withDisk('keep-empty-primary-down', 'no persistence, and a supervisor that keeps a primary restarting empty down until Sentinel promotes a replica', { keepEmptyPrimaryDown: true }),
+} as const;
+
 /** What a row changes in its set-ups: a longer safety phase and when its faults start, or the network and client. */
 interface RowTiming {
   readonly phases?: { readonly safetyMs: number; readonly livenessMs: number };
@@ -132,6 +144,10 @@ const ROWS: readonly (readonly [FaultDraw, readonly Setup[], RowTiming?])[] = [
   // A full Redis and one that evicts: the primary (the queue's only writable node) under pressure.
   ['memory-pressure', [S.prLegacy, S.prAtomic]],
   ['eviction', [S.prLegacy, S.prAtomic]],
+  // Crashes that keep the disk, split by when the node is back: before failover, after it, or with only what was fsynced.
+  ['process-crash', [S.prAtomicDurable, P.aofAlways, P.aofEverysec, P.emptyPrimaryDown]],
+  ['process-crash-failover', [S.prAtomicDurable, P.aofAlways, P.aofEverysec, P.emptyPrimaryDown]],
+  ['power-loss', [P.aofAlways, P.aofEverysec, P.emptyPrimaryDown]],
   ['swarm', [S.dynLegacy, S.dynAtomic, S.dynOneAtomic, S.dynSafeAtomic, S.prLegacy, S.prAtomic, S.prAtomicServerTime, S.prAtomicDurable]],
 ];
 

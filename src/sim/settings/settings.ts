@@ -6,6 +6,7 @@ import { DEFAULT_JUDGE_SETTINGS } from '../../model/history-file.js';
 
 /** The checker's recovery bound unless a configuration sets one: the judge's own default. */
 const RECOVERY_BOUND_MS = DEFAULT_JUDGE_SETTINGS.recoveryBoundMs;
+import { PERSISTENCE } from './persistence.js';
 
 const consistency = z.enum(['DC_ONE', 'DC_QUORUM', 'DC_SAFE_QUORUM']);
 
@@ -25,6 +26,16 @@ export const settingsFields = {
         nonQuorumConsistency: consistency.default('DC_ONE').describe('Dynomite consistency of the non-quorum connection (default DC_ONE)'),
         /** primary-replica: Sentinel's delay before promoting a replica. */
         failoverDelayMs: ms.default(5_000).describe('primary-replica: ms a primary must be down before Sentinel promotes a replica (default 5000)'),
+        persistence: z
+          .enum(PERSISTENCE)
+          .optional()
+          .describe(
+            "what each node's disk keeps for a restart after a process-crash, process-crash-failover or power-loss fault: none — nothing (no AOF, no snapshot: it restarts empty); aof-always — every write it acknowledged; aof-everysec — after a killed process every write it acknowledged (written to the file before the reply), after a power loss only what the last whole-second fsync reached (default none; node-crash faults say themselves what a node loses)",
+          ),
+        keepEmptyPrimaryDown: z
+          .boolean()
+          .optional()
+          .describe('primary-replica: the supervisor does not restart a primary whose disk kept nothing until Sentinel has promoted a replica; it then rejoins as a replica (default false: restarted at once, and its replicas resync from it, empty)'),
       })
       .strict()
       .default({ kind: 'dynomite', zones: ['a', 'b', 'c'], quorumConsistency: 'DC_QUORUM', nonQuorumConsistency: 'DC_ONE', failoverDelayMs: 5_000 })

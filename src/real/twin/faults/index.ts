@@ -11,6 +11,7 @@ import { nodeStall } from './node-stall.js';
 import { partition } from './partition.js';
 import type { RealFaultRun, RealFaultWorld, RealMeans } from './real-means.js';
 import { redisMemory } from './redis-memory.js';
+import { supervisedCrash } from './supervised-crash.js';
 
 /**
  * The real means of every fault family a real twin can strike, one module each: a family of
@@ -28,6 +29,8 @@ const REAL_MEANS: { readonly [F in FaultFamily]?: RealMeans<FaultOfFamily<F>> } 
   'client-crash': clientCrash,
   clock,
   'consumer-clocks': consumerClocks,
+  'process-crash': supervisedCrash,
+  'process-crash-failover': supervisedCrash,
 };
 
 function meansOf(kind: FaultKind): RealMeans<Fault> | undefined {

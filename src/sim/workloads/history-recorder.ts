@@ -145,7 +145,9 @@ export class HistoryRecorder {
       // A pop's deliveries are ok whatever else the call did: the messages are in the caller's hands.
       const delivered = returned === 'ok' || (result.delivered?.length ?? 0) > 0 ? (result.delivered ?? []) : [];
       for (const d of delivered) this.deliver(call.process, d.id, call.invokedAt, d.leaseUntil, part.via, d.shard);
-      const popOutcome: Outcome = delivered.length > 0 ? 'ok' : outcome;
+      // Its own outcome is the call's when that is unknown: a pop that came back with a store error
+      // after leasing (PoppedBatch.error) may have leased more to nobody, and it did not just wait.
+      const popOutcome: Outcome = delivered.length > 0 && outcome !== 'unknown' ? 'ok' : outcome;
       this.record({
         type: 'pop',
         ...base,

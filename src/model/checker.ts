@@ -222,7 +222,7 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
     const part = shardPartOf(id, m, pops, phases, settings);
     if (part) addShardPart(shards, part);
   }
-  judgeStopped(phases.stopped ?? [], shards, pops.some(consumerPopFailed), out);
+  judgeStopped(phases.stopped ?? [], shards, pops.some(consumerPopFailed), { livenessStart: phases.livenessStart, recoveryBoundMs: settings.recoveryBoundMs, boundMs }, out);
   return judgeShardSets(shards, pops, boundMs, out);
 }
 
@@ -230,12 +230,19 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
 export const consumerPopFailed = (p: PopOp): boolean => p.via === 'schedule' && p.outcome !== 'ok';
 
 /** The properties judged over the consumer loops that ended on their own (keeps consuming): a loop over the property table. */
-export function judgeStopped(stopped: readonly StoppedConsumer[], shards: ShardSets, errorReachedConsumer: boolean, out: Judged): void {
+export function judgeStopped(
+  stopped: readonly StoppedConsumer[],
+  shards: ShardSets,
+  errorReachedConsumer: boolean,
+  recovery: { readonly livenessStart: number; readonly recoveryBoundMs: number; readonly boundMs: number },
+  out: Judged,
+): void {
   for (const module of STOPS_JUDGES) {
     module.judgeStops!({
       stopped,
       shards,
       errorReachedConsumer,
+      ...recovery,
       ...reportsOf(module, out),
     });
   }

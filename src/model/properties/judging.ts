@@ -69,6 +69,10 @@ export interface StopsJudging<K extends string> {
   readonly shards: ShardSets;
   /** Whether a pop by the schedule did not return ok: a store error reached a consumer. */
   readonly errorReachedConsumer: boolean;
+  /** When the faults had healed (the liveness phase began), the stated recovery bound and B (docs/CHECKER.md §2.7). */
+  readonly livenessStart: number;
+  readonly recoveryBoundMs: number;
+  readonly boundMs: number;
   readonly found: FoundAbout<K>;
   readonly exercised: () => void;
 }

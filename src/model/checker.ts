@@ -222,7 +222,7 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
     const part = shardPartOf(id, m, pops, phases, settings);
     if (part) addShardPart(shards, part);
   }
-  judgeStopped(phases.stopped ?? [], shards, pops.some(consumerPopFailed), { livenessStart: phases.livenessStart, recoveryBoundMs: settings.recoveryBoundMs, boundMs }, out);
+  judgeStopped(phases.stopped ?? [], shards, pops.some(consumerPopFailed), { livenessStart: phases.livenessStart, recoveryBoundMs: settings.recoveryBoundMs, boundMs }, pops, out);
   return judgeShardSets(shards, pops, boundMs, out);
 }
 
@@ -235,14 +235,23 @@ export function judgeStopped(
   shards: ShardSets,
   errorReachedConsumer: boolean,
   recovery: { readonly livenessStart: number; readonly recoveryBoundMs: number; readonly boundMs: number },
+  pops: readonly PopOp[],
   out: Judged,
 ): void {
+  const asking = new Map<string, PopOp[]>();
+  for (const p of pops) {
+    if (p.via !== 'schedule' || p.outcome !== 'ok' || p.shard === undefined) continue;
+    const list = asking.get(p.shard);
+    if (list) list.push(p);
+    else asking.set(p.shard, [p]);
+  }
   for (const module of STOPS_JUDGES) {
     module.judgeStops!({
       stopped,
       shards,
       errorReachedConsumer,
       ...recovery,
+      asking,
       ...reportsOf(module, out),
     });
   }

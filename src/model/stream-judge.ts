@@ -375,7 +375,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     parts.sort((a, b) => a.ordinal - b.ordinal);
     const shards: ShardSets = new Map();
     for (const p of parts) addShardPart(shards, p.part);
-    judgeStopped(phases.stopped ?? [], shards, errorReachedConsumer, { livenessStart: phases.livenessStart, recoveryBoundMs: settings.recoveryBoundMs, boundMs: bound }, out);
+    judgeStopped(phases.stopped ?? [], shards, errorReachedConsumer, { livenessStart: phases.livenessStart, recoveryBoundMs: settings.recoveryBoundMs, boundMs: bound }, waiting, out);
     // judgeShardSets reads unknown pops only through freeIntervals (done per message above).
     lateness = judgeShardSets(shards, waiting, bound, out);
   }

@@ -73,6 +73,8 @@ export interface StopsJudging<K extends string> {
   readonly livenessStart: number;
   readonly recoveryBoundMs: number;
   readonly boundMs: number;
+  /** The pops by the schedule that returned ok, by shard: who was asking, and when. */
+  readonly asking: ReadonlyMap<string, readonly PopOp[]>;
   readonly found: FoundAbout<K>;
   readonly exercised: () => void;
 }

@@ -12,14 +12,14 @@ export const keepsConsuming = property({
     'not-resumed': { label: 'not consumed after the heal', rank: 5.5 },
   },
   brokenBy:
-    "**consumer stopped** (liveness): a consumer loop ended on its own before the run did — not crashed, not stopped by the run's end, nothing restarting it — while its shard had a message free and due at or after that moment (work it left to nobody); named by the consumer and the first such message. The simulator runs the README's `consume()` loop entered once, so a `consume()` that ended at a store error is found here (a test plants one: `test/sim/keeps-consuming.test.ts`). Judged on simulated runs and real twins (the stop is their fact); a recorded history has no stops to judge. **not consumed after the heal** (liveness): a message stayed free and due (§2.3) for longer than B after the liveness phase's start + the recovery bound (§2.7) — the faults had healed, and no consumer of its shard took it; named by the message, with the consumers of its shard that stopped",
+    "**consumer stopped** (liveness): a consumer loop ended on its own before the run did — not crashed, not stopped by the run's end, nothing restarting it — while its shard had a message free and due at or after that moment (work it left to nobody); named by the consumer and the first such message. The simulator runs the README's `consume()` loop entered once, so a `consume()` that ended at a store error is found here (a test plants one: `test/sim/keeps-consuming.test.ts`). Judged on simulated runs and real twins (the stop is their fact); a recorded history has no stops to judge. **not consumed after the heal** (liveness): a message stayed free and due (§2.3) for longer than B after the liveness phase's start + the recovery bound (§2.7) — the faults had healed, and no consumer of its shard asked for it (no pop by the schedule waited in that span of B: one that waited and missed it is late or a loss, not this); named by the message, with the consumers of its shard that stopped",
   /**
    * Keeps consuming (liveness): a consumer loop that ended on its own is a finding when its shard had a
    * message free and due at or after the end (work it left to nobody), named by the first such message;
-   * and a message free and due for longer than B past the liveness phase's start + the recovery bound
-   * is one (docs/CHECKER.md §2.7), whoever was or was not consuming.
+   * and a message free and due for longer than B past the liveness phase's start + the recovery bound,
+   * while no consumer of its shard was asking, is one (docs/CHECKER.md §2.7), whoever was or was not consuming.
    */
-  judgeStops: ({ stopped, shards, errorReachedConsumer, livenessStart, recoveryBoundMs, boundMs, found, exercised }) => {
+  judgeStops: ({ stopped, shards, errorReachedConsumer, livenessStart, recoveryBoundMs, boundMs, asking, found, exercised }) => {
     if (stopped.length > 0 || errorReachedConsumer) exercised();
     for (const s of stopped) {
       const left = (shards.get(s.shard)?.free ?? []).filter((iv) => iv.to > s.at).sort((a, b) => Math.max(a.from, s.at) - Math.max(b.from, s.at) || (a.id < b.id ? -1 : 1))[0];
@@ -34,6 +34,9 @@ export const keepsConsuming = property({
         exercised();
         const from = Math.max(iv.from, resumedBy);
         if (iv.to - from <= boundMs) continue;
+        // A consumer of the shard was asking then: the message was late or gone from the store (delivered
+        // promptly, at-least-once), not left by consumers that never came back.
+        if ((asking.get(shard) ?? []).some((p) => p.invokedAt <= from + boundMs && (p.completedAt ?? Infinity) >= from)) continue;
         const gone = stopped.filter((x) => x.shard === shard && x.at <= iv.to).map((x) => x.process);
         found(
           'not-resumed',

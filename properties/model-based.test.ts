@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest';
-import { layoutsOf, modelCheck } from '../src/harness/model-check.js';
+import { layoutsOf, modelCheck } from '../src/testing/model-check/model-check.js';
 import type { QueueMode } from '../src/queue/dyno-queue.js';
 import { backendNames, useBackend } from '../test/support/backends.js';
 import { simulatedNode } from '../test/support/model-check-node.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { FakeTime } from '../../src/harness/manual-time.js';
-import { layoutsOf, modelCheck } from '../../src/harness/model-check.js';
+import { FakeTime } from '../../src/testing/manual-time.js';
+import { layoutsOf, modelCheck } from '../../src/testing/model-check/model-check.js';
 import type { PropertyName } from '../../src/model/properties.js';
 import { PROPERTY_NAMES } from '../../src/model/properties.js';
 import type { AtomicQueue } from '../../src/queue/atomic-queue.js';

@@ -13,6 +13,6 @@ export { PROPERTIES, PROPERTY_NAMES, VIOLATION_KINDS, VIOLATION_KIND_NAMES, FAIL
 export type { PropertyName, ViolationKind } from '../model/properties.js';
 export { OUTCOMES } from '../model/history.js';
 export type { HistoryOp, PushOp, DeliverOp, AckOp, ExtendOp, RemoveOp, PopOp, OpType, Outcome, RunPhases, CheckerSettings } from '../model/history.js';
-export { AtomicModel } from '../model/atomic-model.js';
-export { LegacyModel } from '../model/legacy-model.js';
-export type { QueueModel, ModelMessage, ModelLeased } from '../model/queue-model.js';
+export { AtomicModel } from '../model/reference/atomic-model.js';
+export { LegacyModel } from '../model/reference/legacy-model.js';
+export type { QueueModel, ModelMessage, ModelLeased } from '../model/reference/queue-model.js';

@@ -8,7 +8,7 @@
  */
 export { checkAgainstModel, compareWithRedis, simulate } from '../testing/harness.js';
 export type { CheckAgainstModelOptions, CheckOutcome, CompareWithRedisOptions, RedisTarget, SimulateConfig, SimulateOptions } from '../testing/harness.js';
-export type { ModelCheckQueueOptions } from '../harness/model-check.js';
+export type { ModelCheckQueueOptions } from '../testing/model-check/model-check.js';
 export { HARNESS_SUPPORT } from '../testing/queue-setup.js';
 export type { HarnessQueueOptions } from '../testing/queue-setup.js';
 export { HarnessFailure } from '../testing/failure.js';

@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
-import type { ModelCheckQueueOptions } from '../harness/model-check.js';
-import { ModelCheckFailure } from '../harness/model-check-failure.js';
+import type { ModelCheckQueueOptions } from './model-check/model-check.js';
+import { ModelCheckFailure } from './model-check/model-check-failure.js';
 import type { QueueMode } from '../queue/dyno-queue.js';
 import { configForFile, parseSimConfig, type SimConfigInput } from '../sim/run/config.js';
 import { ALWAYS_REQUIRED, PROPERTIES_WORST_FIRST, PROPERTY_NAMES, type PropertyName } from '../model/properties.js';
@@ -123,7 +123,7 @@ export interface CheckOutcome {
  * to replay) when they did not.
  */
 export async function checkAgainstModel(options: CheckAgainstModelOptions): Promise<CheckOutcome[]> {
-  const { modelCheck } = await needingFastCheck('checkAgainstModel', () => import('../harness/model-check.js'));
+  const { modelCheck } = await needingFastCheck('checkAgainstModel', () => import('./model-check/model-check.js'));
   const queue = parseHarnessQueueOptions('checkAgainstModel', options.queue ?? {});
   const modes = checkModes(options.modes ?? [queue.mode ?? 'atomic']);
   if (queue.mode !== undefined && modes.some((m) => m !== queue.mode)) throw new InvalidArgumentError('modes', `${JSON.stringify(modes)} differs from queue.mode ${JSON.stringify(queue.mode)}: give one of them`);

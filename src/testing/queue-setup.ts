@@ -1,4 +1,4 @@
-import { FakeTime } from '../harness/manual-time.js';
+import { FakeTime } from '../testing/manual-time.js';
 import { InvalidArgumentError } from '../queue/errors.js';
 import { parseQueueOptions, type QueueOptionsInput } from '../queue/options.js';
 import type { Store } from '../store/store.js';

@@ -1,9 +1,10 @@
-import type { DeliveryVia, HistoryOp, Outcome } from '../model/history.js';
+import { callOperations, type CallResult } from '../model/call-operations.js';
+import type { HistoryOp, Outcome } from '../model/history.js';
 import { HISTORY_FORMAT_VERSION } from '../model/history.js';
-import type { AckAndPop, AckItem, AckManyAndPop, ConsumeOptions, DynoQueue, PopOptions, QueueMode, ShardSize } from '../queue/dyno-queue.js';
+import { METHOD_HISTORY, type HistoryTableOf, type MethodOf, type RecordedCall, type RecordedMethod } from '../model/method-history.js';
+import type { ConsumeOptions, DynoQueue, QueueMode } from '../queue/dyno-queue.js';
 import { InvalidArgumentError } from '../queue/errors.js';
-import type { Message, MessageInput, PoppedMessage } from '../queue/message.js';
-import type { PoppedBatch } from '../queue/popped-batch.js';
+import type { PoppedMessage } from '../queue/message.js';
 import { recordingHooksOf, type RecordingHooks, type ShardListener } from '../queue/recording-hooks.js';
 
 /**
@@ -188,15 +189,19 @@ function checkProcess(process: unknown): string {
   return process;
 }
 
-/** A call's time and client: every operation of the call carries them. */
-interface CallBase {
-  readonly process: string;
-  readonly invokedAt: number;
-  readonly completedAt: number;
-}
+/** The table read against the real queue interface: a public method without an entry does not compile. */
+const HISTORY: HistoryTableOf<DynoQueue> = METHOD_HISTORY;
 
-type PopPart = { readonly via: DeliveryVia; readonly shard?: string; readonly id?: string };
+type Method = MethodOf<DynoQueue>;
+type Args<M extends Method> = Parameters<DynoQueue[M]>;
+type Reply<M extends Method> = Awaited<ReturnType<DynoQueue[M]>>;
 
+/**
+ * The queue with its calls recorded: each method does what its METHOD_HISTORY entry says (a
+ * recorded call, a loop of recorded steps, or the queue's own method unrecorded). The methods are
+ * made from the table below the class.
+ */
+interface RecordingQueue extends DynoQueue {}
 class RecordingQueue implements RecordedQueue {
   readonly name: string;
   readonly mode: QueueMode;
@@ -209,7 +214,7 @@ class RecordingQueue implements RecordedQueue {
     this.mode = rec.queue.mode;
   }
 
-  private get q(): DynoQueue {
+  private get queue(): DynoQueue {
     return this.rec.queue;
   }
 
@@ -221,190 +226,51 @@ class RecordingQueue implements RecordedQueue {
     this.rec.stop();
   }
 
-  /** Runs a call; `done` records it with the call's base and its outcome (ok with the value, or the thrown error's). */
-  private async call<T>(run: () => Promise<T>, done: (base: CallBase, result: { ok: true; value: T } | { ok: false; outcome: Outcome }) => void): Promise<T> {
+  // Every other method, from the table: a recorded call, or the queue's own method unrecorded.
+  static {
+    for (const [method, entry] of Object.entries(HISTORY) as [Method, (typeof HISTORY)[Method]][]) {
+      if (entry.records === 'steps') continue; // a loop: consume, written below
+      const recorded = entry.records === 'call';
+      Object.defineProperty(RecordingQueue.prototype, method, {
+        configurable: true,
+        writable: true,
+        value(this: RecordingQueue, ...args: unknown[]) {
+          return recorded ? this.recordCall(method as RecordedMethod, args as Args<RecordedMethod>) : (this.queue[method] as (...a: unknown[]) => unknown).apply(this.queue, args);
+        },
+      });
+    }
+  }
+
+  /** Runs a call and records its operations: with the reply read by its entry, or with the thrown error's outcome. */
+  private async recordCall<M extends RecordedMethod>(method: M, args: Args<M>): Promise<Reply<M>> {
+    const entry = HISTORY[method] as RecordedCall<Args<M>, Reply<M>>;
     const invokedAt = this.rec.clock();
+    const site = { invokedAt, leaseMs: this.rec.unackTimeoutMs, localShard: this.rec.hooks?.localShard };
+    const parts = entry.parts(args, site);
+    const write = (completedAt: number, returned: Outcome, result: CallResult) => {
+      const { ops } = callOperations({ process: this.process, invokedAt, completedAt }, parts, returned, result, { shardOf: (id) => this.rec.takeShard(id) });
+      for (const op of ops) this.rec.record(op);
+    };
     // Still in flight when the history ends (stopRecording, the process exiting): unknown, no completedAt.
-    const returned = this.rec.begin(() => done({ process: this.process, invokedAt, completedAt: invokedAt }, { ok: false, outcome: 'unknown' }));
-    let value: T;
+    const returned = this.rec.begin(() => write(invokedAt, 'unknown', {}));
+    let value: Reply<M>;
     try {
-      value = await run();
+      value = await (this.queue[method] as (...a: Args<M>) => Promise<Reply<M>>).apply(this.queue, args);
     } catch (err) {
       returned();
-      done({ process: this.process, invokedAt, completedAt: this.rec.clock() }, { ok: false, outcome: outcomeOfThrow(err) });
+      write(this.rec.clock(), outcomeOfThrow(err), {});
       throw err;
     }
     returned();
-    done({ process: this.process, invokedAt, completedAt: this.rec.clock() }, { ok: true, value });
+    const reply = entry.reply(value, args, site);
+    write(this.rec.clock(), reply.outcome, reply.result);
     return value;
   }
 
-  private pushed(type: 'push' | 'ensure', base: CallBase, messages: readonly MessageInput[], outcome: Outcome, created?: boolean): void {
-    if (!Array.isArray(messages)) return;
-    for (const m of messages) {
-      if (typeof m !== 'object' || m === null || typeof m.id !== 'string' || m.id === '') continue;
-      const shard = this.rec.takeShard(m.id);
-      const delayMs = typeof m.timeout === 'number' && Number.isFinite(m.timeout) && m.timeout >= 0 ? m.timeout : 0;
-      const priority = Number.isInteger(m.priority) && m.priority! >= 0 && m.priority! <= 99 ? m.priority! : 0;
-      const where = { delayMs, priority, ...(shard !== undefined ? { shard } : {}) };
-      if (type === 'push') this.rec.record({ type, ...base, id: m.id, outcome, ...where });
-      else this.rec.record({ type, ...base, id: m.id, outcome, ...where, ...(outcome === 'ok' && created !== undefined ? { created } : {}) });
-    }
-  }
-
-  /** A pop call: a deliver line per message it returned (ok whatever else the call did), then the pop line. */
-  private popped(base: CallBase, part: PopPart, messages: readonly PoppedMessage[], outcome: Outcome): void {
-    for (const m of messages) {
-      this.rec.record({ type: 'deliver', ...base, id: m.id, outcome: 'ok', leaseUntil: base.invokedAt + this.rec.unackTimeoutMs, via: part.via, shard: m.shard });
-    }
-    this.rec.record({
-      type: 'pop',
-      ...base,
-      outcome: messages.length > 0 ? 'ok' : outcome,
-      via: part.via,
-      ...(part.shard !== undefined ? { shard: part.shard } : {}),
-      ...(part.id !== undefined ? { id: part.id } : {}),
-      delivered: messages.length,
-    });
-  }
-
-  private simple(type: 'ack' | 'release' | 'remove', base: CallBase, id: unknown, outcome: Outcome): void {
-    if (typeof id === 'string' && id !== '') this.rec.record({ type, ...base, id, outcome });
-  }
-
-  private get scheduled(): PopPart {
-    const shard = this.rec.hooks?.localShard;
-    return { via: 'schedule', ...(shard !== undefined ? { shard } : {}) };
-  }
-
-  private acks(base: CallBase, items: readonly AckItem[], acked: readonly boolean[] | Outcome): void {
-    if (!Array.isArray(items)) return;
-    items.forEach((item, i) => this.simple('ack', base, item?.id, typeof acked === 'string' ? acked : acked[i] ? 'ok' : 'fail'));
-  }
-
-  // ——— recorded calls ———
-
-  push(messages: readonly MessageInput[]): Promise<string[]> {
-    return this.call(
-      () => this.q.push(messages),
-      (base, r) => this.pushed('push', base, messages, r.ok ? 'ok' : r.outcome),
-    );
-  }
-
-  ensure(message: MessageInput): Promise<boolean> {
-    return this.call(
-      () => this.q.ensure(message),
-      (base, r) => this.pushed('ensure', base, [message], r.ok ? 'ok' : r.outcome, r.ok ? r.value : undefined),
-    );
-  }
-
-  pop(count: number, options?: PopOptions): Promise<PoppedBatch> {
-    return this.call(
-      () => this.q.pop(count, options),
-      (base, r) => this.popped(base, this.scheduled, r.ok ? r.value : [], r.ok ? (Object.hasOwn(r.value, 'error') ? 'unknown' : 'ok') : r.outcome),
-    );
-  }
-
-  bulkPop(count: number, options?: PopOptions): Promise<PoppedBatch> {
-    return this.call(
-      () => this.q.bulkPop(count, options),
-      (base, r) => this.popped(base, this.scheduled, r.ok ? r.value : [], r.ok ? (Object.hasOwn(r.value, 'error') ? 'unknown' : 'ok') : r.outcome),
-    );
-  }
-
-  popWithMsgId(id: string): Promise<PoppedMessage | null> {
-    return this.call(
-      () => this.q.popWithMsgId(id),
-      (base, r) => this.popped(base, { via: 'id', ...(typeof id === 'string' && id !== '' ? { id } : {}) }, r.ok && r.value ? [r.value] : [], r.ok ? 'ok' : r.outcome),
-    );
-  }
-
-  popMsgWithPredicate(luaPattern: string, localShardOnly?: boolean): Promise<PoppedMessage | null> {
-    const shard = localShardOnly ? this.rec.hooks?.localShard : undefined;
-    return this.call(
-      () => this.q.popMsgWithPredicate(luaPattern, localShardOnly),
-      (base, r) => this.popped(base, { via: 'predicate', ...(shard !== undefined ? { shard } : {}) }, r.ok && r.value ? [r.value] : [], r.ok ? 'ok' : r.outcome),
-    );
-  }
-
-  ack(id: string, token?: string): Promise<boolean> {
-    return this.call(
-      () => this.q.ack(id, token),
-      (base, r) => this.simple('ack', base, id, r.ok ? (r.value ? 'ok' : 'fail') : r.outcome),
-    );
-  }
-
-  ackMany(items: readonly AckItem[]): Promise<boolean[]> {
-    return this.call(
-      () => this.q.ackMany(items),
-      (base, r) => this.acks(base, items, r.ok ? r.value : r.outcome),
-    );
-  }
-
-  release(id: string, token?: string): Promise<boolean> {
-    return this.call(
-      () => this.q.release(id, token),
-      (base, r) => this.simple('release', base, id, r.ok ? (r.value ? 'ok' : 'fail') : r.outcome),
-    );
-  }
-
-  ackAndPop(id: string, token: string | undefined, count: number): Promise<AckAndPop> {
-    return this.call(
-      () => this.q.ackAndPop(id, token, count),
-      (base, r) => {
-        this.simple('ack', base, id, r.ok ? (r.value.acked ? 'ok' : 'fail') : r.outcome);
-        this.popped(base, this.scheduled, r.ok ? r.value.messages : [], r.ok ? 'ok' : r.outcome);
-      },
-    );
-  }
-
-  ackManyAndPop(items: readonly AckItem[], count: number): Promise<AckManyAndPop> {
-    return this.call(
-      () => this.q.ackManyAndPop(items, count),
-      (base, r) => {
-        this.acks(base, items, r.ok ? r.value.acked : r.outcome);
-        this.popped(base, this.scheduled, r.ok ? r.value.messages : [], r.ok ? 'ok' : r.outcome);
-      },
-    );
-  }
-
-  setUnackTimeout(id: string, timeoutMs: number, token?: string): Promise<boolean> {
-    return this.call(
-      () => this.q.setUnackTimeout(id, timeoutMs, token),
-      (base, r) => {
-        if (typeof id !== 'string' || id === '' || typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs)) return;
-        this.rec.record({ type: 'extend', ...base, id, outcome: r.ok ? (r.value ? 'ok' : 'fail') : r.outcome, leaseUntil: base.invokedAt + timeoutMs });
-      },
-    );
-  }
-
-  setTimeout(id: string, timeoutMs: number): Promise<boolean> {
-    return this.call(
-      () => this.q.setTimeout(id, timeoutMs),
-      (base, r) => {
-        if (typeof id !== 'string' || id === '' || typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0) return;
-        this.rec.record({ type: 'reschedule', ...base, id, outcome: r.ok ? (r.value ? 'ok' : 'fail') : r.outcome, delayMs: timeoutMs });
-      },
-    );
-  }
-
-  remove(id: string): Promise<boolean> {
-    return this.call(
-      () => this.q.remove(id),
-      (base, r) => this.simple('remove', base, id, r.ok ? (r.value ? 'ok' : 'fail') : r.outcome),
-    );
-  }
-
-  atomicRemove(id: string): Promise<boolean> {
-    return this.call(
-      () => this.q.atomicRemove(id),
-      (base, r) => this.simple('remove', base, id, r.ok ? (r.value ? 'ok' : 'fail') : r.outcome),
-    );
-  }
-
   /**
-   * The queue's consume loop, made of recorded pops and releases: each batch is a pop call (a `pop`
-   * line and its deliveries); leaving the loop early releases the batch's messages not yet yielded.
+   * The queue's consume loop, made of recorded pops and releases (METHOD_HISTORY.consume): each
+   * batch is a pop call (a `pop` line and its deliveries); leaving the loop early releases the
+   * batch's messages not yet yielded.
    */
   async *consume(options: ConsumeOptions = {}): AsyncIterableIterator<PoppedMessage> {
     if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('consume options', 'must be an object');
@@ -412,7 +278,7 @@ class RecordingQueue implements RecordedQueue {
     const wait = options.wait ?? 1_000;
     let pending: PoppedMessage[] = [];
     try {
-      while (!options.signal?.aborted && !isClosed(this.q)) {
+      while (!options.signal?.aborted && !isClosed(this.queue)) {
         const popped = await this.pop(batch, { wait, ...(options.signal ? { signal: options.signal } : {}) });
         pending = [...popped];
         while (pending.length > 0) yield pending.shift()!;
@@ -421,51 +287,6 @@ class RecordingQueue implements RecordedQueue {
     } finally {
       for (const m of pending.splice(0)) await this.release(m.id, m.token).catch(() => undefined);
     }
-  }
-
-  // ——— reads and housekeeping: not operations of the history ———
-
-  peek(count: number): Promise<Message[]> {
-    return this.q.peek(count);
-  }
-  getUnackTime(id: string): Promise<number | null> {
-    return this.q.getUnackTime(id);
-  }
-  containsPredicate(luaPattern: string, localShardOnly?: boolean): Promise<boolean> {
-    return this.q.containsPredicate(luaPattern, localShardOnly);
-  }
-  getMsgWithPredicate(luaPattern: string, localShardOnly?: boolean): Promise<Message | null> {
-    return this.q.getMsgWithPredicate(luaPattern, localShardOnly);
-  }
-  get(id: string): Promise<Message | null> {
-    return this.q.get(id);
-  }
-  localGet(id: string): Promise<Message | null> {
-    return this.q.localGet(id);
-  }
-  getAllMessages(): Promise<Message[]> {
-    return this.q.getAllMessages();
-  }
-  size(): Promise<number> {
-    return this.q.size();
-  }
-  shardSizes(): Promise<Record<string, ShardSize>> {
-    return this.q.shardSizes();
-  }
-  clear(): Promise<void> {
-    return this.q.clear();
-  }
-  processUnacks(): Promise<number> {
-    return this.q.processUnacks();
-  }
-  atomicProcessUnacks(): Promise<number> {
-    return this.q.atomicProcessUnacks();
-  }
-  findStaleMessages(): Promise<string[]> {
-    return this.q.findStaleMessages();
-  }
-  close(): Promise<void> {
-    return this.q.close();
   }
 }
 

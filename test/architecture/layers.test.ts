@@ -148,6 +148,21 @@ describe('layers', () => {
     expect(violations(['src/queue', 'src/store', 'src/redis', 'src/sim'], (f) => f.startsWith('src/real/'))).toEqual([]);
   });
 
+  it('src/model: the reference models (src/model/reference) stand alone, the history judge (the rest) never uses them, and neither reaches the queue, a store or the simulator', () => {
+    const reference = sourceFiles('src/model/reference');
+    expect(reference).toContain('src/model/reference/atomic-model.ts');
+    expect(violations(['src/model/reference'], (f) => !f.startsWith('src/model/reference/'))).toEqual([]);
+    const judge = sourceFiles('src/model').filter((f) => !f.startsWith('src/model/reference/'));
+    expect(judge).toContain('src/model/checker.ts');
+    const bad = judge.flatMap((f) => [...closure(f)].filter((i) => i.startsWith('src/model/reference/') || /^src\/(queue|store|redis|sim|real|testing)\//.test(i)).map((i) => `${f} → ${i}`));
+    expect(bad).toEqual([]);
+  });
+
+  it('the model-check harness (src/testing/model-check) checks a queue against the reference models without the simulator', () => {
+    expect(sourceFiles('src/testing/model-check')).toContain('src/testing/model-check/model-check.ts');
+    expect(violations(['src/testing/model-check'], (f) => f.startsWith('src/sim/') || f.startsWith('src/real/'))).toEqual([]);
+  });
+
   it('IoredisStore (real Redis) loads neither the simulator nor the in-process Redis', () => {
     const loaded = [...closure('src/store/ioredis-store.ts'), ...closure('src/store/index.ts')];
     expect(loaded.filter((f) => f.startsWith('src/sim/') || /^src\/redis\/(keyspace|lua-engine|sorted-set)\.ts$/.test(f))).toEqual([]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES, type PropertyName } from '../../src/model/properties.js';
 import { RealTwinError } from '../../src/real/twin/real-twin-error.js';
-import { realTwinProblems } from '../../src/real/twin/real-faults.js';
+import { realTwinProblems } from '../../src/real/twin/faults/index.js';
 import { asHappened, runReal } from '../../src/real/twin/run-real.js';
 import { parseSimConfig, type SimConfig, type SimConfigInput } from '../../src/sim/run/config.js';
 import { CONFIGURATIONS, configurationRun } from '../../src/sim/run/configurations.js';

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES, type PropertyName } from '../../src/model/properties.js';
 import { firstShowings } from '../../src/cli/commands/guarantees.js';
 import { CONFIGURATIONS } from '../../src/sim/run/configurations.js';
-import { guaranteesMarkdown, type GuaranteeRow, type PropertyCell } from '../../src/sim/campaign/guarantees.js';
+import { type GuaranteeRow, type PropertyCell } from '../../src/sim/campaign/guarantees.js';
+import { guaranteesData } from '../../src/sim/campaign/guarantees-data.js';
+import { guaranteesPage } from '../../src/sim/campaign/guarantees-page.js';
 import { scenarioName } from '../../src/sim/campaign/mechanism-scenarios.js';
 
 const KEY = 'lost-after-delivery ← no fault: an ack was refused';
@@ -16,11 +18,12 @@ function rowOf(name: string): GuaranteeRow {
   return { configuration, runs: 10, exposedRuns: null, promotionRuns: 0, divergedRuns: null, cells, lateness: { p50: 0, p99: 0, max: 0 }, boundMs: 100, raceRuns: { abortAfterLease: 0, consumeAbortedAfterLease: 0, ensureFromTwoShards: 0, rescheduleVsPop: 0, extendVsPop: 0, errorMidConsumeBatch: 0 } };
 }
 
-/** The lines of one row's section of the table. */
-function section(md: string, name: string): string {
-  const start = md.indexOf(`### \`${name}\``);
-  const next = md.indexOf('\n### ', start + 1);
-  return md.slice(start, next < 0 ? undefined : next);
+/** The lines of one topology's recommendation on the page. */
+function section(md: string, topology: string): string {
+  const start = md.indexOf(`### ${topology}: `);
+  expect(start).toBeGreaterThanOrEqual(0);
+  const ends = ['\n### ', '\n## '].map((h) => md.indexOf(h, start + 1)).filter((i) => i >= 0);
+  return md.slice(start, ends.length > 0 ? Math.min(...ends) : undefined);
 }
 
 describe('mechanism scenarios in the guarantees table', () => {
@@ -30,11 +33,12 @@ describe('mechanism scenarios in the guarantees table', () => {
     // One shrink per (set-up, mechanism): both rows get their own.
     expect(firstShowings([dyn, pr], 10).map((s) => s.configuration)).toEqual([dyn.configuration.name, pr.configuration.name]);
     const file = 'scenarios/mechanisms/dynomite-dc-quorum-legacy-x.json';
-    const md = guaranteesMarkdown([dyn, pr], 'test', [{ setup: dyn.configuration.setup, key: KEY, file }], () => null);
-    expect(section(md, dyn.configuration.name)).toContain(file);
+    const data = guaranteesData({ rows: [dyn, pr], command: 'test', timing: null, seeds: 10, scenarios: [{ setup: dyn.configuration.setup, key: KEY, file }], advise: () => null });
+    const md = guaranteesPage(data);
+    expect(section(md, 'dynomite')).toContain(file);
     // The primary-replica row showed the same mechanism, but a Dynomite run is no evidence about it.
-    expect(section(md, pr.configuration.name)).toContain(KEY);
-    expect(section(md, pr.configuration.name)).not.toContain(file);
+    expect(section(md, 'primary-replica')).toContain(KEY);
+    expect(section(md, 'primary-replica')).not.toContain(file);
   });
 
   it('names of two mechanisms that differ only past the length cut differ', () => {

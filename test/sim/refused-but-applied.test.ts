@@ -26,7 +26,7 @@ function divergedAck(options: { minorityHasIt: boolean; stallMinorityMs?: number
 }
 
 async function ack(w: World, recorder: HistoryRecorder, probe: CallProbe, store: ReturnType<World['client']>) {
-  const call = recorder.begin('consumer', { type: 'ack', ids: ['m1'] }, probe);
+  const call = recorder.begin('consumer', [{ type: 'ack', ids: ['m1'] }], probe);
   const removed = await w.settle(store.zrem('unack', ['m1']));
   return { removed, recorded: recorder.end(call, removed > 0 ? 'ok' : 'fail') };
 }

@@ -1,1 +1,1 @@
-export { FakeTime, settle } from '../../src/harness/manual-time.js';
+export { FakeTime, settle } from '../../src/testing/manual-time.js';

@@ -1,4 +1,4 @@
-import type { Layout, Setup } from '../../src/harness/model-check.js';
+import type { Layout, Setup } from '../../src/testing/model-check/model-check.js';
 import { world } from '../sim/fixtures.js';
 
 /** Where the server clock starts past the simulator's epoch: off the second boundary, so that both fields of TIME matter. */

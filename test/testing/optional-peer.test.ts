@@ -9,7 +9,7 @@ describe('dynoq/testing without fast-check', () => {
       err.code = 'ERR_MODULE_NOT_FOUND';
       throw err;
     };
-    vi.doMock('../../src/harness/model-check.js', missing);
+    vi.doMock('../../src/testing/model-check/model-check.js', missing);
     vi.doMock('../../src/testing/differential.js', missing);
     try {
       const testing = await import('../../src/public/testing.js');
@@ -22,7 +22,7 @@ describe('dynoq/testing without fast-check', () => {
       expect(err?.code).toBe('MISSING_PEER_DEPENDENCY');
       expect(err?.message).toBe(`${fn} needs fast-check: npm install --save-dev fast-check`);
     } finally {
-      vi.doUnmock('../../src/harness/model-check.js');
+      vi.doUnmock('../../src/testing/model-check/model-check.js');
       vi.doUnmock('../../src/testing/differential.js');
       vi.resetModules();
     }

@@ -40,8 +40,8 @@ export async function reachRedis(url: string): Promise<Redis | Cluster> {
 }
 
 /** `import('fast-check')` is optional for the package: say how to get it when it is missing (exit 2). */
-export function loadModelCheck(): Promise<typeof import('../../harness/model-check.js')> {
-  return needingFastCheck('dynoq check', () => import('../../harness/model-check.js'));
+export function loadModelCheck(): Promise<typeof import('../../testing/model-check/model-check.js')> {
+  return needingFastCheck('dynoq check', () => import('../../testing/model-check/model-check.js'));
 }
 
 export interface CheckFlags {

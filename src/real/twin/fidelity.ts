@@ -3,7 +3,7 @@ import { parseSimConfig, type SimConfig } from '../../sim/run/config.js';
 import { CONFIGURATIONS, configurationRun, type NamedConfiguration } from '../../sim/run/configurations.js';
 import { wilson } from '../../sim/campaign/guarantees.js';
 import { runSimulation } from '../../sim/run/run.js';
-import { realTwinProblems } from './real-faults.js';
+import { realTwinProblems } from './faults/index.js';
 import { asHappened, runReal } from './run-real.js';
 
 /** A row of the fidelity table: a configuration of the guarantees table, or one derived from it. */

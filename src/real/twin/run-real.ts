@@ -10,7 +10,7 @@ import { Trace } from '../../sim/kernel/trace.js';
 import { resolveProfile, startWorkload, type WorkloadContext } from '../../sim/workloads/index.js';
 import type { RealCluster } from '../cluster.js';
 import { RealActor } from './real-actor.js';
-import { applyRealFault, faultTarget, healRealFaults, RealFaultState, realTwinProblems, type RealFaultWorld } from './real-faults.js';
+import { RealFaults, realTwinProblems } from './faults/index.js';
 import { realTime } from './real-time.js';
 import { RealTwinError } from './real-twin-error.js';
 import { startRealCluster } from '../start-cluster.js';
@@ -113,17 +113,16 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
       actors.set(name, actor);
       return actor;
     };
-    const world: RealFaultWorld = { cluster, actor: (n) => actors.get(n), actors: () => actors.values(), log: note, now: () => Date.now() - start };
-    const state = new RealFaultState();
+    const realFaults = new RealFaults({ cluster, actor: (n) => actors.get(n), actors: () => actors.values(), log: note, now: () => Date.now() - start });
     const struck: StruckRealFault[] = [];
     const pending: Promise<void>[] = [];
     // Per target, the last fault started on it: the next one waits for it (a restart still running).
     const busy = new Map<string, Promise<void>>();
     const timers = config.faults.map((fault) =>
       setTimeout(() => {
-        const target = faultTarget(fault);
+        const target = realFaults.target(fault);
         const done = (busy.get(target) ?? Promise.resolve())
-          .then(() => applyRealFault(world, state, fault))
+          .then(() => realFaults.strike(fault))
           .then(
             () => void struck.push({ at: Date.now() - start, fault }),
             (err: unknown) => void struck.push({ at: Date.now() - start, fault, error: err instanceof Error ? err.message : String(err) }),
@@ -138,7 +137,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
     await Promise.all(pending);
     const livenessStart = Date.now();
     note('liveness: every fault healed');
-    await healRealFaults(world, state);
+    await realFaults.healAll();
     workload.replaceCrashedConsumers();
     await until(livenessStart + config.phases.livenessMs, () => workload.producing() <= 0 && outstanding.size === 0);
     finished = true;
@@ -153,7 +152,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
     }
     const calls: Record<string, number> = {};
     for (const a of actors.values()) for (const [m, n] of a.calls) calls[m] = (calls[m] ?? 0) + n;
-    return { config, report, history: recorder.history, faults: struck, happened: state.happened.list(), replicas, calls, livenessStart, end, realMs: end - start, log };
+    return { config, report, history: recorder.history, faults: struck, happened: realFaults.happened.list(), replicas, calls, livenessStart, end, realMs: end - start, log };
   } finally {
     for (const a of actors.values()) a.crash();
     await cluster.stop();

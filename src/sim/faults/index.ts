@@ -45,6 +45,8 @@ export type FaultFamily = (typeof FAMILIES)[number]['family'];
 /** Every fault family by name. */
 export const FAULT_FAMILIES = Object.fromEntries(FAMILIES.map((f) => [f.family, f])) as { readonly [P in (typeof FAMILIES)[number] as P['family']]: P };
 export const FAULT_FAMILY_NAMES: FaultFamily[] = FAMILIES.map((f) => f.family);
+/** The faults of one family, as its schemas parse them. */
+export type FaultOfFamily<F extends FaultFamily> = z.output<(typeof FAULT_FAMILIES)[F]['schemas'][number]>;
 
 /** The kind a fault schema parses (its `kind` literal). */
 function kindOf(schema: z.ZodObject): FaultKind {

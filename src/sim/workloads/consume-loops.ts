@@ -1,22 +1,16 @@
+import { METHOD_HISTORY } from '../../model/method-history.js';
 import type { AckItem } from '../../queue/dyno-queue.js';
 import type { PoppedMessage } from '../../queue/message.js';
 import type { WorkloadActor } from './context.js';
-import type { CallPart } from './history-recorder.js';
 import type { Rng } from '../kernel/rng.js';
-import { recordedCall, sleep, type WorkloadContext } from './context.js';
-import { outcomeOfError } from './history-recorder.js';
-import { ackItem, ackOne, ackOutcomes, workOn, type Holding } from './hold.js';
+import { beginCall, recordedCall, sleep, type Recorded, type WorkloadContext } from './context.js';
+import { ackItem, ackOne, workOn, type Holding } from './hold.js';
 import type { ConsumerLoop } from '../settings/workload-profile.js';
-
-/** The history's view of a scheduled pop on this consumer's shard. */
-const popPart = (actor: WorkloadActor): CallPart => ({ type: 'pop', via: 'schedule', shard: actor.zone });
 
 /** Deliveries of a pop that returned: each leased until its invocation + the lease, on the true clock. */
 function holdings(ctx: WorkloadContext, invokedAt: number, messages: readonly PoppedMessage[]): Holding[] {
   return messages.map((message) => ({ message, leaseUntil: invokedAt + ctx.config.queue.unackTimeoutMs }));
 }
-
-const delivered = (hs: readonly Holding[]) => hs.map((h) => ({ id: h.message.id, shard: h.message.shard, leaseUntil: h.leaseUntil }));
 
 /**
  * A recorded pop (pop or bulkPop, long-polling `wait`): the messages it returned, [] when it failed
@@ -25,20 +19,10 @@ const delivered = (hs: readonly Holding[]) => hs.map((h) => ({ id: h.message.id,
 async function recordedPop(ctx: WorkloadContext, actor: WorkloadActor, bulk: boolean): Promise<Holding[] | null> {
   const w = ctx.config.workload;
   const invokedAt = ctx.time.now;
-  let got: Holding[] = [];
-  const done = await recordedCall(
-    ctx,
-    actor,
-    popPart(actor),
-    () => (bulk ? actor.queue.bulkPop(w.consumerBatch, { wait: w.pollWaitMs }) : actor.queue.pop(w.consumerBatch, { wait: w.pollWaitMs })),
-    (messages) => {
-      got = holdings(ctx, invokedAt, messages);
-      return { outcome: 'ok', result: { delivered: delivered(got) } };
-    },
-  );
+  const done = await recordedCall(ctx, actor, bulk ? 'bulkPop' : 'pop', w.consumerBatch, { wait: w.pollWaitMs });
   if (!done) return null;
   if (done.outcome !== 'ok') await sleep(actor, w.pollWaitMs);
-  return got;
+  return holdings(ctx, invokedAt, done.value ?? []);
 }
 
 /** pop + work + ack, one call each: the loop every profile started with. */
@@ -66,10 +50,7 @@ async function bulkPopAckMany(ctx: WorkloadContext, actor: WorkloadActor, rng: R
       if (end === 'ack') items.push(ackItem(h));
     }
     if (items.length === 0) continue;
-    const done = await recordedCall(ctx, actor, { type: 'ack', ids: items.map((i) => i.id) }, () => actor.queue.ackMany(items), (acked) => ({
-      outcome: 'ok',
-      result: { outcomes: ackOutcomes(items, acked) },
-    }));
+    const done = await recordedCall(ctx, actor, 'ackMany', items);
     if (!done) return;
     discharge(ctx, items, done.outcome, done.value);
   }
@@ -91,19 +72,15 @@ async function ackThenPop<T extends { readonly messages: PoppedMessage[] }>(
   ctx: WorkloadContext,
   actor: WorkloadActor,
   items: readonly AckItem[],
-  call: () => Promise<T>,
+  call: () => Promise<Recorded<T> | null>,
   ackedOf: (reply: T) => readonly boolean[],
 ): Promise<Holding[] | null> {
   const invokedAt = ctx.time.now;
-  let next: Holding[] = [];
-  const done = await recordedCall(ctx, actor, [{ type: 'ack', ids: items.map((i) => i.id) }, popPart(actor)], call, (r) => {
-    next = holdings(ctx, invokedAt, r.messages);
-    return { outcome: 'ok', result: { outcomes: ackOutcomes(items, ackedOf(r)), delivered: delivered(next) } };
-  });
+  const done = await call();
   if (!done) return null;
   discharge(ctx, items, done.outcome, done.value ? ackedOf(done.value) : undefined);
   if (done.outcome !== 'ok') await sleep(actor, ctx.config.workload.pollWaitMs);
-  return next;
+  return holdings(ctx, invokedAt, done.value?.messages ?? []);
 }
 
 /** ackAndPop: the last message of a batch is acked by the call that pops the next batch. */
@@ -125,7 +102,7 @@ async function ackAndPopLoop(ctx: WorkloadContext, actor: WorkloadActor, rng: Rn
       if (!(await ackOne(ctx, actor, h))) return;
       continue;
     }
-    const next = await ackThenPop(ctx, actor, [ackItem(h)], () => actor.queue.ackAndPop(h.message.id, h.message.token, w.consumerBatch), (r) => [r.acked]);
+    const next = await ackThenPop(ctx, actor, [ackItem(h)], () => recordedCall(ctx, actor, 'ackAndPop', h.message.id, h.message.token, w.consumerBatch), (r) => [r.acked]);
     if (!next) return;
     pending = next;
   }
@@ -146,7 +123,7 @@ async function ackManyAndPopLoop(ctx: WorkloadContext, actor: WorkloadActor, rng
       batch = await recordedPop(ctx, actor, false);
       continue;
     }
-    const next = await ackThenPop(ctx, actor, items, () => actor.queue.ackManyAndPop(items, w.consumerBatch), (r) => r.acked);
+    const next = await ackThenPop(ctx, actor, items, () => recordedCall(ctx, actor, 'ackManyAndPop', items, w.consumerBatch), (r) => r.acked);
     if (!next) return;
     batch = next.length > 0 ? next : await recordedPop(ctx, actor, false);
   }
@@ -154,18 +131,20 @@ async function ackManyAndPopLoop(ctx: WorkloadContext, actor: WorkloadActor, rng
 
 /**
  * The README's loop: `for await (const m of queue.consume({ batch: 1, wait, onError }))`, entered
- * once, each step recorded as a pop (so each lease starts at its step). A store error the loop
+ * once, each step recorded as the call METHOD_HISTORY.consume names (a pop: so each lease starts at
+ * its step). A store error the loop
  * outlives ends the step so far with it (onError) and the loop's next pop is a new step. Nothing
  * restarts it: a loop that ends before the run does is a consumer that stopped (keeps consuming).
  */
 async function consumeLoop(ctx: WorkloadContext, actor: WorkloadActor, rng: Rng): Promise<void> {
   const w = ctx.config.workload;
   const stop = new AbortController();
-  let step = ctx.recorder.begin(actor.name, popPart(actor), actor.probe);
+  const beginStep = () => beginCall(ctx, actor, METHOD_HISTORY.consume.stepsAs, [1, { wait: w.pollWaitMs }]);
+  let step = beginStep();
   let invokedAt = ctx.time.now;
   const onError = (err: unknown) => {
-    ctx.recorder.end(step, outcomeOfError(err, actor.probe));
-    step = ctx.recorder.begin(actor.name, popPart(actor), actor.probe);
+    step.threw(err);
+    step = beginStep();
     invokedAt = ctx.time.now;
   };
   const iterator = actor.queue.consume({ batch: 1, wait: w.pollWaitMs, signal: stop.signal, onError });
@@ -179,12 +158,13 @@ async function consumeLoop(ctx: WorkloadContext, actor: WorkloadActor, rng: Rng)
     }
     if (actor.crashed) return;
     if (!next || next.done) {
-      ctx.recorder.end(step, next ? 'ok' : outcomeOfError(thrown, actor.probe), { delivered: [] });
+      if (next) step.returned([]);
+      else step.threw(thrown);
       if (!ctx.finished()) ctx.recorder.stopped(actor.name, actor.zone);
       return;
     }
     const [h] = holdings(ctx, invokedAt, [next.value]);
-    ctx.recorder.end(step, 'ok', { delivered: delivered([h!]) });
+    step.returned([next.value]);
     const end = await workOn(ctx, actor, h!, rng);
     if (actor.crashed) return;
     if (end === 'ack' && !(await ackOne(ctx, actor, h!))) return;
@@ -193,7 +173,7 @@ async function consumeLoop(ctx: WorkloadContext, actor: WorkloadActor, rng: Rng)
       await iterator.return?.().catch(() => undefined);
       return;
     }
-    step = ctx.recorder.begin(actor.name, popPart(actor), actor.probe);
+    step = beginStep();
     invokedAt = ctx.time.now;
   }
 }

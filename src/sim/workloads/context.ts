@@ -1,7 +1,9 @@
 import type { Outcome } from '../../model/history.js';
+import { METHOD_HISTORY, type HistoryTableOf, type RecordedCall, type RecordedMethod } from '../../model/method-history.js';
 import type { BaseQueue } from '../../queue/base-queue.js';
+import type { DynoQueue } from '../../queue/dyno-queue.js';
 import type { SimSettings } from '../settings/settings.js';
-import { outcomeOfError, type CallPart, type CallResult, type HistoryRecorder } from './history-recorder.js';
+import { outcomeOfError, type HistoryRecorder } from './history-recorder.js';
 import type { Trace } from '../kernel/trace.js';
 import type { CallProbe } from '../store/call-probe.js';
 import type { RunTime } from '../kernel/run-time.js';
@@ -60,33 +62,52 @@ export interface Recorded<T> {
   readonly value: T | undefined;
 }
 
-/**
- * The one place a driver makes a recorded call: begins it in the history, runs it, turns a throw into
- * an outcome (docs/CHECKER.md §1.2), and ends it with what it returned. Null when the client crashed during the
- * call (the recorder wrote it as unknown at the crash).
- */
-export async function recordedCall<T>(
-  ctx: WorkloadContext,
-  actor: WorkloadActor,
-  parts: CallPart | readonly CallPart[],
-  run: () => Promise<T>,
-  read: (value: T) => { readonly outcome: Outcome; readonly result?: CallResult },
-): Promise<Recorded<T> | null> {
-  const call = ctx.recorder.begin(actor.name, parts, actor.probe);
-  let value: T | undefined;
-  let outcome: Outcome;
-  let result: CallResult = {};
-  try {
-    value = await run();
-    const r = read(value);
-    outcome = r.outcome;
-    result = r.result ?? {};
-  } catch (err) {
-    outcome = outcomeOfError(err, actor.probe);
-  }
-  if (actor.crashed) return null;
-  return { outcome: ctx.recorder.end(call, outcome, result), value };
+/** The table read against the queue the drivers call: a public method without an entry does not compile. */
+const HISTORY: HistoryTableOf<DynoQueue> = METHOD_HISTORY;
+
+type Args<M extends RecordedMethod> = Parameters<DynoQueue[M]>;
+type Reply<M extends RecordedMethod> = Awaited<ReturnType<DynoQueue[M]>>;
+
+/** A recorded call in flight: ends it with what it returned or threw, and gives its outcome. */
+export interface OpenCall<M extends RecordedMethod> {
+  returned(value: Reply<M>): Outcome;
+  threw(err: unknown): Outcome;
 }
 
-/** A boolean reply as an outcome: true is ok, false a definite refusal. */
-export const okIfTrue = (value: boolean): { outcome: Outcome } => ({ outcome: value ? 'ok' : 'fail' });
+/**
+ * Begins a call of `method` in the history, as its METHOD_HISTORY entry says (the parts it may do),
+ * without making it: a driver that makes the call itself (a step of a consume loop) ends it.
+ */
+export function beginCall<M extends RecordedMethod>(ctx: WorkloadContext, actor: WorkloadActor, method: M, args: Args<M>): OpenCall<M> {
+  const entry = HISTORY[method] as RecordedCall<Args<M>, Reply<M>>;
+  const site = { invokedAt: ctx.time.now, leaseMs: ctx.config.queue.unackTimeoutMs, localShard: actor.zone };
+  const call = ctx.recorder.begin(actor.name, entry.parts(args, site), actor.probe, (id) => actor.shards.get(id));
+  return {
+    returned(value) {
+      const reply = entry.reply(value, args, site);
+      return ctx.recorder.end(call, reply.outcome, reply.result);
+    },
+    threw: (err) => ctx.recorder.end(call, outcomeOfError(err, actor.probe)),
+  };
+}
+
+/**
+ * The one place a driver makes a recorded call: `actor.queue[method](...args)`, begun in the
+ * history, a throw turned into an outcome (docs/CHECKER.md §1.2), and ended with what it returned,
+ * each as the method's METHOD_HISTORY entry says. Null when the client crashed during the call (the
+ * recorder wrote it as unknown at the crash).
+ */
+export async function recordedCall<M extends RecordedMethod>(ctx: WorkloadContext, actor: WorkloadActor, method: M, ...args: Args<M>): Promise<Recorded<Reply<M>> | null> {
+  const call = beginCall(ctx, actor, method, args);
+  let value: Reply<M> | undefined;
+  let end: () => Outcome;
+  try {
+    const reply = await (actor.queue[method] as (...a: Args<M>) => Promise<Reply<M>>).apply(actor.queue, args);
+    value = reply;
+    end = () => call.returned(reply);
+  } catch (err) {
+    end = () => call.threw(err);
+  }
+  if (actor.crashed) return null;
+  return { outcome: end(), value };
+}

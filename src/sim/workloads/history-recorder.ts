@@ -1,4 +1,5 @@
-import type { DeliveryVia, HistoryOp, MessageOp, Outcome, StoppedConsumer } from '../../model/history.js';
+import { callOperations, type CallPart, type CallResult } from '../../model/call-operations.js';
+import type { HistoryOp, MessageOp, Outcome, StoppedConsumer } from '../../model/history.js';
 import { DynoqError } from '../../queue/errors.js';
 import { CallEffects } from '../store/call-effects.js';
 import type { CallProbe } from '../store/call-probe.js';
@@ -9,45 +10,14 @@ import type { Trace } from '../kernel/trace.js';
 /** The trace event that amends a call recorded `fail` to `unknown` (parseTrace applies it). */
 export const RECLASSIFIED = 'reclassified';
 
-/** A message as a push or ensure sends it. */
-export interface PushedMessage {
-  readonly id: string;
-  readonly delayMs: number;
-  readonly priority: number;
-}
-
-/**
- * One part of a call, known when it is made, so that a call in flight when its client crashes is
- * recorded with every operation it may have done. A combined call (ackAndPop) has several parts.
- */
-export type CallPart =
-  | {
-      readonly type: 'push' | 'ensure';
-      readonly messages: readonly PushedMessage[];
-      /** The shard the queue picked for a message, read when the call ends (the queue picks while sending). */
-      readonly shardOf?: (id: string) => string | undefined;
-    }
-  | { readonly type: 'ack' | 'remove' | 'release'; readonly ids: readonly string[] }
-  | { readonly type: 'reschedule'; readonly id: string; readonly delayMs: number }
-  | { readonly type: 'extend'; readonly id: string; readonly leaseUntil: number }
-  | { readonly type: 'pop'; readonly via: DeliveryVia; readonly shard?: string; readonly id?: string };
-
-/** What a call returned beyond its outcome. */
-export interface CallResult {
-  /** Per message id, an outcome other than the call's (an ackMany item that returned false is `fail`). */
-  readonly outcomes?: ReadonlyMap<string, Outcome>;
-  /** ensure: whether it created the message. */
-  readonly created?: boolean;
-  /** What a pop part returned. */
-  readonly delivered?: readonly { readonly id: string; readonly shard: string; readonly leaseUntil: number }[];
-}
-
 interface Call {
   readonly process: string;
   readonly invokedAt: number;
   readonly parts: readonly CallPart[];
   readonly probe: CallProbe;
   readonly effects: CallEffects;
+  /** The shard the queue picked for a pushed or ensured message, read when the call ends (the queue picks while sending). */
+  readonly shardOf: ((id: string) => string | undefined) | undefined;
 }
 
 /**
@@ -77,10 +47,9 @@ export class HistoryRecorder {
   }
 
   /** A call begins; `probe` is reset so that it sees only this call's writes. */
-  begin(process: string, what: CallPart | readonly CallPart[], probe: CallProbe): Call {
+  begin(process: string, parts: readonly CallPart[], probe: CallProbe, shardOf?: (id: string) => string | undefined): Call {
     probe.mayHaveApplied = false;
-    const parts: readonly CallPart[] = Array.isArray(what) ? what : [what as CallPart];
-    const call: Call = { process, invokedAt: this.kernel.now, parts, probe, effects: new CallEffects() };
+    const call: Call = { process, invokedAt: this.kernel.now, parts, probe, effects: new CallEffects(), shardOf };
     probe.effects = call.effects;
     let set = this.inFlight.get(process);
     if (!set) this.inFlight.set(process, (set = new Set()));
@@ -89,75 +58,33 @@ export class HistoryRecorder {
   }
 
   /**
-   * The call returned (or threw): its operations with their outcome, which is returned. A refusal
-   * that a replica applied is `unknown`, not `fail` (docs/CHECKER.md §1.2): under a quorum vote the reply can
-   * be 0 while a minority replica ran the write, before the reply or after it (then it is amended).
+   * The call returned (or threw): its operations (callOperations) with their outcome, which is
+   * returned. A refusal that a replica applied is `unknown`, not `fail` (docs/CHECKER.md §1.2): under a
+   * quorum vote the reply can be 0 while a minority replica ran the write, before the reply or after
+   * it (then it is amended).
    */
   end(call: Call, returned: Outcome, result: CallResult = {}): Outcome {
     if (!this.inFlight.get(call.process)?.delete(call)) return returned;
     if (call.probe.effects === call.effects) call.probe.effects = null;
     const applied = call.effects.applied;
-    const outcomeOf = (id?: string): Outcome => {
-      const o = (id !== undefined ? result.outcomes?.get(id) : undefined) ?? returned;
-      return o === 'fail' && applied ? 'unknown' : o;
-    };
-    const outcome = outcomeOf();
-    const base = { process: call.process, invokedAt: call.invokedAt, completedAt: this.kernel.now };
-    const ops: MessageOp[] = [];
-    for (const part of call.parts) {
-      switch (part.type) {
-        case 'push':
-        case 'ensure':
-          for (const m of part.messages) {
-            const o = outcomeOf(m.id);
-            const shard = part.shardOf?.(m.id);
-            const where = { delayMs: m.delayMs, priority: m.priority, ...(shard !== undefined ? { shard } : {}) };
-            if (part.type === 'push') ops.push({ type: 'push', ...base, outcome: o, id: m.id, ...where });
-            else ops.push({ type: 'ensure', ...base, outcome: o, id: m.id, ...where, ...(o === 'ok' && result.created !== undefined ? { created: result.created } : {}) });
-          }
-          break;
-        case 'ack':
-        case 'remove':
-        case 'release':
-          for (const id of part.ids) ops.push({ type: part.type, ...base, id, outcome: outcomeOf(id) });
-          break;
-        case 'reschedule':
-          ops.push({ type: 'reschedule', ...base, id: part.id, outcome: outcomeOf(part.id), delayMs: part.delayMs });
-          break;
-        case 'extend':
-          ops.push({ type: 'extend', ...base, id: part.id, outcome: outcomeOf(part.id), leaseUntil: part.leaseUntil });
-          break;
-        case 'pop':
-          break;
-      }
-    }
+    const { ops, outcome } = callOperations({ process: call.process, invokedAt: call.invokedAt, completedAt: this.kernel.now }, call.parts, returned, result, {
+      ...(call.shardOf ? { shardOf: call.shardOf } : {}),
+      settle: (o) => (o === 'fail' && applied ? 'unknown' : o),
+    });
     // Where refused ops sit in the history (only ever appended to), for an amendment later.
     const fails: [MessageOp, number][] = [];
     for (const op of ops) {
+      if (op.type === 'pop') {
+        this.record(op);
+        continue;
+      }
       if (op.outcome === 'fail') fails.push([op, this.history.length]);
       this.record(op);
       if (op.type === 'ack' || op.type === 'release') this.holdings.get(call.process)?.delete(op.id);
       if (op.type === 'extend' && op.outcome === 'ok') this.holdings.get(call.process)?.set(op.id, op.leaseUntil);
+      if (op.type === 'deliver') this.delivered(op.process, op.id, op.invokedAt, op.leaseUntil);
     }
     if (fails.length > 0) call.effects.returnedThen(() => this.reclassify(fails));
-    for (const part of call.parts) {
-      if (part.type !== 'pop') continue;
-      // A pop's deliveries are ok whatever else the call did: the messages are in the caller's hands.
-      const delivered = returned === 'ok' || (result.delivered?.length ?? 0) > 0 ? (result.delivered ?? []) : [];
-      for (const d of delivered) this.deliver(call.process, d.id, call.invokedAt, d.leaseUntil, part.via, d.shard);
-      // Its own outcome is the call's when that is unknown: a pop that came back with a store error
-      // after leasing (PoppedBatch.error) may have leased more to nobody, and it did not just wait.
-      const popOutcome: Outcome = delivered.length > 0 && outcome !== 'unknown' ? 'ok' : outcome;
-      this.record({
-        type: 'pop',
-        ...base,
-        outcome: popOutcome,
-        via: part.via,
-        ...(part.shard !== undefined ? { shard: part.shard } : {}),
-        ...(part.id !== undefined ? { id: part.id } : {}),
-        delivered: delivered.length,
-      });
-    }
     return outcome;
   }
 
@@ -200,8 +127,8 @@ export class HistoryRecorder {
     }
   }
 
-  private deliver(process: string, id: string, invokedAt: number, leaseUntil: number, via: DeliveryVia, shard: string): void {
-    this.record({ type: 'deliver', process, id, invokedAt, completedAt: this.kernel.now, outcome: 'ok', leaseUntil, via, shard });
+  /** A delivery was recorded: the client holds the message until its lease ends. */
+  private delivered(process: string, id: string, invokedAt: number, leaseUntil: number): void {
     this.observations?.emit('delivered', { actor: process, id, invokedAt });
     let held = this.holdings.get(process);
     if (!held) this.holdings.set(process, (held = new Map()));

@@ -2,7 +2,7 @@ import type { AckItem } from '../../queue/dyno-queue.js';
 import type { PoppedMessage } from '../../queue/message.js';
 import type { WorkloadActor } from './context.js';
 import type { Rng } from '../kernel/rng.js';
-import { okIfTrue, recordedCall, sleep, type WorkloadContext } from './context.js';
+import { recordedCall, sleep, type WorkloadContext } from './context.js';
 
 /** What became of a held message: to be acked (by whichever call the loop uses), or done with. */
 export type HoldEnd = 'ack' | 'released' | 'gone';
@@ -28,18 +28,17 @@ export async function workOn(ctx: WorkloadContext, actor: WorkloadActor, h: Hold
   await sleep(actor, rng.exponential(w.processingMeanMs));
   if (p.extend > 0 && rng.chance(p.extend)) {
     // Slow work: the lease is extended to twice its length, then the work outlasts the original lease.
-    const leaseUntil = ctx.time.now + 2 * lease;
-    const done = await recordedCall(ctx, actor, { type: 'extend', id, leaseUntil }, () => actor.queue.setUnackTimeout(id, 2 * lease, token), okIfTrue);
+    const done = await recordedCall(ctx, actor, 'setUnackTimeout', id, 2 * lease, token);
     if (!done) return 'gone';
     await sleep(actor, 1.2 * lease);
   }
   if (p.reschedule > 0 && rng.chance(p.reschedule)) {
     const delayMs = rng.int(0, 1_000);
-    const done = await recordedCall(ctx, actor, { type: 'reschedule', id, delayMs }, () => actor.queue.setTimeout(id, delayMs), okIfTrue);
+    const done = await recordedCall(ctx, actor, 'setTimeout', id, delayMs);
     if (!done) return 'gone';
   }
   if (p.release > 0 && rng.chance(p.release)) {
-    const done = await recordedCall(ctx, actor, { type: 'release', ids: [id] }, () => actor.queue.release(id, token), okIfTrue);
+    const done = await recordedCall(ctx, actor, 'release', id, token);
     return done ? 'released' : 'gone';
   }
   if (rng.chance(w.crashBeforeAckProbability) && ctx.time.now < ctx.safetyEnd) {
@@ -53,13 +52,8 @@ export async function workOn(ctx: WorkloadContext, actor: WorkloadActor, h: Hold
 
 /** Acks one message with `ack`; an ack that may have applied discharges it. */
 export async function ackOne(ctx: WorkloadContext, actor: WorkloadActor, h: Holding): Promise<boolean> {
-  const done = await recordedCall(ctx, actor, { type: 'ack', ids: [h.message.id] }, () => actor.queue.ack(h.message.id, h.message.token), okIfTrue);
+  const done = await recordedCall(ctx, actor, 'ack', h.message.id, h.message.token);
   if (!done) return false;
   if (done.outcome !== 'fail') ctx.outstanding.delete(h.message.id);
   return true;
-}
-
-/** Per-item outcomes of a call that acked several messages (ackMany, ackManyAndPop). */
-export function ackOutcomes(items: readonly AckItem[], acked: readonly boolean[]): Map<string, 'ok' | 'fail'> {
-  return new Map(items.map((item, i) => [item.id, acked[i] ? 'ok' : 'fail']));
 }

@@ -1,6 +1,6 @@
 import type { WorkloadActor } from './context.js';
 import type { Rng } from '../kernel/rng.js';
-import { okIfTrue, recordedCall, sleep, type WorkloadContext } from './context.js';
+import { recordedCall, sleep, type WorkloadContext } from './context.js';
 import { ackOne } from './hold.js';
 import { drawMessage, payloadOf } from './produce.js';
 import type { ProfileSettings } from '../settings/workload-profile.js';
@@ -50,12 +50,12 @@ export async function operatorLoop(ctx: WorkloadContext, actor: WorkloadActor, r
     switch (kind) {
       case 'reschedule': {
         const delayMs = rng.int(0, 2_000);
-        if (!(await recordedCall(ctx, actor, { type: 'reschedule', id, delayMs }, () => actor.queue.setTimeout(id, delayMs), okIfTrue))) return;
+        if (!(await recordedCall(ctx, actor, 'setTimeout', id, delayMs))) return;
         break;
       }
       case 'remove': {
         const atomic = rng.chance(0.5);
-        const done = await recordedCall(ctx, actor, { type: 'remove', ids: [id] }, () => (atomic ? actor.queue.atomicRemove(id) : actor.queue.remove(id)), okIfTrue);
+        const done = await recordedCall(ctx, actor, atomic ? 'atomicRemove' : 'remove', id);
         if (!done) return;
         if (done.outcome !== 'fail') ctx.outstanding.delete(id);
         break;
@@ -65,11 +65,7 @@ export async function operatorLoop(ctx: WorkloadContext, actor: WorkloadActor, r
         const target = rng.chance(0.5) ? id : `e${ensured++}`;
         const m = drawMessage(rng, ctx.profile, target, payloadFor(target));
         if (target !== id) ctx.pushedIds.push(target);
-        const shardOf = (x: string) => actor.shards.get(x);
-        const done = await recordedCall(ctx, actor, { type: 'ensure', messages: [m], shardOf }, () => actor.queue.ensure(m), (created) => ({
-          outcome: 'ok',
-          result: { created },
-        }));
+        const done = await recordedCall(ctx, actor, 'ensure', m);
         if (!done) return;
         if (done.outcome === 'ok' && done.value) ctx.outstanding.add(target);
         break;
@@ -78,13 +74,7 @@ export async function operatorLoop(ctx: WorkloadContext, actor: WorkloadActor, r
       case 'popByPredicate': {
         const byId = kind === 'popById';
         const invokedAt = ctx.time.now;
-        const done = await recordedCall(
-          ctx,
-          actor,
-          byId ? { type: 'pop', via: 'id', id } : { type: 'pop', via: 'predicate' },
-          () => (byId ? actor.queue.popWithMsgId(id) : actor.queue.popMsgWithPredicate(patternFor(id))),
-          (m) => ({ outcome: 'ok', result: { delivered: m ? [{ id: m.id, shard: m.shard, leaseUntil: invokedAt + ctx.config.queue.unackTimeoutMs }] : [] } }),
-        );
+        const done = await (byId ? recordedCall(ctx, actor, 'popWithMsgId', id) : recordedCall(ctx, actor, 'popMsgWithPredicate', patternFor(id)));
         if (!done) return;
         const m = done.value;
         if (done.outcome === 'ok' && m && !(await ackOne(ctx, actor, { message: m, leaseUntil: invokedAt + ctx.config.queue.unackTimeoutMs }))) return;

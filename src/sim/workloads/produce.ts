@@ -1,16 +1,15 @@
 import type { MessageInput } from '../../queue/message.js';
 import type { WorkloadActor } from './context.js';
-import type { PushedMessage } from './history-recorder.js';
 import type { Rng } from '../kernel/rng.js';
 import { recordedCall, sleep, type WorkloadContext } from './context.js';
 import type { ProfileSettings } from '../settings/workload-profile.js';
 
 /** One message's delay and priority, drawn from the profile. */
-export function drawMessage(rng: Rng, p: ProfileSettings, id: string, payload: string): MessageInput & PushedMessage {
+export function drawMessage(rng: Rng, p: ProfileSettings, id: string, payload: string): MessageInput {
   const delayed = p.maxDelayMs > 0 && (p.delayedFraction >= 1 || rng.chance(p.delayedFraction));
   const delayMs = delayed ? rng.int(0, p.maxDelayMs) : 0;
   const priority = p.maxPriority > 0 ? rng.int(0, p.maxPriority) : 0;
-  return { id, payload, timeout: delayMs, priority, delayMs };
+  return { id, payload, timeout: delayMs, priority };
 }
 
 /** The payload of message i: what a predicate pop matches. */
@@ -30,8 +29,7 @@ export async function producerLoop(ctx: WorkloadContext, actor: WorkloadActor, i
     if (ctx.time.now >= ctx.safetyEnd) break;
     const batch = mine.slice(start, start + w.batch).map((i) => drawMessage(rng, ctx.profile, `m${i}`, payloadOf(i)));
     for (const m of batch) ctx.pushedIds.push(m.id);
-    const shardOf = (id: string) => actor.shards.get(id);
-    const done = await recordedCall(ctx, actor, { type: 'push', messages: batch, shardOf }, () => actor.queue.push(batch), () => ({ outcome: 'ok' }));
+    const done = await recordedCall(ctx, actor, 'push', batch);
     if (!done) return;
     if (done.outcome === 'ok') for (const m of batch) ctx.outstanding.add(m.id);
   }

@@ -5,8 +5,7 @@ import type { PoppedBatch } from '../../queue/popped-batch.js';
 import { DYNOMITE_SETTLE_MS } from '../../queue/options.js';
 import type { WorkloadActor } from './context.js';
 import type { Rng } from '../kernel/rng.js';
-import { okIfTrue, recordedCall, type WorkloadContext } from './context.js';
-import { outcomeOfError } from './history-recorder.js';
+import { beginCall, recordedCall, type WorkloadContext } from './context.js';
 import { ackOne } from './hold.js';
 import { drawMessage } from './produce.js';
 import { TURN_RACES, type RaceName } from './race-names.js';
@@ -56,13 +55,7 @@ async function abortAfterLease(ctx: WorkloadContext, actor: WorkloadActor, rng: 
   });
   const invokedAt = ctx.time.now;
   const leaseUntil = invokedAt + ctx.config.queue.unackTimeoutMs;
-  const done = await recordedCall(
-    ctx,
-    actor,
-    { type: 'pop', via: 'schedule', shard: actor.zone },
-    () => actor.queue.pop(w.consumerBatch + 5, { wait: w.pollWaitMs, signal: stop.signal }),
-    (messages: readonly PoppedMessage[]) => ({ outcome: 'ok', result: { delivered: messages.map((m) => ({ id: m.id, shard: m.shard, leaseUntil })) } }),
-  );
+  const done = await recordedCall(ctx, actor, 'pop', w.consumerBatch + 5, { wait: w.pollWaitMs, signal: stop.signal });
   answered = true;
   if (!done) return false;
   const got = done.value ?? [];
@@ -75,11 +68,7 @@ async function abortAfterLease(ctx: WorkloadContext, actor: WorkloadActor, rng: 
 async function ensureFromTwoShards(ctx: WorkloadContext, a: WorkloadActor, b: WorkloadActor, rng: Rng, id: string): Promise<boolean> {
   const m = drawMessage(rng, ctx.profile, id, `ensured-${id}`);
   ctx.pushedIds.push(id);
-  const ensure = (actor: WorkloadActor) =>
-    recordedCall(ctx, actor, { type: 'ensure', messages: [m], shardOf: (x: string) => actor.shards.get(x) }, () => actor.queue.ensure(m), (created) => ({
-      outcome: 'ok',
-      result: { created },
-    }));
+  const ensure = (actor: WorkloadActor) => recordedCall(ctx, actor, 'ensure', m);
   const [da, db] = await Promise.all([ensure(a), ensure(b)]);
   if (!da || !db) return false;
   if (da.outcome !== 'fail' || db.outcome !== 'fail') raced(ctx, 'ensureFromTwoShards');
@@ -94,11 +83,8 @@ async function rescheduleVsPop(ctx: WorkloadContext, a: WorkloadActor, b: Worklo
   const invokedAt = ctx.time.now;
   const leaseUntil = invokedAt + ctx.config.queue.unackTimeoutMs;
   const [popped, rescheduled] = await Promise.all([
-    recordedCall(ctx, a, { type: 'pop', via: 'id', id }, () => a.queue.popWithMsgId(id), (m) => ({
-      outcome: 'ok',
-      result: { delivered: m ? [{ id: m.id, shard: m.shard, leaseUntil }] : [] },
-    })),
-    recordedCall(ctx, b, { type: 'reschedule', id, delayMs }, () => b.queue.setTimeout(id, delayMs), okIfTrue),
+    recordedCall(ctx, a, 'popWithMsgId', id),
+    recordedCall(ctx, b, 'setTimeout', id, delayMs),
   ]);
   if (!popped || !rescheduled) return false;
   // Raced: the id was there for at least one of them (the pop leased it or the reschedule moved it).
@@ -128,17 +114,16 @@ function recordedConsume(ctx: WorkloadContext, actor: WorkloadActor, options: Co
   const observed = Object.create(queue) as BaseQueue;
   observed.pop = async (count, popOptions) => {
     const invokedAt = ctx.time.now;
-    const call = ctx.recorder.begin(actor.name, { type: 'pop', via: 'schedule', shard: actor.zone }, actor.probe);
+    const call = beginCall(ctx, actor, 'pop', [count, popOptions]);
     watch.began();
     try {
       const batch = await queue.pop(count, popOptions);
-      const delivered = batch.map((m) => ({ id: m.id, shard: m.shard, leaseUntil: invokedAt + lease }));
-      for (const d of delivered) watch.leaseUntil.set(d.id, d.leaseUntil);
-      ctx.recorder.end(call, Object.hasOwn(batch, 'error') ? 'unknown' : 'ok', { delivered });
+      for (const m of batch) watch.leaseUntil.set(m.id, invokedAt + lease);
+      call.returned(batch);
       watch.ended(batch);
       return batch;
     } catch (err) {
-      ctx.recorder.end(call, outcomeOfError(err, actor.probe));
+      call.threw(err);
       watch.ended(null);
       throw err;
     }
@@ -196,24 +181,18 @@ async function extendVsPop(ctx: WorkloadContext, b: WorkloadActor): Promise<bool
   const w = ctx.config.workload;
   const lease = ctx.config.queue.unackTimeoutMs;
   const firstUntil = ctx.time.now + lease;
-  const held = await recordedCall(ctx, b, { type: 'pop', via: 'schedule', shard: b.zone }, () => b.queue.pop(1, { wait: w.pollWaitMs }), (ms: readonly PoppedMessage[]) => ({
-    outcome: 'ok',
-    result: { delivered: ms.map((m) => ({ id: m.id, shard: m.shard, leaseUntil: firstUntil })) },
-  }));
+  const held = await recordedCall(ctx, b, 'pop', 1, { wait: w.pollWaitMs });
   if (!held) return false;
   const m = held.outcome === 'ok' ? held.value?.[0] : undefined;
   if (!m) return true;
   const id = m.id;
-  const released = await recordedCall(ctx, b, { type: 'release', ids: [id] }, () => b.queue.release(id, m.token), okIfTrue);
+  const released = await recordedCall(ctx, b, 'release', id, m.token);
   if (!released) return false;
   if (released.outcome !== 'ok') return ackOne(ctx, b, { message: m, leaseUntil: firstUntil });
   const leaseUntil = ctx.time.now + lease;
   const [popped, extended] = await Promise.all([
-    recordedCall(ctx, b, { type: 'pop', via: 'id', id }, () => b.queue.popWithMsgId(id), (again) => ({
-      outcome: 'ok',
-      result: { delivered: again ? [{ id: again.id, shard: again.shard, leaseUntil }] : [] },
-    })),
-    recordedCall(ctx, b, { type: 'extend', id, leaseUntil: ctx.time.now + 2 * lease }, () => b.queue.setUnackTimeout(id, 2 * lease, m.token), okIfTrue),
+    recordedCall(ctx, b, 'popWithMsgId', id),
+    recordedCall(ctx, b, 'setUnackTimeout', id, 2 * lease, m.token),
   ]);
   if (!popped || !extended) return false;
   const taken = popped.outcome === 'ok' ? popped.value : null;
@@ -261,7 +240,7 @@ async function errorMidConsumeBatch(ctx: WorkloadContext, actor: WorkloadActor, 
     return { id, payload: `reset-${id}`, timeout: delayMs, priority, delayMs };
   });
   for (const m of batch) ctx.pushedIds.push(m.id);
-  const pushed = await recordedCall(ctx, actor, { type: 'push', messages: batch, shardOf: (id: string) => actor.shards.get(id) }, () => actor.queue.push(batch), () => ({ outcome: 'ok' }));
+  const pushed = await recordedCall(ctx, actor, 'push', batch);
   if (!pushed) return false;
   if (pushed.outcome !== 'ok') return true;
   for (const m of batch) ctx.outstanding.add(m.id);

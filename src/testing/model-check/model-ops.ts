@@ -1,13 +1,13 @@
 import fc from 'fast-check';
-import { AtomicModel } from '../model/atomic-model.js';
-import type { ModelLeased, ModelMessage, QueueModel } from '../model/queue-model.js';
-import type { AtomicQueue } from '../queue/atomic-queue.js';
-import type { BaseQueue } from '../queue/base-queue.js';
-import type { QueueMode } from '../queue/dyno-queue.js';
-import type { QueueKeys } from '../queue/keys.js';
-import type { PoppedMessage } from '../queue/message.js';
-import { storedMessageJson } from '../queue/stored-message.js';
-import type { Store } from '../store/store.js';
+import { AtomicModel } from '../../model/reference/atomic-model.js';
+import type { ModelLeased, ModelMessage, QueueModel } from '../../model/reference/queue-model.js';
+import type { AtomicQueue } from '../../queue/atomic-queue.js';
+import type { BaseQueue } from '../../queue/base-queue.js';
+import type { QueueMode } from '../../queue/dyno-queue.js';
+import type { QueueKeys } from '../../queue/keys.js';
+import type { PoppedMessage } from '../../queue/message.js';
+import { storedMessageJson } from '../../queue/stored-message.js';
+import type { Store } from '../../store/store.js';
 
 /**
  * The commands of the model-based check (docs/TESTING.md): each runs one queue call on the real queue and

@@ -1,4 +1,4 @@
-import type { QueueMode } from '../queue/dyno-queue.js';
+import type { QueueMode } from '../../queue/dyno-queue.js';
 import type { Layout } from './layout.js';
 
 // No fast-check here: dynoq/testing loads this statically to recognise a model check's failure.

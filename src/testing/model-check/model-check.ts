@@ -1,17 +1,17 @@
 import fc from 'fast-check';
-import { AtomicModel } from '../model/atomic-model.js';
-import { LegacyModel } from '../model/legacy-model.js';
-import type { QueueModel } from '../model/queue-model.js';
-import type { AtomicQueue } from '../queue/atomic-queue.js';
-import type { BaseQueue } from '../queue/base-queue.js';
-import { createQueue } from '../queue/create-queue.js';
-import type { QueueMode } from '../queue/dyno-queue.js';
-import { QueueKeys } from '../queue/keys.js';
-import { parseQueueOptions, type QueueOptionsInput } from '../queue/options.js';
-import type { ScriptDef } from '../redis/script.js';
-import type { Store } from '../store/store.js';
-import { FakeTime } from './manual-time.js';
-import { relativeTimes } from '../model/relative-times.js';
+import { AtomicModel } from '../../model/reference/atomic-model.js';
+import { LegacyModel } from '../../model/reference/legacy-model.js';
+import type { QueueModel } from '../../model/reference/queue-model.js';
+import type { AtomicQueue } from '../../queue/atomic-queue.js';
+import type { BaseQueue } from '../../queue/base-queue.js';
+import { createQueue } from '../../queue/create-queue.js';
+import type { QueueMode } from '../../queue/dyno-queue.js';
+import { QueueKeys } from '../../queue/keys.js';
+import { parseQueueOptions, type QueueOptionsInput } from '../../queue/options.js';
+import type { ScriptDef } from '../../redis/script.js';
+import type { Store } from '../../store/store.js';
+import { FakeTime } from '../manual-time.js';
+import { relativeTimes } from '../../model/relative-times.js';
 import { ModelCheckFailure } from './model-check-failure.js';
 import type { Layout } from './layout.js';
 
@@ -21,7 +21,7 @@ export { ModelCheckFailure };
 import { agree, commandsArb, IDS, LOCAL_SHARD, ModelDisagreement, sortedMessages, type Real } from './model-ops.js';
 
 /**
- * The model-based check (docs/TESTING.md): fast-check command sequences (src/harness/model-ops.ts) run
+ * The model-based check (docs/TESTING.md): fast-check command sequences (src/testing/model-check/model-ops.ts) run
  * against a real queue on some store and against the reference model; every reply and the final
  * state must agree. Shared by the property suite, the Lua mutation tester and `dynoq check --redis URL`.
  */

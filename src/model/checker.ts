@@ -222,7 +222,7 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
     const part = shardPartOf(id, m, pops, phases, settings);
     if (part) addShardPart(shards, part);
   }
-  judgeStopped(phases.stopped ?? [], shards, pops.some(consumerPopFailed), { livenessStart: phases.livenessStart, recoveryBoundMs: settings.recoveryBoundMs, boundMs }, pops, out);
+  judgeStopped(phases.stopped ?? [], shards, pops.some(consumerPopFailed), { livenessStart: phases.livenessStart, recoveryBoundMs: settings.recoveryBoundMs, boundMs, loopsFollowed: phases.stopped !== undefined }, pops, new Set(pops.filter(consumerPopFailed).flatMap((p) => (p.shard === undefined ? [] : [p.shard]))), out);
   return judgeShardSets(shards, pops, boundMs, out);
 }
 
@@ -234,8 +234,9 @@ export function judgeStopped(
   stopped: readonly StoppedConsumer[],
   shards: ShardSets,
   errorReachedConsumer: boolean,
-  recovery: { readonly livenessStart: number; readonly recoveryBoundMs: number; readonly boundMs: number },
+  recovery: { readonly livenessStart: number; readonly recoveryBoundMs: number; readonly boundMs: number; readonly loopsFollowed: boolean },
   pops: readonly PopOp[],
+  erred: ReadonlySet<string>,
   out: Judged,
 ): void {
   const asking = new Map<string, PopOp[]>();
@@ -252,6 +253,7 @@ export function judgeStopped(
       errorReachedConsumer,
       ...recovery,
       asking,
+      erred,
       ...reportsOf(module, out),
     });
   }

@@ -27,13 +27,15 @@ async function* endsAtFirstError(this: BaseQueue, options: ConsumeOptions = {}):
   }
 }
 
-/** consume() that stalls for good at the first store error: it never yields again and never ends (no stop to see). */
+/** consume() that stalls for good at the first store error: it reports it, then never yields again and never ends (no stop to see). */
 async function* stallsAtFirstError(this: BaseQueue, options: ConsumeOptions = {}): AsyncIterableIterator<PoppedMessage> {
   while (!this.isClosed && !options.signal?.aborted) {
     let popped: PoppedMessage[];
     try {
       popped = await this.pop(options.batch ?? 1, { wait: options.wait ?? 1_000, ...(options.signal ? { signal: options.signal } : {}) });
-    } catch {
+    } catch (err) {
+      // It reports the error, then its back-off never wakes (a timer lost across the reconnect).
+      options.onError?.(err, 100);
       await new Promise<never>(() => undefined);
       return;
     }

@@ -172,7 +172,7 @@ program
 program
   .command('guarantees')
   .description('Measure every configuration over N seeds and write the guarantees table')
-  .option('--seeds <n>', 'runs per configuration (default 80: the whole table in under 10 minutes on 2 cores)', positiveInt('--seeds'), 80)
+  .option('--seeds <n>', 'runs per configuration (default 200: every cell at least 200 runs; the timing is in docs/BENCHMARKS.md)', positiveInt('--seeds'), 200)
   .option('--out <file>', 'Markdown output', 'GUARANTEES.md')
   .option('--jobs <n>', 'worker threads (default: every core)', positiveInt('--jobs'))
   .option('--only <text>', 'only configurations whose name contains this')

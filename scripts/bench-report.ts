@@ -1,13 +1,13 @@
 /**
  * Regenerates the measured blocks of docs/BENCHMARKS.md in one command (npm run bench:report):
  * runs each benchmark as its own process, one after the other, and writes its output between the
- * markers `<!-- measured:NAME -->` and `<!-- /measured:NAME -->` with the machine, the commit and the
+ * markers `<!-- measured:NAME -->` and `<!-- /measured:NAME -->` with the machine, the date and the
  * load average before and after (these machines are shared: a ratio is only as good as the idle
  * cores). The prose around the blocks is not touched.
  *
  *   npx tsx scripts/bench-report.ts [--only sim,sim-dist,sim-floor,scripts,explore,explore-scripts,queues] [--file docs/BENCHMARKS.md]
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, totalmem } from 'node:os';
 
@@ -60,8 +60,6 @@ if (unknown.length > 0) {
 }
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
-const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
 const machine = `${availableParallelism()} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}`;
 
 let doc = readFileSync(file, 'utf8');
@@ -81,7 +79,7 @@ for (const bench of BENCHES.filter((b) => !only || only.includes(b.name))) {
   const seconds = ((Date.now() - started) / 1_000).toFixed(0);
   const block = [
     `<!-- measured:${bench.name} -->`,
-    `**${bench.title}** — \`npm run bench:report -- --only ${bench.name}\`, ${new Date().toISOString().slice(0, 10)}, commit ${commit}${dirty ? ' (with uncommitted changes)' : ''}, ${machine}; ${seconds} s; load average before ${before}, after ${load()}.`,
+    `**${bench.title}** — \`npm run bench:report -- --only ${bench.name}\`, ${new Date().toISOString().slice(0, 10)}, ${machine}; ${seconds} s; load average before ${before}, after ${load()}.`,
     '',
     '```text',
     r.stdout.trimEnd(),

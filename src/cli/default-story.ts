@@ -4,6 +4,9 @@ import { PROPERTIES, PROPERTIES_WORST_FIRST, PROPERTY_NAMES, VIOLATION_KINDS, WO
 import type { SimConfig, SimConfigInput } from '../sim/run/config.js';
 import { classifyFindings, mechanismCounts } from '../sim/campaign/mechanisms.js';
 import type { SimResult } from '../sim/run/run.js';
+import { parseGuaranteesData } from '../sim/campaign/guarantees-data.js';
+import { whatToUse, whatToUseLines } from '../sim/campaign/guarantees-page.js';
+import { packageRoot } from '../real/processes/package-root.js';
 
 /**
  * What `npm start` tells: the same workload, replication lag and a zone failure with a client
@@ -72,7 +75,7 @@ function scenarioShowing(key: string, config: SimConfig): string | null {
  * The story on one screen: per run, each property held or violated with the messages it cost, and
  * for each violation the mechanism read from the run and a scenario that shows it.
  */
-export function formatStoryTable(entries: readonly ({ title: string; result: SimResult } | { title: string; notRun: string })[]): string {
+export function formatStoryTable(entries: readonly ({ title: string; result: SimResult } | { title: string; notRun: string })[], measured: readonly string[] = measuredSummary()): string {
   const lines = ['The story in one screen (counts are messages):'];
   for (const entry of entries) {
     const { title } = entry;
@@ -94,6 +97,18 @@ export function formatStoryTable(entries: readonly ({ title: string; result: Sim
       lines.push(`    VIOLATED ${PROPERTIES[p].label}: ${msgs}${top ? `; why: ${top[0]}` : ''}${scenario ? `; replay ${scenario}` : ''}`);
     }
   }
-  lines.push('Every configuration over 200 seeds, with mechanisms and advice: docs/GUARANTEES.md. Details per run: --verbose; pictures: --html out/story.html.');
+  lines.push(...measured, 'Details per run: --verbose; pictures: --html out/story.html.');
   return lines.join('\n');
+}
+
+/**
+ * What the published table recommends, from the package's docs/GUARANTEES.json: every figure is the
+ * table's (a package without the file points at the page instead).
+ */
+export function measuredSummary(): string[] {
+  const root = packageRoot();
+  const file = root ? join(root, 'docs', 'GUARANTEES.json') : null;
+  if (!file || !existsSync(file)) return ['Every set-up measured against every fault family: docs/GUARANTEES.md.'];
+  const data = parseGuaranteesData(readFileSync(file, 'utf8'), file);
+  return ['What to use (measured: docs/GUARANTEES.md; every cell: docs/guarantees.html):', ...whatToUseLines(whatToUse(data)).map((l) => `  ${l}`)];
 }

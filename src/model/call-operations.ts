@@ -1,4 +1,4 @@
-import type { DeliveryVia, HistoryOp, MessageOp, Outcome } from './history.js';
+import type { DeliveryVia, HistoryOp, Outcome } from './history.js';
 
 /** A message as a push or ensure sends it, as the history records it. */
 export interface PushedMessage {
@@ -117,6 +117,3 @@ export function callOperations(
   }
   return { ops, outcome };
 }
-
-/** A message operation (not a pop line): what a later amendment of a refused call may change. */
-export const isMessageOp = (op: HistoryOp): op is MessageOp => op.type !== 'pop';

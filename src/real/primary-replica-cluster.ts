@@ -23,7 +23,7 @@ export interface PrimaryReplicaSpec {
 }
 
 /** The Sentinel master group name. */
-export const MASTER_NAME = 'dynoq';
+const MASTER_NAME = 'dynoq';
 const SENTINELS = 3;
 const SENTINEL_QUORUM = 2;
 /** Also the delay before Sentinel repoints a replica that follows a wrong primary. */

@@ -1,13 +1,13 @@
 import { stringBytes } from './memory.js';
 
 /** One sorted-set member. */
-export interface ZEntry {
+interface ZEntry {
   readonly member: string;
   readonly score: number;
 }
 
 /** Redis orders members by score, then by member bytes (ids are ASCII, so code units agree). */
-export function compareEntries(a: ZEntry, b: ZEntry): number {
+function compareEntries(a: ZEntry, b: ZEntry): number {
   if (a.score !== b.score) return a.score < b.score ? -1 : 1;
   return a.member < b.member ? -1 : a.member > b.member ? 1 : 0;
 }

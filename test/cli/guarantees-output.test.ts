@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -20,5 +20,42 @@ describe('dynoq guarantees --out / --scenarios', () => {
     expect(r.code).toBe(2);
     // No progress line: the measurement never started.
     expect(r.stderr).toBe(`${message}\n`);
+  }, 60_000);
+});
+
+/** The pages are rendered from the data alone: `--render-from` gives the same pages without a run. */
+describe('dynoq guarantees --render-from', () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'dynoq-guarantees-render-'));
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it('writes the data beside the page, and renders the same page and HTML from it', async () => {
+    const measured = await dynoq(['guarantees', '--seeds', '2', '--only', 'primary-replica/atomic/none', '--out', 'm/page.md'], cwd);
+    expect(measured.code).toBe(0);
+    const data = JSON.parse(readFileSync(join(cwd, 'm', 'GUARANTEES.json'), 'utf8')) as { seeds: number; rows: { name: string; runs: number }[] };
+    expect(data.seeds).toBe(2);
+    expect(data.rows.map((r) => [r.name, r.runs])).toEqual([
+      ['primary-replica/atomic/none', 2],
+      ['primary-replica/atomic/none/full', 2],
+    ]);
+    const rendered = await dynoq(['guarantees', '--render-from', 'm/GUARANTEES.json', '--out', 'r/page.md', '--html', 'r/page.html'], cwd);
+    expect(rendered.code).toBe(0);
+    expect(rendered.stderr).toBe('');
+    expect(readFileSync(join(cwd, 'r', 'page.md'), 'utf8')).toBe(readFileSync(join(cwd, 'm', 'page.md'), 'utf8'));
+    expect(readFileSync(join(cwd, 'r', 'page.html'), 'utf8')).toBe(readFileSync(join(cwd, 'm', 'guarantees.html'), 'utf8'));
+    expect(readFileSync(join(cwd, 'r', 'page.md'), 'utf8')).toContain('### primary-replica: `primary-replica/atomic`');
+  }, 120_000);
+
+  it.each([
+    ['missing.json', null, 'dynoq: --render-from missing.json: no such file'],
+    ['text.json', 'not json', 'dynoq: text.json is not JSON: '],
+    ['old.json', JSON.stringify({ format: 0 }), 'dynoq: old.json: format: '],
+    ['rows.json', JSON.stringify({ format: 1, command: 'x', timing: null, seeds: 1, rows: [], scenarios: [], advice: [], adviceOf: {} }), 'dynoq: rows.json: rows: '],
+  ])('%s: exit 2, one line naming what is wrong, nothing written', async (file, text, message) => {
+    if (text !== null) writeFileSync(join(cwd, file), text);
+    const r = await dynoq(['guarantees', '--render-from', file, '--out', `bad-${file}.md`], cwd);
+    expect(r.code).toBe(2);
+    expect(r.stderr.startsWith(message)).toBe(true);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(join(cwd, `bad-${file}.md`))).toBe(false);
   }, 60_000);
 });

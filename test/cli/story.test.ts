@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseGuaranteesData } from '../../src/sim/campaign/guarantees-data.js';
+import { whatToUse, whatToUseLines } from '../../src/sim/campaign/guarantees-page.js';
 import { dynoq, root } from '../support/dynoq-cli.js';
 
 /** The default story (`dynoq sim` with no scenario, and `npm start`): what it prints and how it exits. */
@@ -17,6 +19,18 @@ describe('the default story', () => {
     const rows = r.stdout.split('\n').filter((l) => l.startsWith('- '));
     expect(rows).toHaveLength(5);
     expect(rows[4]).toMatch(/^- legacy \(Dyno-queues v1\) on primary-replica: .*server time.*: not run: serverTime is an atomic-mode option/);
+  }, 60_000);
+
+  it('ends with what the published table recommends, every figure taken from docs/GUARANTEES.json', async () => {
+    const r = await dynoq(['sim', '--messages', '10'], cwd);
+    const file = join(root, 'docs', 'GUARANTEES.json');
+    const w = whatToUse(parseGuaranteesData(readFileSync(file, 'utf8'), file));
+    const lines = r.stdout.split('\n');
+    const at = lines.indexOf('What to use (measured: docs/GUARANTEES.md; every cell: docs/guarantees.html):');
+    expect(at).toBeGreaterThan(0);
+    expect(lines.slice(at + 1, at + 1 + w.topologies.length + 2)).toEqual(whatToUseLines(w).map((l) => `  ${l}`));
+    expect(lines[at + 1 + w.topologies.length + 1]).toContain(`How sure: ${w.seeds} seeds per configuration`);
+    for (const t of w.topologies) expect(r.stdout).toContain(`${t.topology}: ${t.summary} (${t.setup}) holds every property under ${t.held.length} of`);
   }, 60_000);
 
   it('prints its seed once, not once per run', async () => {

@@ -4,7 +4,7 @@ import { FIDELITY_ROWS, formatFidelity, measureFidelity, mergeFidelity, type Fid
 import { CliError } from '../cli-error.js';
 import { prepareOutput, writeOutput } from '../output.js';
 
-export interface FidelityFlags {
+interface FidelityFlags {
   out: string;
   /** The measurement as JSON (default: the output's name with .json): what `--only` merges into. */
   data?: string;

@@ -7,7 +7,7 @@ export const keepsConsuming = property({
   exercisedWhen: "a store error reached a consumer's pop, or a consumer loop ended before the run did",
   kinds: {
     // A consumer loop that ended with work left to it: that work waits for nobody (liveness).
-    'consumer-stopped': { label: 'consumer stopped', rank: 5 },
+    'consumer-stopped': { label: 'consumer stopped', rank: 5, why: 'a consumer loop that ended with work left to it: that work waits for nobody.' },
   },
   brokenBy: "**consumer stopped** (liveness): a consumer loop ended on its own before the run did — not crashed, not stopped by the run's end, nothing restarting it — while its shard had a message free and due at or after that moment (work it left to nobody); named by the consumer and the first such message. The simulator runs the README's `consume()` loop entered once, so a `consume()` that ended at a store error is found here (a test plants one: `test/sim/keeps-consuming.test.ts`). Judged on simulated runs and real twins (the stop is their fact); a recorded history has no stops to judge",
   /**

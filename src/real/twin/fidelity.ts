@@ -1,5 +1,5 @@
 import { PROPERTIES, PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
-import { parseSimConfig, type SimConfig } from '../../sim/run/config.js';
+import type { SimConfig } from '../../sim/run/config.js';
 import { CONFIGURATIONS, configurationRun, type NamedConfiguration } from '../../sim/run/configurations.js';
 import { wilson } from '../../sim/campaign/guarantees.js';
 import { runSimulation } from '../../sim/run/run.js';
@@ -7,7 +7,7 @@ import { realTwinProblems } from './faults/index.js';
 import { asHappened, runReal } from './run-real.js';
 
 /** A row of the fidelity table: a configuration of the guarantees table, or one derived from it. */
-export interface FidelityRow {
+interface FidelityRow {
   readonly name: string;
   readonly named: NamedConfiguration;
 }
@@ -59,7 +59,7 @@ export type Tally = Record<PropertyName, { violated: number; exercised: number }
 const emptyTally = (): Tally => Object.fromEntries(PROPERTY_NAMES.map((p) => [p, { violated: 0, exercised: 0 }])) as Tally;
 
 /** A tally from older data, with the properties it did not judge as exercised by no run (shown "not exercised"). */
-export const completeTally = (t: Partial<Tally>): Tally => ({ ...emptyTally(), ...t });
+const completeTally = (t: Partial<Tally>): Tally => ({ ...emptyTally(), ...t });
 
 function count(t: Tally, report: { properties: Record<PropertyName, boolean>; exercised: Record<PropertyName, boolean> }): void {
   for (const p of PROPERTY_NAMES) {
@@ -74,7 +74,7 @@ function count(t: Tally, report: { properties: Record<PropertyName, boolean>; ex
  * really happened: how many both violated, only the simulator, only reality, neither (runs where both
  * exercised the property).
  */
-export interface SeedPairs {
+interface SeedPairs {
   both: number;
   simOnly: number;
   realOnly: number;
@@ -114,7 +114,7 @@ export interface RowFidelity {
   readonly realSeconds: number;
 }
 
-export type Agreement = 'agree' | 'simulator harsher' | 'simulator gentler';
+type Agreement = 'agree' | 'simulator harsher' | 'simulator gentler';
 
 /**
  * McNemar's exact test on paired verdicts: the two-sided probability of a split of the discordant
@@ -172,7 +172,7 @@ export function agreement(sim: { violated: number; exercised: number }, real: { 
   return 'agree';
 }
 
-export interface FidelityOptions {
+interface FidelityOptions {
   /** Real runs per row at most (default DEFAULT_REAL_RUNS). */
   readonly realRuns?: number;
   /** Seeds per row on the simulator (default 40). */
@@ -212,7 +212,7 @@ export async function measureFidelity(options: FidelityOptions = {}): Promise<Fi
   const budgetMs = options.budgetMs ?? 600 * 60_000;
   const progress = options.onProgress ?? (() => undefined);
   const rows = FIDELITY_ROWS.filter((r) => options.only === undefined || r.name.includes(options.only));
-  const configFor = (row: FidelityRow, seed: string): SimConfig => parseSimConfig(configurationRun(row.named, seed));
+  const configFor = (row: FidelityRow, seed: string): SimConfig => configurationRun(row.named, seed);
   const state = rows.map((row) => ({
     row,
     simulated: emptyTally(),

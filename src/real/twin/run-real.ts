@@ -16,7 +16,7 @@ import { RealTwinError } from './real-twin-error.js';
 import { startRealCluster } from '../start-cluster.js';
 
 /** A fault as it struck a real twin: when (ms after the start) and whether its real means worked. */
-export interface StruckRealFault {
+interface StruckRealFault {
   readonly at: number;
   readonly fault: Fault;
   readonly error?: string;
@@ -54,7 +54,7 @@ export interface RealResult {
   readonly log: readonly string[];
 }
 
-export interface RealRunOptions {
+interface RealRunOptions {
   /** Called with each line of the run's log as it happens. */
   readonly onLog?: (line: string) => void;
 }

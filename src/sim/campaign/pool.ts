@@ -17,7 +17,7 @@ export interface PoolTask<T> {
 }
 
 /** Tasks given one at a time (undefined: no more), for a budget that ends while tasks remain. */
-export type TaskSource<T> = () => PoolTask<T> | undefined;
+type TaskSource<T> = () => PoolTask<T> | undefined;
 
 /**
  * Runs tasks on worker threads, one per core by default (`jobs`), each task on whichever worker is

@@ -98,7 +98,7 @@ export interface FaultGeneratorOptions {
 }
 
 /** The families a swarm or explore draws when none are named (see `FaultPackage.drawnByDefault`). */
-export const DEFAULT_FAMILIES: readonly FaultFamily[] = FAULT_FAMILY_NAMES.filter((f) => (FAULT_FAMILIES[f] as { drawnByDefault?: boolean }).drawnByDefault !== false);
+const DEFAULT_FAMILIES: readonly FaultFamily[] = FAULT_FAMILY_NAMES.filter((f) => (FAULT_FAMILIES[f] as { drawnByDefault?: boolean }).drawnByDefault !== false);
 
 /** The families that can change something in a configuration (only those are drawn); by
  * default the families drawn by default. */
@@ -132,7 +132,7 @@ export function generateFaults(rng: Rng, o: FaultGeneratorOptions): Fault[] {
 }
 
 /** Actors a configuration starts (consumers may also be restarted in the liveness phase). */
-export function actorNames(config: SimSettings): { producers: string[]; consumers: string[] } {
+function actorNames(config: SimSettings): { producers: string[]; consumers: string[] } {
   const w = config.workload;
   return {
     producers: Array.from({ length: w.producers }, (_, i) => `producer-${i}`),

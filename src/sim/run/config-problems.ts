@@ -6,7 +6,7 @@ import { faultScheduleProblems } from '../faults/index.js';
  * with no consumer is refused because its shard would never be drained — a "loss" that says nothing
  * about the queue.
  */
-export function setupProblems(config: SimConfig): string[] {
+function setupProblems(config: SimConfig): string[] {
   const problems: string[] = [];
   const { zones } = config.topology;
   const repeated = zones.filter((z, i) => zones.indexOf(z) !== i);

@@ -1,4 +1,4 @@
-import { parseSimConfig, type SimConfigInput } from './config.js';
+import { parseFaults, parseSimConfig, type SimConfig, type SimConfigInput } from './config.js';
 import { applicableFamilies, FAULT_FAMILIES, generateFaults, type FaultFamily } from '../faults/index.js';
 import { Rng } from '../kernel/rng.js';
 import { PROFILES, type ProfileName } from '../settings/workload-profile.js';
@@ -26,7 +26,7 @@ const ZONES = ['a', 'b', 'c'];
  * The table's workload: two competing consumers per zone (each with its reaper), pushes spread over
  * the whole safety phase, a few consumers crashing before an ack and a few acking late.
  */
-export const TABLE_WORKLOAD = {
+const TABLE_WORKLOAD = {
   messages: 90,
   producers: 3,
   rate: 8,
@@ -37,7 +37,7 @@ export const TABLE_WORKLOAD = {
   lateAckProbability: 0.05,
   lateAckMs: 1_500,
 } as const;
-export const TABLE_PHASES = { safetyMs: 4_000, livenessMs: 30_000 } as const;
+const TABLE_PHASES = { safetyMs: 4_000, livenessMs: 30_000 } as const;
 /**
  * The node-stall rows: pauses start while the traffic runs (the first 4 s, as in every row) but the
  * safety phase lasts 12 s, so that a pause can outlast Dynomite's 5 s datastore and 5.2 s peer-read
@@ -145,7 +145,7 @@ function drawLabel(d: FaultDraw, timing: RowTiming | undefined): string {
 }
 
 /** The workload profiles every set-up and fault draw is measured under (`basic` keeps the row's old name). */
-export const TABLE_PROFILES: readonly ProfileName[] = ['basic', 'full'];
+const TABLE_PROFILES: readonly ProfileName[] = ['basic', 'full'];
 
 /**
  * The configurations the guarantees table measures: each set-up under each fault draw it is listed
@@ -183,10 +183,13 @@ export const TABLE_PROFILE: ProfileName = 'full';
 /** The configurations the guarantees table measures and publishes. */
 export const TABLE_CONFIGURATIONS: readonly NamedConfiguration[] = CONFIGURATIONS.filter((c) => c.profile === TABLE_PROFILE);
 
-/** The concrete run of a named configuration for one seed: its fault schedule comes from the seed. */
-export function configurationRun(named: NamedConfiguration, seed: string): SimConfigInput {
-  if (named.faults === 'none') return { ...named.config, seed, faults: [] };
-  const config = parseSimConfig({ ...named.config, seed });
+/**
+ * The concrete run of a named configuration for one seed, parsed once: its fault schedule is drawn
+ * from the seed against the parsed configuration, then parsed alone and set on it.
+ */
+export function configurationRun(named: NamedConfiguration, seed: string): SimConfig {
+  const config = parseSimConfig({ ...named.config, seed, faults: [] });
+  if (named.faults === 'none') return config;
   const swarm = named.faults === 'swarm';
   const faults = generateFaults(new Rng(seed, 'swarm-faults'), {
     count: swarm ? FAULTS_PER_SWARM_RUN : FAULTS_PER_FAMILY_RUN,
@@ -195,5 +198,5 @@ export function configurationRun(named: NamedConfiguration, seed: string): SimCo
     config,
     families: swarm ? applicableFamilies(config) : [named.faults],
   });
-  return { ...named.config, seed, faults };
+  return { ...config, faults: parseFaults(faults) };
 }

@@ -2,6 +2,10 @@ import { SCRIPT_MODES } from '../../redis/script-mode.js';
 import * as z from 'zod';
 import { fractionalMs, ms, SCENARIO_LIMITS, zone } from './atoms.js';
 import { workloadProfileFields } from './workload-profile.js';
+import { DEFAULT_JUDGE_SETTINGS } from '../../model/history-file.js';
+
+/** The checker's recovery bound unless a configuration sets one: the judge's own default. */
+const RECOVERY_BOUND_MS = DEFAULT_JUDGE_SETTINGS.recoveryBoundMs;
 
 const consistency = z.enum(['DC_ONE', 'DC_QUORUM', 'DC_SAFE_QUORUM']);
 
@@ -120,9 +124,9 @@ export const settingsFields = {
       .default({ safetyMs: 10_000, livenessMs: 60_000 })
       .describe("the safety phase (workload and faults), then the liveness phase (healed, recovery required)"),
     checker: z
-      .object({ recoveryBoundMs: ms.default(5_000).describe('allowed recovery after lease end + reaper interval before un-ack recovery counts as violated, in ms (default 5000)') })
+      .object({ recoveryBoundMs: ms.default(RECOVERY_BOUND_MS).describe(`allowed recovery after lease end + reaper interval before un-ack recovery counts as violated, in ms (default ${RECOVERY_BOUND_MS})`) })
       .strict()
-      .default({ recoveryBoundMs: 5_000 })
+      .default({ recoveryBoundMs: RECOVERY_BOUND_MS })
       .describe("how the history checker judges the run"),
     scripts: z
       .enum(SCRIPT_MODES)
@@ -139,7 +143,7 @@ const simSettingsSchema = z.object(settingsFields);
 export type SimSettings = z.output<typeof simSettingsSchema>;
 
 /** The lag settings of each network profile (`network.profile`); a field set in the configuration wins. */
-export const NETWORK_PROFILES = {
+const NETWORK_PROFILES = {
   lan: { lagMeanMs: 5, lagSpikeProbability: 0, lagSpikeMs: 200 },
   wan: { lagMeanMs: 5, lagSpikeProbability: 0.01, lagSpikeMs: 200 },
 } as const;

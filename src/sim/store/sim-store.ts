@@ -34,13 +34,13 @@ export class SimReplyError extends Error {
 const REFUSED_BEFORE_APPLY = /^(ECONNREFUSED|READONLY|OOM )/;
 
 /** After its Dynomite node dies, when a client's calls in flight fail (DYNOMITE.md: 0.1–0.2 s, first at 111 ms). */
-export const CLIENT_SEES_DEATH_MS = 150;
+const CLIENT_SEES_DEATH_MS = 150;
 /** After its node dies, when the opt-in failover client has moved to the next node (its reconnect cycle, ~0.2 s). */
-export const CLIENT_FAILOVER_MS = 200;
+const CLIENT_FAILOVER_MS = 200;
 /** What those calls fail with: ioredis's error, which does not mean "never sent". */
-export const NODE_DIED_ERROR = 'MaxRetriesPerRequestError: Reached the max retries per request limit (which is 1)';
+const NODE_DIED_ERROR = 'MaxRetriesPerRequestError: Reached the max retries per request limit (which is 1)';
 
-export interface SimStoreOptions {
+interface SimStoreOptions {
   readonly requestTimeoutMs: number;
   /** On a refused connection, switch to the next zone's node (Dyno's client failover). */
   readonly failoverOnRefused: boolean;

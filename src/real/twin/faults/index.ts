@@ -12,8 +12,6 @@ import { partition } from './partition.js';
 import type { RealFaultRun, RealFaultWorld, RealMeans } from './real-means.js';
 import { redisMemory } from './redis-memory.js';
 
-export type { RealFaultWorld } from './real-means.js';
-
 /**
  * The real means of every fault family a real twin can strike, one module each: a family of
  * `src/sim/faults` without a line here is refused by `dynoq sim --real`, naming it. At the liveness
@@ -37,7 +35,7 @@ function meansOf(kind: FaultKind): RealMeans<Fault> | undefined {
 }
 
 /** The fault kinds a real twin can strike. */
-export const REAL_FAULT_KINDS: readonly FaultKind[] = FAULT_FAMILY_NAMES.filter((f) => REAL_MEANS[f]).flatMap(kindsOf);
+const REAL_FAULT_KINDS: readonly FaultKind[] = FAULT_FAMILY_NAMES.filter((f) => REAL_MEANS[f]).flatMap(kindsOf);
 
 /** Why a configuration cannot run on real processes (none: it can). */
 export function realTwinProblems(config: SimConfig): string[] {

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { decide } from '../../src/sim/campaign/decision.js';
+import { guaranteesData, type GuaranteesData, type PublishedRow } from '../../src/sim/campaign/guarantees-data.js';
+import { cellMark, guaranteesPage, whatToUse } from '../../src/sim/campaign/guarantees-page.js';
+import { tableRow } from '../support/guarantee-rows.js';
+
+const data = (rows: Parameters<typeof guaranteesData>[0]['rows'], extra: PublishedRow[] = []): GuaranteesData => {
+  const d = guaranteesData({ rows, command: 'test', timing: null, seeds: 10, scenarios: [], advise: (m) => (m.kind.startsWith('lost') ? 'persist the primary' : null) });
+  return { ...d, rows: [...d.rows, ...extra] };
+};
+
+describe('the decision matrix', () => {
+  it('pools the workload profiles of a set-up and draw into one cell, with the worst rate or the widest bound', () => {
+    const d = decide(data([tableRow('primary-replica/atomic/node-crash', { atLeastOnce: 2 }), tableRow('primary-replica/atomic/node-crash/full', { atLeastOnce: 6, noDoublePop: 1 }), tableRow('primary-replica/atomic/none', {}), tableRow('primary-replica/atomic/none/full', {})]));
+    expect(d.lines).toHaveLength(1);
+    const crash = d.lines[0]!.cells['node-crash']!;
+    expect(crash.runs).toBe(20);
+    expect(crash.counts.atLeastOnce).toEqual({ violated: 8, exercised: 20 });
+    expect(crash.violated).toEqual(['atLeastOnce', 'noDoublePop']);
+    expect(crash.rate).toBeCloseTo(8 / 20);
+    expect(cellMark(crash)).toBe('✗ 40 % ALO·NDP');
+    const none = d.lines[0]!.cells.none!;
+    expect(none.verdict).toBe('held');
+    expect(cellMark(none)).toBe('✓ ≤16 %');
+    expect(d.runsPerCell).toEqual({ min: 20, max: 20 });
+    expect(d.unsurvived).toEqual(['node-crash']);
+  });
+
+  it('recommends per topology the set-up holding every property under the most draws, then the most pairs held', () => {
+    const d = decide(
+      data([
+        tableRow('primary-replica/legacy/none', { priorityOrder: 1 }),
+        tableRow('primary-replica/legacy/client-crash', {}),
+        tableRow('primary-replica/legacy/clock', {}),
+        tableRow('primary-replica/atomic/none', {}),
+        tableRow('primary-replica/atomic/client-crash', { atLeastOnce: 1 }),
+        tableRow('primary-replica/atomic+server-time/clock', {}),
+        tableRow('dynomite/DC_QUORUM/atomic/none', { deliveredPromptly: 1 }),
+        tableRow('dynomite/DC_SAFE_QUORUM/atomic/none', { deliveredPromptly: 1, onTime: 1 }),
+      ]),
+    );
+    // legacy holds 2 draws, atomic and server time 1 each; of those, atomic holds more (draw, property) pairs.
+    expect(d.lines.filter((l) => l.facets.topology === 'primary-replica').map((l) => l.setup)).toEqual(['primary-replica/legacy', 'primary-replica/atomic', 'primary-replica/atomic+server-time']);
+    // Nobody holds a draw on Dynomite: the most pairs held wins.
+    expect(d.recommended.map((l) => l.setup)).toEqual(['primary-replica/legacy', 'dynomite/DC_QUORUM/atomic']);
+    const page = guaranteesPage(data([tableRow('primary-replica/atomic/none', {}), tableRow('primary-replica/atomic/client-crash', { atLeastOnce: 1 })]));
+    expect(page).toContain('### primary-replica: `primary-replica/atomic`');
+    expect(page).toContain('- **client-crash** — at-least-once 1/10 runs. Why:');
+    expect(page).toContain('[what to do: 1]');
+    expect(page).toContain('1. persist the primary');
+    expect(page.split('\n').length).toBeLessThanOrEqual(400);
+  });
+
+  it('a set-up with persistence shows, where it was not measured, the cells of the same set-up without it, marked', () => {
+    const base = data([tableRow('primary-replica/atomic/none', {}), tableRow('primary-replica/atomic/node-crash', { atLeastOnce: 3 }), tableRow('primary-replica/atomic/client-crash', {})]);
+    const crash = base.rows.find((r) => r.faults === 'node-crash')!;
+    const aof: PublishedRow = { ...crash, name: 'primary-replica/atomic+aof-always/node-crash', setup: 'primary-replica/atomic+aof-always', facets: { ...crash.facets, persistence: 'AOF always' }, cells: base.rows[0]!.cells };
+    const d = decide({ ...base, rows: [...base.rows, aof] });
+    const line = d.lines.find((l) => l.setup === 'primary-replica/atomic+aof-always')!;
+    expect(line.cells['node-crash']!.inheritedFrom).toBeUndefined();
+    expect(line.cells['node-crash']!.verdict).toBe('held');
+    expect(line.cells.none!.inheritedFrom).toBe('primary-replica/atomic');
+    expect(cellMark(line.cells['client-crash'])).toBe('✓ ≤28 % ⁱ');
+    // It holds what the base holds and the crash the base does not: recommended.
+    expect(d.recommended[0]!.setup).toBe('primary-replica/atomic+aof-always');
+    expect(whatToUse({ ...base, rows: [...base.rows, aof] }).topologies[0]!.loses).toEqual([]);
+  });
+});

@@ -24,7 +24,8 @@ const span = fc.tuple(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max
 /** Extra fields a recorder adds (sometimes), and a call in flight at the end (sometimes). */
 const extras = fc.option(fc.record({ attempt: fc.integer({ min: 1, max: 3 }), job: fc.constantFrom('send', 'bill', { nested: [1, 'x'] }) }, { requiredKeys: [] }), { nil: undefined });
 
-const line = fc.oneof(
+/** One generated line about one of the messages `id` draws. */
+const lineAbout = (id: fc.Arbitrary<string>) => fc.oneof(
   fc.record({ type: fc.constantFrom('push', 'ensure'), id, process: fc.constant('p'), at: span, outcome, delayMs: fc.constantFrom(0, 0, 50, 150), priority: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }), shard, created: fc.option(fc.boolean(), { nil: undefined }), extras, inFlight: fc.boolean() }),
   fc.record({ type: fc.constant('deliver'), id, process: proc, at: span, lease: fc.constantFrom(100, 500), via: fc.option(fc.constantFrom('schedule', 'id', 'predicate'), { nil: undefined }), shard, extras }),
   fc.record({ type: fc.constantFrom('ack', 'release', 'remove'), id, process: proc, at: span, outcome, extras, inFlight: fc.boolean() }),
@@ -34,6 +35,7 @@ const line = fc.oneof(
   fc.record({ type: fc.constant('fault'), phase: fc.constantFrom('start', 'end'), kind: fc.constantFrom('kill', 'partition'), target: fc.option(fc.constantFrom('n1', 'n2'), { nil: undefined }), at: fc.integer({ min: 0, max: 300 }) }),
   fc.constant({ type: 'blank' }),
 );
+const line = lineAbout(id);
 
 type Gen = Record<string, unknown> & { type: string };
 /** One generated record as a line of the history format. */
@@ -130,6 +132,20 @@ describe('the streaming judge gives checkHistory\'s verdicts', () => {
         expect(streamed, lines.join('\n')).toEqual(whole);
       }),
       { numRuns: Math.round(600 * SCALE) },
+    );
+  }, 300_000);
+
+  it('on long random histories of many messages open at once, read in batches of any size: the same findings as checkHistory', async () => {
+    // Many ids at once: messages open together, judged as their last lines pass, grouped as they are read.
+    const manyIds = fc.integer({ min: 0, max: 60 }).map((i) => `m${i}`);
+    await fc.assert(
+      fc.asyncProperty(runLine, fc.array(lineAbout(manyIds), { minLength: 50, maxLength: 300 }), fc.integer({ min: 1, max: 40 }), async (run, gens, size) => {
+        const lines = gens.map((g) => toLine(g as Gen));
+        if (run) lines.unshift(JSON.stringify({ type: 'run', version: HISTORY_FORMAT_VERSION, ...run }));
+        const { whole, streamed } = await both(lines, size);
+        expect(streamed, lines.join('\n')).toEqual(whole);
+      }),
+      { numRuns: Math.round(150 * SCALE) },
     );
   }, 300_000);
 

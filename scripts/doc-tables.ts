@@ -2,7 +2,7 @@
 // test/architecture/doc-tables.test.ts fails while a page differs from what this would write.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { propertyTable } from '../src/model/properties/docs-table.js';
+import { exposureList, propertyTable, severityList } from '../src/model/properties/docs-table.js';
 import { faultFamilyTable } from '../src/sim/faults/docs-table.js';
 import { parseGuaranteesData } from '../src/sim/campaign/guarantees-data.js';
 import { whatToUseMarkdown } from '../src/sim/campaign/guarantees-page.js';
@@ -14,6 +14,8 @@ import type { FaultDraw } from '../src/sim/run/configurations.js';
 export const DOC_TABLES: readonly { readonly page: string; readonly name: string; readonly table: () => string }[] = [
   { page: 'docs/SCENARIOS.md', name: 'fault families', table: faultFamilyTable },
   { page: 'docs/CHECKER.md', name: 'properties', table: propertyTable },
+  { page: 'docs/CHECKER.md', name: 'severity', table: severityList },
+  { page: 'docs/CHECKER.md', name: 'exposure', table: exposureList },
   // From the published measurement (npm run guarantees and guarantees:render run this script after it).
   { page: 'README.md', name: 'what to use', table: () => whatToUseMarkdown(publishedTable()) },
   { page: 'examples/github-actions-gate.yml', name: 'gate families', table: () => gateFamiliesComment(publishedTable(), gateOf('examples/github-actions-gate.yml')) },

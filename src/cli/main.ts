@@ -33,7 +33,7 @@ function positiveInt(name: string) {
 }
 
 /** "60s", "5m", "1500ms" or a bare number of seconds. */
-export function parseDuration(value: string): number {
+function parseDuration(value: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
   if (!m) throw new InvalidArgumentError(`a duration like 60s, 5m or 1500ms (got ${JSON.stringify(value)})`);
   const n = Number(m[1]);
@@ -172,7 +172,7 @@ program
 program
   .command('guarantees')
   .description('Measure every configuration over N seeds and write the guarantees table')
-  .option('--seeds <n>', 'runs per configuration (default 80: the whole table in under 10 minutes on 2 cores)', positiveInt('--seeds'), 80)
+  .option('--seeds <n>', 'runs per configuration (default 200: every cell at least 200 runs; the timing is in docs/BENCHMARKS.md)', positiveInt('--seeds'), 200)
   .option('--out <file>', 'Markdown output: the decision page', 'GUARANTEES.md')
   .option('--json <file>', 'the data, every configuration and property (default: GUARANTEES.json beside --out)')
   .option('--html <file>', 'the sortable, filterable page (default: guarantees.html beside --out)')

@@ -5,7 +5,7 @@ import { colourAllowed } from './output.js';
  * terminal; plain lines at every tenth otherwise (CI logs, NO_COLOR, TERM=dumb). Wall-clock time is
  * read here only to report progress, never on a simulated path.
  */
-export interface Progress {
+interface Progress {
   update(done: number, total: number): void;
   stop(): void;
 }

@@ -1,4 +1,4 @@
-import type { DeliveryVia, HistoryOp, MessageOp, Outcome } from './history.js';
+import type { DeliveryVia, HistoryOp, Outcome } from './history.js';
 
 /** A message as a push or ensure sends it, as the history records it. */
 export interface PushedMessage {
@@ -108,7 +108,9 @@ export function callOperations(
     ops.push({
       type: 'pop',
       ...base,
-      outcome: delivered.length > 0 ? 'ok' : outcome,
+      // The call's outcome when that is unknown: a pop that came back with a store error after leasing
+      // (PoppedBatch.error) may have leased more to nobody, and it did not just wait (late reads ok pops).
+      outcome: delivered.length > 0 && outcome !== 'unknown' ? 'ok' : outcome,
       via: part.via,
       ...(part.shard !== undefined ? { shard: part.shard } : {}),
       ...(part.id !== undefined ? { id: part.id } : {}),
@@ -117,6 +119,3 @@ export function callOperations(
   }
   return { ops, outcome };
 }
-
-/** A message operation (not a pop line): what a later amendment of a refused call may change. */
-export const isMessageOp = (op: HistoryOp): op is MessageOp => op.type !== 'pop';

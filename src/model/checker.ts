@@ -4,7 +4,7 @@ import { holdsOf } from './holds.js';
 import { latenessOf, waitingPops } from './late.js';
 import { groupById, mayHaveCreated, placeOf, prioritiesAt, shardAt, type MessageOps } from './message-ops.js';
 import { owedStretches } from './owed.js';
-import type { AllowedFinding, FoundAbout, OwedStretch, PropertyModule, ShardSets } from './properties/judging.js';
+import type { AllowedFinding, FoundAbout, MessageJudging, OwedStretch, PropertyModule, ShardSets } from './properties/judging.js';
 import { ALLOWED_FINDINGS, nonePerProperty, PROPERTY_TABLE, propertiesFrom, VIOLATION_KINDS, worstFirst, zeroPerKind, type PropertyName, type ViolationKind } from './properties.js';
 
 export type { ShardSets } from './properties/judging.js';
@@ -19,7 +19,7 @@ export interface Violation {
 }
 
 /** p50 / p99 / max of a set of durations (ms), and how many there were. */
-export interface Figures {
+interface Figures {
   readonly count: number;
   readonly p50: number;
   readonly p99: number;
@@ -62,7 +62,7 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.floor((p / 100) * sorted.length)]!;
 }
 
-export function figuresOf(values: readonly number[]): Figures {
+function figuresOf(values: readonly number[]): Figures {
   const sorted = [...values].sort((a, b) => a - b);
   return { count: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.length === 0 ? 0 : sorted[sorted.length - 1]! };
 }
@@ -84,7 +84,7 @@ const SHARD_JUDGES = (PROPERTY_TABLE as readonly PropertyModule[]).filter((p) =>
 const STOPS_JUDGES = (PROPERTY_TABLE as readonly PropertyModule[]).filter((p) => p.judgeStops);
 
 /** What judging one message needs to know of the whole history. */
-export interface HistoryContext {
+interface HistoryContext {
   /** The unknown pops still in flight when the history ended (any message's; see at-least-once). */
   readonly popsAtEnd?: readonly PopOp[];
   /** Whether the history records pop calls: then, with a delivery bound, recovery is judged against them (see un-ack recovery). */
@@ -97,28 +97,41 @@ export interface HistoryContext {
  * the modules that ask for it.
  */
 export function judgeMessage(id: string, m: MessageOps, phases: RunPhases, settings: CheckerSettings, out: Judged, context: HistoryContext = {}): void {
-  const holds = holdsOf(m);
-  const pushed = m.pushes.length > 0;
-  const common = {
-    id,
-    m,
-    holds,
+  messageJudge(phases, settings, out, context)(id, m);
+}
+
+/**
+ * judgeMessage for every message of one history: one context object serves every module and every
+ * message (made per module and message, its objects and closures cost more than the judging itself).
+ */
+export function messageJudge(phases: RunPhases, settings: CheckerSettings, out: Judged, context: HistoryContext = {}): (id: string, m: MessageOps) => void {
+  // The property whose judge runs, and the message it judges.
+  let judging: PropertyName | null = null;
+  const j: { -readonly [K in keyof MessageJudging<string>]: MessageJudging<string>[K] } = {
+    id: '',
+    m: { pushes: [], deliveries: [], acks: [], extends: [], removes: [], reschedules: [], releases: [] },
+    holds: [],
     phases,
     settings,
     popsAtEnd: context.popsAtEnd ?? [],
     popsRecorded: context.popsRecorded === true,
-    found: (kind: string, t: number, processes: string[], detail: string) => out.violations.push({ kind: kind as ViolationKind, id, t, processes, detail }),
-    latency: (ms: number) => out.latencies.push(ms),
+    found: (kind, t, processes, detail) => out.violations.push({ kind: kind as ViolationKind, id: j.id, t, processes, detail }),
+    exercised: () => {
+      if (judging) out.exercised[judging] = true;
+    },
+    latency: (ms) => out.latencies.push(ms),
   };
-  for (const { property, module } of MESSAGE_JUDGES) {
-    if (!pushed && !module.judgesUnpushed) continue;
-    module.judgeMessage!({
-      ...common,
-      exercised: () => {
-        if (property) out.exercised[property] = true;
-      },
-    });
-  }
+  return (id, m) => {
+    const pushed = m.pushes.length > 0;
+    j.id = id;
+    j.m = m;
+    j.holds = holdsOf(m);
+    for (const { property, module } of MESSAGE_JUDGES) {
+      if (!pushed && !module.judgesUnpushed) continue;
+      judging = property;
+      module.judgeMessage!(j);
+    }
+  };
 }
 
 /** The unknown pops of a history still in flight at its end (their completion is the end). */
@@ -222,7 +235,7 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
     const part = shardPartOf(id, m, pops, phases, settings);
     if (part) addShardPart(shards, part);
   }
-  judgeStopped(phases.stopped ?? [], shards, pops.some(consumerPopFailed), out);
+  judgeStopped(phases.stopped ?? [], shards, pops.some(consumerPopFailed), { livenessStart: phases.livenessStart, recoveryBoundMs: settings.recoveryBoundMs, boundMs, loopsFollowed: phases.stopped !== undefined }, pops, new Set(pops.filter(consumerPopFailed).flatMap((p) => (p.shard === undefined ? [] : [p.shard]))), out);
   return judgeShardSets(shards, pops, boundMs, out);
 }
 
@@ -230,19 +243,37 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
 export const consumerPopFailed = (p: PopOp): boolean => p.via === 'schedule' && p.outcome !== 'ok';
 
 /** The properties judged over the consumer loops that ended on their own (keeps consuming): a loop over the property table. */
-export function judgeStopped(stopped: readonly StoppedConsumer[], shards: ShardSets, errorReachedConsumer: boolean, out: Judged): void {
+export function judgeStopped(
+  stopped: readonly StoppedConsumer[],
+  shards: ShardSets,
+  errorReachedConsumer: boolean,
+  recovery: { readonly livenessStart: number; readonly recoveryBoundMs: number; readonly boundMs: number; readonly loopsFollowed: boolean },
+  pops: readonly PopOp[],
+  erred: ReadonlySet<string>,
+  out: Judged,
+): void {
+  const asking = new Map<string, PopOp[]>();
+  for (const p of pops) {
+    if (p.via !== 'schedule' || p.outcome !== 'ok' || p.shard === undefined) continue;
+    const list = asking.get(p.shard);
+    if (list) list.push(p);
+    else asking.set(p.shard, [p]);
+  }
   for (const module of STOPS_JUDGES) {
     module.judgeStops!({
       stopped,
       shards,
       errorReachedConsumer,
+      ...recovery,
+      asking,
+      erred,
       ...reportsOf(module, out),
     });
   }
 }
 
 /** Counts of messages and operations that the report states (not findings). */
-export interface Tallies {
+interface Tallies {
   pushed: number;
   delivered: number;
   acked: number;
@@ -276,10 +307,10 @@ export function checkHistory(history: readonly HistoryOp[], phases: RunPhases, s
   const out = noFindings();
   const tallies = noTallies();
   for (const op of history) tallyOp(op, tallies);
-  const atEnd = popsInFlightAtEnd(pops, phases.end);
+  const judge = messageJudge(phases, settings, out, { popsAtEnd: popsInFlightAtEnd(pops, phases.end), popsRecorded: pops.length > 0 });
   for (const [id, m] of byId) {
     tallyMessage(m, tallies);
-    judgeMessage(id, m, phases, settings, out, { popsAtEnd: atEnd, popsRecorded: pops.length > 0 });
+    judge(id, m);
   }
   const lateness = settings.deliveryBoundMs === undefined ? [] : judgeShards(byId, pops, phases, settings, settings.deliveryBoundMs, out);
   return reportOf(tallies, out, lateness);

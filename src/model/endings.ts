@@ -1,7 +1,7 @@
 import type { CheckReport, Violation } from './checker.js';
 import { extraFields, faultsAt, type FaultSpan } from './history-file.js';
 import { stillOpenAtEnd } from './properties/at-least-once.js';
-import type { HistoryOp, PopOp } from './history.js';
+import type { EnsureOp, HistoryOp, PopOp, PushOp } from './history.js';
 import { holdsOf } from './holds.js';
 import { mayHaveApplied, mayHaveCreated, type MessageOps } from './message-ops.js';
 import { PROPERTY_NAMES } from './properties.js';
@@ -36,24 +36,37 @@ export const noEndings = (): Endings => ({ messages: 0, recovered: 0, undetermin
  * then), a message still held or possibly being popped when the history ended is undetermined too.
  */
 export function tallyEndings(m: MessageOps, e: Endings, atEnd?: { readonly id: string; readonly end: number; readonly pops: readonly PopOp[] }): void {
-  const creators = m.pushes.filter(mayHaveCreated);
-  if (creators.length === 0) return;
+  // Loops, not filters: this runs for every message of a history of millions.
+  let creators = 0;
+  // The latest ok creator and the earliest unknown one (the first of those invoked at the same time).
+  let last: PushOp | EnsureOp | undefined;
+  let firstUnknown: PushOp | EnsureOp | undefined;
+  for (const p of m.pushes) {
+    if (!mayHaveCreated(p)) continue;
+    creators++;
+    if (p.outcome === 'ok' && (last === undefined || p.invokedAt > last.invokedAt)) last = p;
+    if (p.outcome === 'unknown' && (firstUnknown === undefined || p.invokedAt < firstUnknown.invokedAt)) firstUnknown = p;
+  }
+  if (creators === 0) return;
   e.messages++;
-  const ok = creators.filter((p) => p.outcome === 'ok');
-  const unknown = creators.filter((p) => p.outcome === 'unknown');
-  if (ok.length === 0) {
-    const firstUnknown = unknown.reduce((a, b) => (b.invokedAt < a.invokedAt ? b : a));
-    if (m.deliveries.some((d) => d.completedAt >= firstUnknown.invokedAt)) {
+  if (last === undefined) {
+    if (m.deliveries.some((d) => d.completedAt >= firstUnknown!.invokedAt)) {
       e.recovered++;
       return;
     }
     if (m.deliveries.length === 0 && !m.acks.some(mayHaveApplied) && !m.removes.some(mayHaveApplied)) e.undetermined++;
     return;
   }
-  const last = ok.reduce((a, b) => (b.invokedAt > a.invokedAt ? b : a));
-  const finals = [...m.acks, ...m.removes].filter((x) => x.completedAt >= last.invokedAt);
-  if (finals.some((x) => x.outcome === 'ok')) return;
-  if (finals.some((x) => x.outcome === 'unknown') || (atEnd && stillOpenAtEnd(atEnd.id, m, holdsOf(m), atEnd.pops, last, atEnd.end))) e.undetermined++;
+  // The acks and removes that returned since: one ok settles it; else an unknown one leaves it undetermined.
+  let unknownFinal = false;
+  for (const finals of [m.acks, m.removes]) {
+    for (const x of finals) {
+      if (x.completedAt < last.invokedAt) continue;
+      if (x.outcome === 'ok') return;
+      if (x.outcome === 'unknown') unknownFinal = true;
+    }
+  }
+  if (unknownFinal || (atEnd && stillOpenAtEnd(atEnd.id, m, holdsOf(m), atEnd.pops, last, atEnd.end))) e.undetermined++;
 }
 
 /** valid: every property held and enough was known; invalid: a property was violated; unknown: too much in flight to tell. */
@@ -83,7 +96,7 @@ export interface OpExtra {
 }
 
 /** At most this many operations' extra fields are kept per message. */
-export const MAX_EXTRAS_PER_MESSAGE = 20;
+const MAX_EXTRAS_PER_MESSAGE = 20;
 
 export function extrasOf(ops: Iterable<HistoryOp>): OpExtra[] {
   const out: OpExtra[] = [];

@@ -251,7 +251,7 @@ export function completeAtEnd(op: HistoryOp, end: number): void {
 }
 
 export type RunLine = z.output<typeof runSchema>;
-export type FaultLine = z.output<typeof faultSchema>;
+type FaultLine = z.output<typeof faultSchema>;
 
 /** One non-empty line of a history file, parsed and checked; throws HistoryFileError naming the line and field. */
 export type HistoryLine =

@@ -22,7 +22,7 @@ export interface Hold {
  * The delivery an ack, extend or release of `process` is about: its latest delivery to that process
  * that returned no later than the call was made.
  */
-export function deliveryOf(deliveries: readonly DeliverOp[], op: { process: string; invokedAt: number }): DeliverOp | undefined {
+function deliveryOf(deliveries: readonly DeliverOp[], op: { process: string; invokedAt: number }): DeliverOp | undefined {
   let found: DeliverOp | undefined;
   for (const d of deliveries) {
     if (d.completedAt > op.invokedAt) break;
@@ -32,10 +32,24 @@ export function deliveryOf(deliveries: readonly DeliverOp[], op: { process: stri
 }
 
 export function holdsOf(m: MessageOps): Hold[] {
-  return m.deliveries.map((d) => {
-    const ack = m.acks.find((a) => deliveryOf(m.deliveries, a) === d);
+  // Loops, not map and find with closures: this runs for every message of a history of millions.
+  const holds: Hold[] = [];
+  for (const d of m.deliveries) {
+    let ack: AckOp | undefined;
+    for (const a of m.acks) {
+      if (deliveryOf(m.deliveries, a) === d) {
+        ack = a;
+        break;
+      }
+    }
     const ackEnd = ack?.completedAt ?? Infinity;
-    const release = m.releases.find((r) => deliveryOf(m.deliveries, r) === d && r.completedAt <= ackEnd);
+    let release: ReleaseOp | undefined;
+    for (const r of m.releases) {
+      if (deliveryOf(m.deliveries, r) === d && r.completedAt <= ackEnd) {
+        release = r;
+        break;
+      }
+    }
     const releaseEnd = release ? (mayHaveApplied(release) ? release.invokedAt : release.completedAt) : Infinity;
     let leaseEnd = d.leaseUntil;
     for (const e of m.extends) {
@@ -43,8 +57,9 @@ export function holdsOf(m: MessageOps): Hold[] {
         leaseEnd = Math.max(leaseEnd, e.leaseUntil);
       }
     }
-    return { d, leaseEnd, ack, release, until: Math.min(leaseEnd, ackEnd, releaseEnd, removedAt(m, d)) };
-  });
+    holds.push({ d, leaseEnd, ack, release, until: Math.min(leaseEnd, ackEnd, releaseEnd, removedAt(m, d)) });
+  }
+  return holds;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { DeliverOp, PopOp } from './history.js';
 import type { FreeInterval } from './free-intervals.js';
 
 /** A waiting pop that went without a free and due message of its shard for longer than B. */
-export interface LateFinding {
+interface LateFinding {
   readonly id: string;
   /** Beyond the bound, in ms: the longest such wait for this stretch of the message's freedom. */
   readonly beyondMs: number;
@@ -11,14 +11,14 @@ export interface LateFinding {
   readonly pops: number;
 }
 
-export interface LateJudgement {
+interface LateJudgement {
   readonly findings: LateFinding[];
   /** Whether a message was free and due while a pop of its shard was waiting. */
   readonly exercised: boolean;
 }
 
 /** How far apart two pops of one consumer may be and still count as one wait: it asked again at once. */
-export const BACK_TO_BACK_MS = 1;
+const BACK_TO_BACK_MS = 1;
 
 /**
  * The waits judged on one shard: its pops by the schedule that returned normally, where a consumer's

@@ -22,7 +22,7 @@ const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
 /** FNV-1a over an id's UTF-8 bytes, never 0 (0 marks an empty slot). */
-export function hashIdBytes(b: Uint8Array, from: number, to: number): number {
+function hashIdBytes(b: Uint8Array, from: number, to: number): number {
   let h = FNV_OFFSET;
   for (let i = from; i < to; i++) h = Math.imul(h ^ b[i]!, FNV_PRIME);
   return h === 0 ? 1 : h;
@@ -195,6 +195,17 @@ function textAt(b: Uint8Array, from: number, to: number, ascii: boolean, hash: n
   return utf8.decode(b.subarray(from, to));
 }
 
+/** A key of the recorder's own (the same few on every line): made once, as textAt makes values. */
+function keyText(b: Uint8Array, from: number, to: number): string {
+  let hash = FNV_OFFSET;
+  let ascii = true;
+  for (let i = from; i < to; i++) {
+    if (b[i]! >= 128) ascii = false;
+    hash = Math.imul(hash ^ b[i]!, FNV_PRIME);
+  }
+  return textAt(b, from, to, ascii, hash);
+}
+
 const isDigit = (c: number | undefined) => c !== undefined && c >= 48 && c <= 57;
 
 /** The end of the JSON number starting at `i` (its grammar exactly), or -1. */
@@ -219,6 +230,29 @@ function numberEnd(b: Uint8Array, i: number, to: number): number {
 
 /** A field the line did not have (JSON's null is a value of its own). */
 const ABSENT = undefined;
+
+/**
+ * An operation's fields, each only when the line had it, in one order. A constructor, not a literal
+ * grown field by field: V8 sizes the objects of one constructor for all their fields at once (and for
+ * the defaults plainOp adds), where a growing literal reallocates its fields as it grows — most of the
+ * judge's garbage. Its prototype is Object's, as JSON.parse's objects' is.
+ */
+function OpObject(this: Record<string, unknown>, type: unknown, process: unknown, id: unknown, invokedAt: unknown, completedAt: unknown, outcome: unknown, delayMs: unknown, priority: unknown, shard: unknown, leaseUntil: unknown, via: unknown, delivered: unknown, created: unknown): void {
+  this.type = type;
+  if (process !== ABSENT) this.process = process;
+  if (id !== ABSENT) this.id = id;
+  if (invokedAt !== ABSENT) this.invokedAt = invokedAt;
+  if (completedAt !== ABSENT) this.completedAt = completedAt;
+  if (outcome !== ABSENT) this.outcome = outcome;
+  if (delayMs !== ABSENT) this.delayMs = delayMs;
+  if (priority !== ABSENT) this.priority = priority;
+  if (shard !== ABSENT) this.shard = shard;
+  if (leaseUntil !== ABSENT) this.leaseUntil = leaseUntil;
+  if (via !== ABSENT) this.via = via;
+  if (delivered !== ABSENT) this.delivered = delivered;
+  if (created !== ABSENT) this.created = created;
+}
+OpObject.prototype = Object.prototype;
 
 /**
  * An operation line whose keys are all the format's own, read straight into an object of a fixed
@@ -352,22 +386,10 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
     break;
   }
   // The fields in one order, each only when the line had it (absent stays absent, null stays null), then the recorder's own.
-  const o: Record<string, unknown> = { type };
-  if (process !== ABSENT) o.process = process;
-  if (id !== ABSENT) o.id = id;
-  if (invokedAt !== ABSENT) o.invokedAt = invokedAt;
-  if (completedAt !== ABSENT) o.completedAt = completedAt;
-  if (outcome !== ABSENT) o.outcome = outcome;
-  if (delayMs !== ABSENT) o.delayMs = delayMs;
-  if (priority !== ABSENT) o.priority = priority;
-  if (shard !== ABSENT) o.shard = shard;
-  if (leaseUntil !== ABSENT) o.leaseUntil = leaseUntil;
-  if (via !== ABSENT) o.via = via;
-  if (delivered !== ABSENT) o.delivered = delivered;
-  if (created !== ABSENT) o.created = created;
+  const o = new (OpObject as unknown as new (...fields: unknown[]) => Record<string, unknown>)(type, process, id, invokedAt, completedAt, outcome, delayMs, priority, shard, leaseUntil, via, delivered, created);
   if (extra !== undefined) {
     for (let k = 0; k < extra.length; k += 3) {
-      const key = utf8.decode(b.subarray(extra[k] as number, extra[k + 1] as number));
+      const key = keyText(b, extra[k] as number, extra[k + 1] as number);
       // A key the format knows was written once above; JSON.parse keeps the last value of a repeated key, as this does.
       if (key === '__proto__') return undefined;
       o[key] = extra[k + 2];

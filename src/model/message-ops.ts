@@ -17,6 +17,49 @@ export const mayHaveApplied = (op: { readonly outcome: string }): boolean => op.
 /** Whether a push or ensure may have written the message (an ensure that returned ok without creating did not). */
 export const mayHaveCreated = (op: PushOp | EnsureOp): boolean => mayHaveApplied(op) && !(op.type === 'ensure' && op.outcome === 'ok' && op.created === false);
 
+/** A message with no operations yet (see addOp). */
+export function noMessageOps(): MessageOps {
+  return { pushes: [], deliveries: [], acks: [], extends: [], removes: [], reschedules: [], releases: [] };
+}
+
+/** Adds one of the message's operations (not a pop), in file order; sortByReturn once all are in. */
+export function addOp(m: MessageOps, op: Exclude<HistoryOp, PopOp>): void {
+  switch (op.type) {
+    case 'push':
+    case 'ensure':
+      m.pushes.push(op);
+      break;
+    case 'deliver':
+      m.deliveries.push(op);
+      break;
+    case 'ack':
+      m.acks.push(op);
+      break;
+    case 'extend':
+      m.extends.push(op);
+      break;
+    case 'remove':
+      m.removes.push(op);
+      break;
+    case 'reschedule':
+      m.reschedules.push(op);
+      break;
+    case 'release':
+      m.releases.push(op);
+      break;
+  }
+}
+
+const byReturn = (a: { completedAt: number }, b: { completedAt: number }) => a.completedAt - b.completedAt;
+
+/** Puts deliveries, acks, extends and releases in the order they returned (a stable sort: file order among equals). */
+export function sortByReturn(m: MessageOps): void {
+  if (m.deliveries.length > 1) m.deliveries.sort(byReturn);
+  if (m.acks.length > 1) m.acks.sort(byReturn);
+  if (m.extends.length > 1) m.extends.sort(byReturn);
+  if (m.releases.length > 1) m.releases.sort(byReturn);
+}
+
 /** Operations grouped by message, and the pops apart (they are about a shard, not a message). */
 export function groupById(history: readonly HistoryOp[]): { readonly byId: Map<string, MessageOps>; readonly pops: PopOp[] } {
   const byId = new Map<string, MessageOps>();
@@ -27,39 +70,10 @@ export function groupById(history: readonly HistoryOp[]): { readonly byId: Map<s
       continue;
     }
     let m = byId.get(op.id);
-    if (!m) byId.set(op.id, (m = { pushes: [], deliveries: [], acks: [], extends: [], removes: [], reschedules: [], releases: [] }));
-    switch (op.type) {
-      case 'push':
-      case 'ensure':
-        m.pushes.push(op);
-        break;
-      case 'deliver':
-        m.deliveries.push(op);
-        break;
-      case 'ack':
-        m.acks.push(op);
-        break;
-      case 'extend':
-        m.extends.push(op);
-        break;
-      case 'remove':
-        m.removes.push(op);
-        break;
-      case 'reschedule':
-        m.reschedules.push(op);
-        break;
-      case 'release':
-        m.releases.push(op);
-        break;
-    }
+    if (!m) byId.set(op.id, (m = noMessageOps()));
+    addOp(m, op);
   }
-  const byReturn = (a: { completedAt: number }, b: { completedAt: number }) => a.completedAt - b.completedAt;
-  for (const m of byId.values()) {
-    m.deliveries.sort(byReturn);
-    m.acks.sort(byReturn);
-    m.extends.sort(byReturn);
-    m.releases.sort(byReturn);
-  }
+  for (const m of byId.values()) sortByReturn(m);
   return { byId, pops };
 }
 
@@ -92,7 +106,7 @@ export function prioritiesAt(m: MessageOps, t: number): number[] {
 }
 
 /** The pushes and ensures whose life of the message may be the current one at time t (see prioritiesAt). */
-export function livesAt(m: MessageOps, t: number): (PushOp | EnsureOp)[] {
+function livesAt(m: MessageOps, t: number): (PushOp | EnsureOp)[] {
   const ends = [...m.acks, ...m.removes].filter((y) => y.outcome === 'ok' && y.completedAt < t);
   return m.pushes.filter((p) => mayHaveCreated(p) && p.invokedAt <= t && !ends.some((y) => y.invokedAt > p.completedAt));
 }

@@ -5,7 +5,7 @@ import type { OwedStretch } from './properties/judging.js';
 import { mayHaveApplied, mayHaveCreated, shardAt, type MessageOps } from './message-ops.js';
 
 /** A hold that ended without an ok/unknown ack, and what it owes (docs/CHECKER.md §2.5, slow recovery). */
-export interface Owed {
+interface Owed {
   readonly h: Hold;
   /** Its place among the message's holds (the later ones are its re-deliveries). */
   readonly index: number;

@@ -1,14 +1,14 @@
 import type { DeliverOp } from './history.js';
 import type { FreeInterval } from './free-intervals.js';
 
-export interface InversionFinding {
+interface InversionFinding {
   readonly id: string;
   readonly t: number;
   readonly processes: readonly string[];
   readonly detail: string;
 }
 
-export interface PriorityJudgement {
+interface PriorityJudgement {
   readonly findings: InversionFinding[];
   /** Whether some pop took a message while another priority of its shard was free and due. */
   readonly exercised: boolean;

@@ -44,17 +44,8 @@ interface KindDefinition {
 }
 
 /**
- * Every kind of finding, worst first (by rank; each module's kinds carry theirs). The ranks order them
- * by what the user's work suffers, worst first: a Redis that stops answering everyone (a script past
- * the time limit), then work silently never done (lost; a run that never ends, or a consumer that
- * stopped with work left to it, cannot finish it either) before work done twice at once (double pop:
- * the exclusivity a consumer relies on is gone) before work done again after it was declared final
- * (resurrection) or done without ever being asked for (unexpected) — both deliveries that must not
- * happen, but one at a time — before a simulation that ran other code than Redis runs (a twin unlike
- * its Lua: the run's other verdicts are in doubt), before work done, only late after a failure (slow
- * recovery), before the timing promises: too early (on time: a delay is a promise about the work's
- * content), out of order (priority), and slow while a consumer waits (late). Allowed duplicates come
- * last. docs/CHECKER.md §4 gives the argument.
+ * Every kind of finding, worst first (by rank; each module's kinds carry theirs, with why each sits
+ * where it does: what the user's work suffers). docs/CHECKER.md §4 lists them, generated from the modules.
  */
 export const VIOLATION_KINDS = Object.fromEntries(
   [

@@ -1,10 +1,10 @@
-import { addShardPart, consumerPopFailed, judgeMessage, judgeShardSets, judgeStopped, noFindings, noTallies, popsInFlightAtEnd, reportOf, shardPartOf, tallyMessage, tallyOp, type ShardPart, type ShardSets } from './checker.js';
+import { addShardPart, consumerPopFailed, judgeShardSets, messageJudge, judgeStopped, noFindings, noTallies, popsInFlightAtEnd, reportOf, shardPartOf, tallyMessage, tallyOp, type ShardPart, type ShardSets } from './checker.js';
 import { extrasOf, noEndings, tallyEndings, type OpExtra } from './endings.js';
-import { completeAtEnd, FaultSpans, HistoryFileError, historyLineOf, parseHistoryLine, runOf, type HistoryLine, type RunLine } from './history-file.js';
+import { completeAtEnd, FaultSpans, HistoryFileError, historyLineOf, parseHistoryLine, plainOp, runOf, type HistoryLine, type RunLine } from './history-file.js';
 import type { DeliverOp, HistoryOp, PopOp, RunPhases } from './history.js';
 import { judgeReportOf, type JudgeOptions, type JudgeOverrides, type Judgement } from './judge.js';
 import { hashIdString, parseOpBytes, scanLineBytes, scanned } from './line-scan.js';
-import { groupById } from './message-ops.js';
+import { addOp, noMessageOps, sortByReturn, type MessageOps } from './message-ops.js';
 
 /**
  * Whole lines as UTF-8 bytes, each ending with a line break (the last one too), `count` of them: what
@@ -57,51 +57,54 @@ export type StreamJudgement = Omit<Judgement, 'history'> & {
 };
 
 /**
- * Open addressing over typed arrays: a 32-bit hash of each message id → the last line it appears on.
- * Ids whose hashes collide share an entry, whose last line is then the later of theirs: a message is
- * never judged before its last line; one that collided may be judged later (at the end), never wrongly.
+ * Open addressing over a typed array: a 32-bit hash of each message id → the last line it appears on,
+ * each hash next to its line (one cache line per look-up: the table outgrows the caches). Ids whose
+ * hashes collide share an entry, whose last line is then the later of theirs: a message is never judged
+ * before its last line; one that collided may be judged later (at the end), never wrongly.
  */
 class LastLines {
-  private keys = new Int32Array(1 << 16);
-  private lines = new Int32Array(1 << 16);
+  /** Slot i: its hash at 2i (0: empty), its last line at 2i + 1. */
+  private slots = new Int32Array(2 << 16);
   /** Distinct hashes: the messages, but for the rare ids whose hashes collide. */
   size = 0;
 
   set(hash: number, line: number): void {
-    let mask = this.keys.length - 1;
+    let mask = (this.slots.length >> 1) - 1;
     let i = hash & mask;
-    while (this.keys[i] !== 0 && this.keys[i] !== hash) i = (i + 1) & mask;
-    if (this.keys[i] === 0) {
-      if (++this.size * 2 > this.keys.length) {
+    while (this.slots[2 * i] !== 0 && this.slots[2 * i] !== hash) i = (i + 1) & mask;
+    if (this.slots[2 * i] === 0) {
+      if (++this.size * 4 > this.slots.length) {
         this.grow();
-        mask = this.keys.length - 1;
+        mask = (this.slots.length >> 1) - 1;
         i = hash & mask;
-        while (this.keys[i] !== 0) i = (i + 1) & mask;
+        while (this.slots[2 * i] !== 0) i = (i + 1) & mask;
       }
-      this.keys[i] = hash;
+      this.slots[2 * i] = hash;
     }
-    this.lines[i] = line;
+    this.slots[2 * i + 1] = line;
   }
 
   private grow(): void {
-    const keys = this.keys;
-    const lines = this.lines;
-    this.keys = new Int32Array(keys.length * 2);
-    this.lines = new Int32Array(keys.length * 2);
-    const mask = this.keys.length - 1;
-    for (let j = 0; j < keys.length; j++) {
-      if (keys[j] === 0) continue;
-      let i = keys[j]! & mask;
-      while (this.keys[i] !== 0) i = (i + 1) & mask;
-      this.keys[i] = keys[j]!;
-      this.lines[i] = lines[j]!;
+    const old = this.slots;
+    this.slots = new Int32Array(old.length * 2);
+    const mask = (this.slots.length >> 1) - 1;
+    for (let j = 0; j < old.length; j += 2) {
+      if (old[j] === 0) continue;
+      let i = old[j]! & mask;
+      while (this.slots[2 * i] !== 0) i = (i + 1) & mask;
+      this.slots[2 * i] = old[j]!;
+      this.slots[2 * i + 1] = old[j + 1]!;
     }
   }
 
   /** One bit per line: set on the last line of each hash's ids. */
   bits(lineCount: number): Uint8Array {
     const bits = new Uint8Array((lineCount >> 3) + 1);
-    for (let j = 0; j < this.keys.length; j++) if (this.keys[j] !== 0) bits[this.lines[j]! >> 3]! |= 1 << (this.lines[j]! & 7);
+    for (let j = 0; j < this.slots.length; j += 2) {
+      if (this.slots[j] === 0) continue;
+      const line = this.slots[j + 1]!;
+      bits[line >> 3]! |= 1 << (line & 7);
+    }
     return bits;
   }
 }
@@ -298,19 +301,24 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   const out = noFindings();
   const tallies = noTallies();
   const endings = noEndings();
-  const open = new Map<string, { ordinal: number; ops: HistoryOp[] }>();
+  // Each open message's operations in file order (the observer and the extras read them) and grouped by type as they are read.
+  const open = new Map<string, { ordinal: number; ops: HistoryOp[]; m: MessageOps }>();
   const parts: { ordinal: number; part: ShardPart }[] = [];
   const waiting: PopOp[] = [];
   let errorReachedConsumer = false;
+  const erredShards = new Set<string>();
   const extrasById = new Map<string, OpExtra[]>();
   let ordinal = 0;
   let peakOpen = 0;
-  const judge = (id: string, ops: HistoryOp[], at: number) => {
-    const m = groupById(ops).byId.get(id)!;
+  const judgeOne = messageJudge(phases, settings, out, { popsAtEnd, popsRecorded });
+  const atEnd = { id: '', end: phases.end, pops: popsAtEnd };
+  const judge = (id: string, ops: HistoryOp[], m: MessageOps, at: number) => {
+    sortByReturn(m);
     tallyMessage(m, tallies);
-    tallyEndings(m, endings, { id, end: phases.end, pops: popsAtEnd });
+    atEnd.id = id;
+    tallyEndings(m, endings, atEnd);
     const before = out.violations.length;
-    judgeMessage(id, m, phases, settings, out, { popsAtEnd, popsRecorded });
+    judgeOne(id, m);
     if (out.violations.length > before) extrasById.set(id, extrasOf(ops));
     observer.message?.(id, ops, out.violations.length > before);
     if (bound === undefined) return;
@@ -318,28 +326,33 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     if (part) parts.push({ ordinal: at, part: { ...part, deliveries: part.deliveries.map(slimDelivery) } });
   };
   const onLine = (parsed: HistoryLine): void => {
-    if (parsed.kind !== 'op') return;
-    const op = parsed.op;
-    if (parsed.inFlight) {
+    if (parsed.kind === 'op') onOp(parsed.op, parsed.inFlight);
+  };
+  const onOp = (op: HistoryOp, inFlight: boolean): void => {
+    if (inFlight) {
       completeAtEnd(op, phases.end);
       endings.inFlight++;
     }
     tallyOp(op, tallies);
     if (op.type === 'pop') {
       observer.pop?.(op);
-      if (consumerPopFailed(op)) errorReachedConsumer = true;
+      if (consumerPopFailed(op)) {
+        errorReachedConsumer = true;
+        if (op.shard !== undefined) erredShards.add(op.shard);
+      }
       if (bound !== undefined && op.outcome === 'ok' && op.via === 'schedule' && op.shard !== undefined) waiting.push(slimPop(op));
       return;
     }
     let m = open.get(op.id);
     if (!m) {
-      open.set(op.id, (m = { ordinal: ordinal++, ops: [] }));
+      open.set(op.id, (m = { ordinal: ordinal++, ops: [], m: noMessageOps() }));
       if (open.size > peakOpen) peakOpen = open.size;
     }
     m.ops.push(op);
+    addOp(m.m, op);
     if ((isLast[n >> 3]! & (1 << (n & 7))) !== 0) {
       open.delete(op.id);
-      judge(op.id, m.ops, m.ordinal);
+      judge(op.id, m.ops, m.m, m.ordinal);
     }
   };
   n = 0;
@@ -358,7 +371,10 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
       const to = b.indexOf(10, from);
       n++;
       const json = parseOpBytes(b, from, to);
-      if (json !== undefined) onLine(historyLineOf(json, file, n));
+      // A plainly valid operation goes straight to the judgement; anything else through the schema (which names what is wrong).
+      const plain = json === undefined ? undefined : plainOp(json);
+      if (plain !== undefined) onOp(plain, false);
+      else if (json !== undefined) onLine(historyLineOf(json, file, n));
       else {
         const line = decoder.decode(b.subarray(from, to)).trim();
         if (line !== '') onLine(parseHistoryLine(line, file, n));
@@ -367,7 +383,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     }
   }
   // Messages whose hash collided with a later one's.
-  for (const [id, m] of open) judge(id, m.ops, m.ordinal);
+  for (const [id, m] of open) judge(id, m.ops, m.m, m.ordinal);
   open.clear();
 
   let lateness: number[] = [];
@@ -375,7 +391,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     parts.sort((a, b) => a.ordinal - b.ordinal);
     const shards: ShardSets = new Map();
     for (const p of parts) addShardPart(shards, p.part);
-    judgeStopped(phases.stopped ?? [], shards, errorReachedConsumer, out);
+    judgeStopped(phases.stopped ?? [], shards, errorReachedConsumer, { livenessStart: phases.livenessStart, recoveryBoundMs: settings.recoveryBoundMs, boundMs: bound, loopsFollowed: phases.stopped !== undefined }, waiting, erredShards, out);
     // judgeShardSets reads unknown pops only through freeIntervals (done per message above).
     lateness = judgeShardSets(shards, waiting, bound, out);
   }

@@ -24,7 +24,7 @@ const CONSUME_OPTIONS: readonly (keyof ConsumeOptions)[] = ['batch', 'wait', 'si
 export const CONSUME_RETRY_FIRST_MS = 100;
 export const CONSUME_RETRY_MAX_MS = 5_000;
 /** Message-hash entries asked for per scan page (HSCAN COUNT): the bound on one page's work in Redis. */
-export const SCAN_PAGE = 16;
+const SCAN_PAGE = 16;
 
 /**
  * What both modes share: options, key names, argument checks, the background reaper, long-poll,

@@ -4,7 +4,7 @@ import type { Message } from './message.js';
  * The stored form of a message (the value in the MESSAGE hash), writer and reader in one place.
  * JSON with `payload` serialised last; the predicate script decodes it with cjson.
  */
-export type StoredMessage = Message;
+type StoredMessage = Message;
 
 export function storedMessageJson(m: StoredMessage): string {
   return JSON.stringify({ id: m.id, timeout: m.timeout, priority: m.priority, shard: m.shard, payload: m.payload });

@@ -23,8 +23,14 @@ export interface RealCluster {
   nodeAddress(zone: string): { readonly host: string; readonly port: number };
   /** SIGKILL the zone's node (Dynomite: the Dynomite process and its redis-server). */
   crashNode(zone: string): Promise<void>;
-  /** Start the zone's node again; `empty`: without the data it had (no persistence), else from its AOF. */
-  restartNode(zone: string, options: { readonly empty: boolean }): Promise<void>;
+  /**
+   * Start the zone's node again; `empty`: without the data it had (no persistence), else from its AOF.
+   * `asReplica` (primary-replica): as a replica of the primary Sentinel names now, as a supervisor that
+   * asks Sentinel starts it; Dynomite ignores it (every node takes writes).
+   */
+  restartNode(zone: string, options: { readonly empty: boolean; readonly asReplica?: boolean }): Promise<void>;
+  /** primary-replica: the zone whose server Sentinel names primary now (null: none named, or not one of these); Dynomite: null. */
+  primaryZone(): Promise<string | null>;
   /** Dynomite only: SIGKILL / restart the zone's redis-server, its Dynomite left running. */
   crashBackend(zone: string): Promise<void>;
   restartBackend(zone: string, options: { readonly empty: boolean }): Promise<void>;

@@ -70,6 +70,8 @@ export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<Real
       await cluster.restartBackend(i, { empty });
       await cluster.startNode(i, { waitForPeers: false });
     },
+    // Every Dynomite node takes writes: no primary.
+    primaryZone: () => Promise.resolve(null),
     crashBackend: (zone) => cluster.killBackend(at(zone)),
     restartBackend: (zone, { empty }) => cluster.restartBackend(at(zone), { empty }),
     pause(zone, which) {

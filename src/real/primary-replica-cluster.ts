@@ -20,16 +20,18 @@ export interface PrimaryReplicaSpec {
   readonly zones: readonly string[];
   /** Sentinel's `down-after-milliseconds`: how long the primary may be silent before a failover starts. */
   readonly failoverDelayMs: number;
+  /** How every server fsyncs its AOF (default always: a SIGKILL loses nothing a node acknowledged). */
+  readonly appendfsync?: 'always' | 'everysec';
 }
 
 /** The Sentinel master group name. */
-export const MASTER_NAME = 'dynoq';
+const MASTER_NAME = 'dynoq';
 const SENTINELS = 3;
 const SENTINEL_QUORUM = 2;
 /** Also the delay before Sentinel repoints a replica that follows a wrong primary. */
 const FAILOVER_TIMEOUT_MS = 3_000;
-/** Every write fsynced before it is answered: a SIGKILL loses nothing acknowledged by that node. */
-const AOF_ARGS = ['--appendonly', 'yes', '--appendfsync', 'always'];
+/** An AOF: with `always` every write is fsynced before it is answered; with either, a SIGKILL loses nothing acknowledged by that node (written to the file before the reply). */
+const aofArgs = (appendfsync: 'always' | 'everysec') => ['--appendonly', 'yes', '--appendfsync', appendfsync];
 
 /**
  * Every server starts from its own configuration file, which holds its role (`replicaof`, zones
@@ -48,6 +50,19 @@ async function replicasInSync(primaryPort: number, replicaPorts: readonly number
   const offset = info.master_repl_offset;
   const online = Object.entries(info).filter(([k, v]) => /^slave\d+$/.test(k) && v.includes('state=online') && v.includes(`offset=${offset},`));
   return replicaPorts.every((port) => online.some(([, v]) => v.includes(`port=${port},`)));
+}
+
+/** The port of the primary the first Sentinel that answers names (null: none answers). */
+async function primaryPort(sentinels: readonly RedisSentinel[]): Promise<number | null> {
+  for (const s of sentinels) {
+    try {
+      const addr = (await withProbe(s.port, (c) => c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MASTER_NAME))) as [string, string] | null;
+      if (addr) return Number(addr[1]);
+    } catch {
+      // That Sentinel does not answer: ask the next.
+    }
+  }
+  return null;
 }
 
 /** Every sentinel lists every replica and the other sentinels (learnt from hello messages, every 2 s). */
@@ -100,7 +115,7 @@ export async function startPrimaryReplicaCluster(spec: PrimaryReplicaSpec): Prom
       const dir = join(root, `zone-${i}`);
       mkdirSync(dir);
       const configFile = writeServerConfig(dir, i === 0 ? null : primaryPort);
-      servers.push(await startRedisServer({ dir, configFile, args: AOF_ARGS, ...(i === 0 ? { port: primaryPort } : {}) }));
+      servers.push(await startRedisServer({ dir, configFile, args: aofArgs(spec.appendfsync ?? 'always'), ...(i === 0 ? { port: primaryPort } : {}) }));
     }
     const replicaPorts = servers.slice(1).map((s) => s.port);
     await until('every replica in sync with the primary', 30_000, () => replicasInSync(primaryPort, replicaPorts));
@@ -136,9 +151,20 @@ export async function startPrimaryReplicaCluster(spec: PrimaryReplicaSpec): Prom
       paused.delete(zoneIndex(zones, zone));
       await server(zone).kill();
     },
-    async restartNode(zone, { empty }) {
+    async restartNode(zone, { empty, asReplica }) {
       paused.delete(zoneIndex(zones, zone));
-      await server(zone).restart({ empty });
+      const s = server(zone);
+      // A supervisor that starts it as a replica of the primary Sentinel names now: its file says so.
+      if (asReplica) {
+        const primary = await primaryPort(sentinels);
+        if (primary !== null && primary !== s.port) writeServerConfig(s.dir, primary);
+      }
+      await s.restart({ empty });
+    },
+    async primaryZone() {
+      const port = await primaryPort(sentinels);
+      const i = servers.findIndex((s) => s.port === port);
+      return i < 0 ? null : zones[i]!;
     },
     crashBackend() {
       return Promise.reject(new RealProcessError('not-on-topology', 'crashBackend: primary-replica has no separate backend (use crashNode)'));

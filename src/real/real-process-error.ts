@@ -1,5 +1,5 @@
 /** What went wrong with a real store process, for a caller that branches on it. */
-export type RealProcessErrorCode =
+type RealProcessErrorCode =
   /** No redis-server on PATH. */
   | 'redis-server-missing'
   /** No Dynomite build (scripts/build-dynomite.sh) and no DYNOQ_DYNOMITE_BIN / DYNOMITE_BIN. */

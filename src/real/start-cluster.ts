@@ -3,11 +3,8 @@ import { RealProcessError } from './real-process-error.js';
 import { startDynomiteRealCluster, type DynomiteSpec } from './dynomite-real-cluster.js';
 import { startPrimaryReplicaCluster, type PrimaryReplicaSpec } from './primary-replica-cluster.js';
 
-export type { DynomiteSpec } from './dynomite-real-cluster.js';
-export type { PrimaryReplicaSpec } from './primary-replica-cluster.js';
-
 /** The real processes of a topology: what a real twin of a simulated run runs on. */
-export type RealClusterSpec = PrimaryReplicaSpec | DynomiteSpec;
+type RealClusterSpec = PrimaryReplicaSpec | DynomiteSpec;
 
 /**
  * A free port is found by binding it and letting it go; another process on the machine may take it

@@ -41,7 +41,7 @@ function parseBound(s: string): Bound {
   return { value: parseScore(exclusive ? s.slice(1) : s, MIN_MAX_NOT_FLOAT), exclusive };
 }
 
-export { SCRIPT_MODES, type ScriptMode } from './script-mode.js';
+export type { ScriptMode } from './script-mode.js';
 
 /**
  * An in-memory Redis 7 keyspace: sorted sets, hashes, EVAL / EVALSHA / SCRIPT, with Redis's replies
@@ -49,16 +49,13 @@ export { SCRIPT_MODES, type ScriptMode } from './script-mode.js';
  * runs between its first and last call.
  */
 function copyValue(value: Value): Value {
-  if (!(value instanceof SortedSet)) return new Map(value);
-  const z = new SortedSet();
-  for (const e of value.entries()) z.set(e.member, e.score);
-  return z;
+  return value instanceof SortedSet ? value.clone() : new Map(value);
 }
 
 /** The bytes of one key and its value in the estimate of memory.ts. */
-export function valueBytes(key: string, value: Value): number {
+function valueBytes(key: string, value: Value): number {
   let n = KEY_BYTES + stringBytes(key);
-  if (value instanceof SortedSet) for (const e of value.entries()) n += ZSET_MEMBER_BYTES + stringBytes(e.member);
+  if (value instanceof SortedSet) n += value.size * ZSET_MEMBER_BYTES + value.memberBytes;
   else for (const [f, v] of value) n += HASH_FIELD_BYTES + stringBytes(f) + stringBytes(v);
   return n;
 }

@@ -24,7 +24,7 @@ import { LUA_INSTRUCTIONS_PER_STEP, ScriptTimeLimitError, type ScriptBudget } fr
  */
 
 /** What a script's `redis.call` reaches: one command on the keyspace, its reply or a thrown RedisError. */
-export type CommandRunner = (command: string, args: readonly string[]) => ScriptReply;
+type CommandRunner = (command: string, args: readonly string[]) => ScriptReply;
 
 /** Commands whose reply is a status (`+OK`), which Lua sees as a table {ok = ...}. */
 const STATUS_COMMANDS = new Set(['flushall', 'flushdb']);

@@ -29,17 +29,6 @@ export type EvictionPolicy =
   | 'volatile-random'
   | 'volatile-ttl';
 
-export const EVICTION_POLICIES: readonly EvictionPolicy[] = [
-  'noeviction',
-  'allkeys-lru',
-  'allkeys-lfu',
-  'allkeys-random',
-  'volatile-lru',
-  'volatile-lfu',
-  'volatile-random',
-  'volatile-ttl',
-];
-
 /**
  * A keyspace's limit: `maxmemory` bytes (of the estimate), the policy, and `random` (in [0, 1)) for
  * `allkeys-random`, drawn from the simulation's seed so an eviction is the same on every replay.

@@ -1,7 +1,7 @@
 /** How Redis 7 and its Lua 5.1 print doubles; the simulated keyspace must print them the same way. */
 
 /** C's `%.<precision>g`. */
-export function formatG(n: number, precision: number): string {
+function formatG(n: number, precision: number): string {
   if (n === Infinity) return 'inf';
   if (n === -Infinity) return '-inf';
   if (Number.isNaN(n)) return 'nan';

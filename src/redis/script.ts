@@ -8,7 +8,7 @@
  */
 export type LuaValue = string | number | boolean | LuaTable | LuaStatus;
 export type LuaTable = LuaValue[];
-export interface LuaStatus {
+interface LuaStatus {
   readonly ok: string;
 }
 
@@ -20,7 +20,7 @@ export interface LuaRedis {
 /** A script's reply as the client sees it after Redis converts the Lua value. */
 export type ScriptReply = string | number | null | ScriptReply[];
 
-export type ScriptTwin = (redis: LuaRedis, keys: readonly string[], argv: readonly string[]) => LuaValue | null;
+type ScriptTwin = (redis: LuaRedis, keys: readonly string[], argv: readonly string[]) => LuaValue | null;
 
 export interface ScriptDef {
   /** Unique name, used in traces and in errors. */

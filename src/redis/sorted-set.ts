@@ -1,11 +1,13 @@
+import { stringBytes } from './memory.js';
+
 /** One sorted-set member. */
-export interface ZEntry {
+interface ZEntry {
   readonly member: string;
   readonly score: number;
 }
 
 /** Redis orders members by score, then by member bytes (ids are ASCII, so code units agree). */
-export function compareEntries(a: ZEntry, b: ZEntry): number {
+function compareEntries(a: ZEntry, b: ZEntry): number {
   if (a.score !== b.score) return a.score < b.score ? -1 : 1;
   return a.member < b.member ? -1 : a.member > b.member ? 1 : 0;
 }
@@ -17,11 +19,27 @@ const CHUNK = 256;
  * sorted chunks so that insert, remove and rank stay cheap at a million members.
  */
 export class SortedSet {
-  private readonly scores = new Map<string, number>();
+  private scores = new Map<string, number>();
   private chunks: ZEntry[][] = [];
+  /** The members' string bytes (memory.ts), kept as members come and go: the memory estimate reads it per write. */
+  private bytes = 0;
 
   get size(): number {
     return this.scores.size;
+  }
+
+  /** The sum of `stringBytes` over the members. */
+  get memberBytes(): number {
+    return this.bytes;
+  }
+
+  /** An independent copy (entries are immutable, so the copy shares them). */
+  clone(): SortedSet {
+    const z = new SortedSet();
+    z.scores = new Map(this.scores);
+    z.chunks = this.chunks.map((c) => c.slice());
+    z.bytes = this.bytes;
+    return z;
   }
 
   score(member: string): number | undefined {
@@ -37,6 +55,7 @@ export class SortedSet {
     }
     this.scores.set(member, score);
     this.insertEntry({ member, score });
+    if (old === undefined) this.bytes += stringBytes(member);
     return old === undefined;
   }
 
@@ -45,6 +64,7 @@ export class SortedSet {
     if (old === undefined) return false;
     this.scores.delete(member);
     this.removeEntry({ member, score: old });
+    this.bytes -= stringBytes(member);
     return true;
   }
 

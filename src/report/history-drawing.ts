@@ -8,7 +8,7 @@ import { MAX_DRAWN_MESSAGES, pageOp, type PageOp, type ReportPage } from './html
 import { SeriesBins } from './series.js';
 
 /** Lanes drawn at most: beyond this, processes next to each other in lane order share a lane (its label names them). */
-export const MAX_LANES = 100;
+const MAX_LANES = 100;
 
 type MessageOp = Exclude<HistoryOp, { type: 'pop' }>;
 

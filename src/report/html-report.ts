@@ -7,7 +7,7 @@ import type { Fault, SimConfig } from '../sim/run/config.js';
 import { relativeTimes } from '../model/relative-times.js';
 import { seriesOf, type Series } from './series.js';
 
-export interface ReportInput {
+interface ReportInput {
   readonly title: string;
   /** The simulated run's configuration; absent for a judged history (no store lanes, no simulated faults). */
   readonly config?: SimConfig;
@@ -59,7 +59,7 @@ function jsonIsland(value: unknown): string {
 export const MAX_DRAWN_MESSAGES = 10_000;
 
 /** Violation cards listed at most (the header counts every finding; the rest are summed up below the list). */
-export const MAX_VIOLATION_CARDS = 2_000;
+const MAX_VIOLATION_CARDS = 2_000;
 
 /** One operation as the page draws it: who (its lane) and when it returned. */
 export interface PageOp {

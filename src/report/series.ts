@@ -12,7 +12,7 @@ export interface Series {
   readonly holdsInFlight: number[];
 }
 
-export const SERIES_BINS = 400;
+const SERIES_BINS = 400;
 
 export function seriesOf(history: readonly HistoryOp[], from: number, to: number, bins = SERIES_BINS): Series {
   const series = new SeriesBins(from, to, bins);

@@ -125,7 +125,7 @@ function parseMultiHostUrl(url: string, scheme: string, defaultPort: number): Pa
  * Close it with `client.quit()` (or `disconnect()`) when done, or the process will not exit.
  */
 /** How often a Cluster client from connect() re-reads the slot map (ioredis's `slotsRefreshInterval`). */
-export const CLUSTER_SLOTS_REFRESH_MS = 1_000;
+const CLUSTER_SLOTS_REFRESH_MS = 1_000;
 
 export function connect(url?: string, options: ConnectOptions = {}): Redis | Cluster {
   if (options.cluster || url?.startsWith('redis-cluster://') || url?.startsWith('rediss-cluster://')) {

@@ -6,7 +6,7 @@ import { EvictionPolicyError } from './errors.js';
  * queue sets no TTL on any key, so the `volatile-*` policies never choose one of them: with no
  * volatile key to evict they refuse writes as `noeviction` does.
  */
-export const POLICY_EFFECTS: Readonly<Record<string, 'refuses writes' | 'evicts queue keys'>> = {
+const POLICY_EFFECTS: Readonly<Record<string, 'refuses writes' | 'evicts queue keys'>> = {
   noeviction: 'refuses writes',
   'volatile-lru': 'refuses writes',
   'volatile-lfu': 'refuses writes',
@@ -18,12 +18,12 @@ export const POLICY_EFFECTS: Readonly<Record<string, 'refuses writes' | 'evicts 
 };
 
 /** True for a policy that can delete the queue's keys (an unknown policy counts as one). */
-export function evictsQueueKeys(policy: string): boolean {
+function evictsQueueKeys(policy: string): boolean {
   return POLICY_EFFECTS[policy] !== 'refuses writes';
 }
 
 /** `maxmemory_policy` from an `INFO memory` reply, or null when the server does not report it. */
-export function maxmemoryPolicy(info: string): string | null {
+function maxmemoryPolicy(info: string): string | null {
   const m = /^maxmemory_policy:(\S+)/m.exec(info);
   return m ? m[1]! : null;
 }

@@ -167,7 +167,7 @@ function differ(what: string, sim: unknown, redis: unknown): never {
   throw new Error(`${what}: the simulated keyspace replied ${JSON.stringify(sim)}, Redis ${JSON.stringify(redis)}`);
 }
 
-export interface DifferentialOptions {
+interface DifferentialOptions {
   readonly client: Client;
   /** Command sequences to try (default 100). */
   readonly runs?: number;

@@ -76,6 +76,30 @@ describe('dynoq judge', () => {
     expect(json.faults).toHaveLength(2);
   });
 
+  it('gives every time of --json twice: raw, and relative (t+N ms from the first invocation) as the text prints it', () => {
+    const t0 = 1_700_000_000_000;
+    const path = file('relative.jsonl', [
+      { type: 'run', version: 4, livenessStart: t0, end: t0 + 60_000 },
+      { type: 'fault', phase: 'start', kind: 'partition', target: 'node-2', at: t0 + 50 },
+      op('push', 'p', t0 + 100, t0 + 103, 'ok', { job: 'send' }),
+      op('deliver', 'c1', t0 + 200, t0 + 205, 'ok', { leaseUntil: t0 + 30_200 }),
+      op('deliver', 'c2', t0 + 300, t0 + 305, 'ok', { leaseUntil: t0 + 30_300 }),
+      op('ack', 'c2', t0 + 400, t0 + 405, 'ok'),
+    ]);
+    const text = dynoq('judge', path).out;
+    const json = JSON.parse(dynoq('judge', path, '--json').out);
+    expect(json.start).toBe(t0 + 100);
+    expect(json.phases).toMatchObject({ livenessStart: t0, livenessStartRelative: 't+-100 ms', end: t0 + 60_000, endRelative: 't+59900 ms' });
+    expect(json.faults).toEqual([{ kind: 'partition', target: 'node-2', from: t0 + 50, to: null, fromRelative: 't+-50 ms', toRelative: 'end' }]);
+    const doublePop = json.report.violations.find((v: { kind: string }) => v.kind === 'double-pop');
+    expect(doublePop).toMatchObject({ t: t0 + 305, tRelative: 't+205 ms', detail: `delivered to c2 at ${t0 + 305} while c1 held it (popped at ${t0 + 205}, held until ${t0 + 30_200})` });
+    expect(doublePop.detailRelative).toBe('delivered to c2 at t+205 ms while c1 held it (popped at t+105 ms, held until t+30100 ms)');
+    expect(doublePop.extras).toEqual([{ type: 'push', process: 'p', invokedAt: t0 + 100, invokedAtRelative: 't+0 ms', extra: { job: 'send' } }]);
+    // The text output prints the same relative times, and no raw one.
+    expect(text).toContain(`- m1 at ${doublePop.tRelative} [c1, c2]: ${doublePop.detailRelative}`);
+    expect(text).not.toMatch(/1700000\d{6}/);
+  });
+
   it('calls in flight at the end are unknown, not lost; an unknown push later delivered is recovered', () => {
     const path = file('endings.jsonl', [
       // m1: delivered, its ack still in flight at the end (no completedAt): not lost

@@ -16,7 +16,7 @@ const ROWS = [
   tableRow('primary-replica/atomic/node-crash', { atLeastOnce: 3 }),
   tableRow('primary-replica/legacy/none', {}),
 ];
-const data = guaranteesData({ rows: ROWS, command: 'test', timing: null, seeds: 10, scenarios: [], advise: (k) => (k.startsWith('lost') ? 'persist the primary' : null) });
+const data = guaranteesData({ rows: ROWS, command: 'test', timing: null, seeds: 10, scenarios: [], advise: (m) => (m.kind.startsWith('lost') ? 'persist the primary' : null) });
 
 describe.runIf(browserAvailable)(`the guarantees page in a real browser (${CHROMIUM} via playwright-core)`, () => {
   let browser: Browser;

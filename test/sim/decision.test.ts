@@ -5,7 +5,7 @@ import { cellMark, guaranteesPage, whatToUse } from '../../src/sim/campaign/guar
 import { tableRow } from '../support/guarantee-rows.js';
 
 const data = (rows: Parameters<typeof guaranteesData>[0]['rows'], extra: PublishedRow[] = []): GuaranteesData => {
-  const d = guaranteesData({ rows, command: 'test', timing: null, seeds: 10, scenarios: [], advise: (k) => (k.startsWith('lost') ? 'persist the primary' : null) });
+  const d = guaranteesData({ rows, command: 'test', timing: null, seeds: 10, scenarios: [], advise: (m) => (m.kind.startsWith('lost') ? 'persist the primary' : null) });
   return { ...d, rows: [...d.rows, ...extra] };
 };
 

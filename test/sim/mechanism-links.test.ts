@@ -7,6 +7,7 @@ import { guaranteesData } from '../../src/sim/campaign/guarantees-data.js';
 import { guaranteesPage } from '../../src/sim/campaign/guarantees-page.js';
 import { scenarioName } from '../../src/sim/campaign/mechanism-scenarios.js';
 
+const MECHANISM = { kind: 'lost-after-delivery', cause: 'no fault: an ack was refused' } as const;
 const KEY = 'lost-after-delivery ← no fault: an ack was refused';
 
 /** A row of `configuration` whose at-least-once cell shows KEY in 3 of 10 runs. */
@@ -14,8 +15,8 @@ function rowOf(name: string): GuaranteeRow {
   const configuration = CONFIGURATIONS.find((c) => c.name === name)!;
   const held: PropertyCell = { violated: 0, exercised: 10, interval: { low: 0, high: 0.28 }, affectedMedian: 0, affectedMax: 0, firstSeed: null, mechanisms: [] };
   const cells = Object.fromEntries(PROPERTY_NAMES.map((p) => [p, held])) as Record<PropertyName, PropertyCell>;
-  cells.atLeastOnce = { ...held, violated: 3, firstSeed: 'g1', mechanisms: [{ key: KEY, runs: 3, firstSeed: 'g1' }] };
-  return { configuration, runs: 10, exposedRuns: null, promotionRuns: 0, divergedRuns: null, cells, lateness: { p50: 0, p99: 0, max: 0 }, boundMs: 100, raceRuns: { abortAfterLease: 0, ensureFromTwoShards: 0, rescheduleVsPop: 0 } };
+  cells.atLeastOnce = { ...held, violated: 3, firstSeed: 'g1', mechanisms: [{ ...MECHANISM, key: KEY, runs: 3, firstSeed: 'g1' }] };
+  return { configuration, runs: 10, exposedRuns: null, promotionRuns: 0, divergedRuns: null, cells, lateness: { p50: 0, p99: 0, max: 0 }, boundMs: 100, raceRuns: { abortAfterLease: 0, consumeAbortedAfterLease: 0, ensureFromTwoShards: 0, rescheduleVsPop: 0, extendVsPop: 0, errorMidConsumeBatch: 0 } };
 }
 
 /** The lines of one topology's recommendation on the page. */
@@ -43,10 +44,10 @@ describe('mechanism scenarios in the guarantees table', () => {
 
   it('names of two mechanisms that differ only past the length cut differ', () => {
     const setup = 'dynomite/DC_QUORUM/legacy';
-    const a = scenarioName(setup, 'lost-never-delivered ← node-crash (requests refused) + node-crash (restarted)');
-    const b = scenarioName(setup, 'lost-never-delivered ← node-crash (requests refused) + node-crash (restarted) + node-crash (writes lost)');
+    const a = scenarioName(setup, { kind: 'lost-never-delivered', cause: 'node-crash (requests refused) + node-crash (restarted)' });
+    const b = scenarioName(setup, { kind: 'lost-never-delivered', cause: 'node-crash (requests refused) + node-crash (restarted) + node-crash (writes lost)' });
     expect(a).not.toBe(b);
     for (const n of [a, b]) expect(n.length).toBeLessThanOrEqual(90);
-    expect(scenarioName(setup, 'double-pop ← partition')).toBe('dynomite-dc-quorum-legacy-double-pop-from-partition');
+    expect(scenarioName(setup, { kind: 'double-pop', cause: 'partition' })).toBe('dynomite-dc-quorum-legacy-double-pop-from-partition');
   });
 });

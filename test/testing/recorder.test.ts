@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { fileLines } from '../../src/cli/line-reader.js';
 import { judgeHistory } from '../../src/model/judge.js';
+import { judgeStream } from '../../src/model/stream-judge.js';
 import { HISTORY_FORMAT_VERSION, type HistoryOp } from '../../src/model/history.js';
 import { outcomeOfThrow, recordHistory } from '../../src/public/testing.js';
 import type { BaseQueue } from '../../src/queue/base-queue.js';
@@ -55,6 +57,29 @@ describe('recordHistory when its process dies', () => {
       expect(count).toBe(1);
       expect(report.properties.atLeastOnce).toBe(true);
       expect(report.endings.undetermined).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('a worker killed outright (SIGKILL) leaves no end line: its history ends at its last line, and the message it held is undetermined, not lost', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dynoq-kill-'));
+    try {
+      const file = join(dir, 'history.jsonl');
+      const child = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'fixtures', 'recorder-crash.ts'), file, 'SIGKILL'], { encoding: 'utf8', timeout: 60_000 });
+      expect(child.signal).toBe('SIGKILL');
+      const lines = readFileSync(file, 'utf8').trim().split('\n');
+      const written = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      // Nothing after the kill: no end line, and the pop in flight was never written.
+      expect(written.map((o) => o.type)).toEqual(['run', 'push', 'deliver', 'pop']);
+      const deliver = written[2] as { completedAt: number; leaseUntil: number };
+      for (const j of [judgeHistory(lines.join('\n')), await judgeStream(fileLines(file), file)]) {
+        expect(j.phases.end).toBe(deliver.completedAt);
+        expect(j.report.counts['lost-after-delivery'] + j.report.counts['lost-never-delivered']).toBe(0);
+        expect(j.report.properties.atLeastOnce).toBe(true);
+        expect(j.report.endings).toMatchObject({ messages: 1, undetermined: 1, inFlight: 0 });
+        expect(j.report.verdict).toBe('unknown');
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -11,7 +11,7 @@ import { emitJson } from '../output.js';
 import { needingFastCheck } from '../../testing/optional-peer.js';
 
 /** Connects (or fails in one line naming the URL), so that an unreachable Redis is an input error. */
-export async function reachRedis(url: string): Promise<Redis | Cluster> {
+async function reachRedis(url: string): Promise<Redis | Cluster> {
   let client: Redis | Cluster;
   try {
     client = connect(url, { lazyConnect: true, connectTimeout: 3_000, commandTimeout: 10_000 });
@@ -40,11 +40,11 @@ export async function reachRedis(url: string): Promise<Redis | Cluster> {
 }
 
 /** `import('fast-check')` is optional for the package: say how to get it when it is missing (exit 2). */
-export function loadModelCheck(): Promise<typeof import('../../testing/model-check/model-check.js')> {
+function loadModelCheck(): Promise<typeof import('../../testing/model-check/model-check.js')> {
   return needingFastCheck('dynoq check', () => import('../../testing/model-check/model-check.js'));
 }
 
-export interface CheckFlags {
+interface CheckFlags {
   redis: string;
   runs: number;
   seed?: number;

@@ -17,7 +17,7 @@ import { readKnown } from '../known-mechanisms.js';
 import type { FaultFamily } from '../../sim/faults/index.js';
 import { regularFileOrThrow } from '../regular-file.js';
 
-export interface ExploreFlags {
+interface ExploreFlags {
   time?: number;
   runs?: number;
   seed: string;
@@ -42,7 +42,7 @@ export interface ExploreFlags {
 }
 
 /** The default results file of a shard: shards written into one folder do not overwrite each other. */
-export function resultsFileFor(out: string, shard: Shard | undefined): string {
+function resultsFileFor(out: string, shard: Shard | undefined): string {
   return join(out, shard ? `explore-${shard.index}-of-${shard.count}.jsonl` : 'explore.jsonl');
 }
 

@@ -8,7 +8,7 @@ import { formatFidelity } from '../../real/twin/fidelity-page.js';
 import { CliError } from '../cli-error.js';
 import { prepareOutput, writeOutput } from '../output.js';
 
-export interface FidelityFlags {
+interface FidelityFlags {
   out: string;
   /** The measurement as JSON (default: the output's name with .json): what `--only` and `--merge` merge into. */
   data?: string;

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { VIOLATION_KINDS, type ViolationKind } from '../../model/properties.js';
-import { adviceFor } from '../../sim/campaign/advice.js';
+import { adviceForMechanism } from '../../sim/campaign/advice.js';
 import { renderGuaranteesHtml } from '../../report/guarantees-html.js';
 import { scenarioKey, type GuaranteeRow, type MechanismScenario } from '../../sim/campaign/guarantees.js';
 import { guaranteesData, guaranteesJson, GuaranteesDataError, parseGuaranteesData, type GuaranteesData } from '../../sim/campaign/guarantees-data.js';
 import { guaranteesPage } from '../../sim/campaign/guarantees-page.js';
 import { configurationsMatching, measureGuarantees } from '../../sim/campaign/measure-guarantees.js';
 import type { MechanismScenarioFile } from '../../sim/campaign/mechanism-scenarios.js';
+import { mechanismKey, type Mechanism } from '../../sim/campaign/mechanisms.js';
 import { runPoolTask } from '../../sim/campaign/pool-handlers.js';
 import { runInPool } from '../../sim/campaign/pool.js';
 import { CliError } from '../cli-error.js';
@@ -30,23 +30,17 @@ export interface GuaranteesFlags {
   maxScenarios: number;
 }
 
-function advise(key: string): string | null {
-  const [kind, cause] = key.split(' ← ') as [ViolationKind, string];
-  const property = VIOLATION_KINDS[kind]?.breaks;
-  return property ? adviceFor(property, cause) : null;
-}
-
 /** The first (configuration, seed) showing each mechanism on each set-up, in table order. */
-export function firstShowings(rows: readonly GuaranteeRow[], limit: number): { configuration: string; seed: string; key: string }[] {
+export function firstShowings(rows: readonly GuaranteeRow[], limit: number): { configuration: string; seed: string; mechanism: Mechanism }[] {
   const seen = new Set<string>();
-  const out: { configuration: string; seed: string; key: string }[] = [];
+  const out: { configuration: string; seed: string; mechanism: Mechanism }[] = [];
   for (const r of rows) {
     for (const cell of Object.values(r.cells)) {
       for (const m of cell.mechanisms) {
         const k = scenarioKey(r.configuration.setup, m.key);
         if (seen.has(k) || out.length >= limit) continue;
         seen.add(k);
-        out.push({ configuration: r.configuration.name, seed: m.firstSeed, key: m.key });
+        out.push({ configuration: r.configuration.name, seed: m.firstSeed, mechanism: { kind: m.kind, cause: m.cause } });
       }
     }
   }
@@ -107,12 +101,12 @@ export async function guaranteesCommand(flags: GuaranteesFlags): Promise<number>
     for (const f of files) {
       const file = join(flags.scenarios, `${f.name}.json`);
       writeOutput(file, `${JSON.stringify(f.scenario, null, 2)}\n`);
-      scenarios.push({ setup: f.setup, key: f.key, file });
+      scenarios.push({ setup: f.setup, key: mechanismKey(f.mechanism), file });
     }
   }
   const timing = `${runs} runs in ${seconds.toFixed(0)} s on ${jobs} thread(s): ${(runs / seconds).toFixed(1)} runs/s`;
   const command = `dynoq guarantees --seeds ${flags.seeds}${flags.scenarios ? ` --scenarios ${flags.scenarios}` : ''}`;
-  const data = guaranteesData({ rows, command, timing, seeds: flags.seeds, scenarios, advise });
+  const data = guaranteesData({ rows, command, timing, seeds: flags.seeds, scenarios, advise: adviceForMechanism });
   writeOutput(out.json, guaranteesJson(data));
   writeOutput(out.md, guaranteesPage(data));
   writeOutput(out.html, renderGuaranteesHtml(data));

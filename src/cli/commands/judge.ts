@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import type { FaultSpan } from '../../model/history-file.js';
 import type { JudgeReport } from '../../model/judge.js';
 import { VIOLATION_KINDS, WORST_FIRST } from '../../model/properties.js';
-import { judgeStream } from '../../model/stream-judge.js';
+import { judgeStream, type StreamJudgement } from '../../model/stream-judge.js';
 import { relativeTimes } from '../../model/relative-times.js';
 import { latenessLine, verdictLine } from '../verdicts.js';
 import { CliError } from '../cli-error.js';
@@ -11,7 +11,7 @@ import { fileLines } from '../line-reader.js';
 import { emitJson } from '../output.js';
 import { regularFileOrThrow } from '../regular-file.js';
 
-export interface JudgeFlags {
+interface JudgeFlags {
   livenessStart?: number;
   end?: number;
   reaperInterval?: number;
@@ -34,7 +34,7 @@ function faultText(f: FaultSpan, at: (t: number) => string): string {
 
 /** `start`: where the times count from (the history's first invocation); `boundMs`: the delivery bound judged with. */
 export function formatJudgement(r: JudgeReport, file: string, start = 0, boundMs?: number): string {
-  const at = (t: number) => `t+${Math.round(t - start)} ms`;
+  const at = relativeTo(start);
   const e = r.endings;
   const lines = [
     `== ${file}`,
@@ -54,6 +54,48 @@ export function formatJudgement(r: JudgeReport, file: string, start = 0, boundMs
   }
   lines.push(`verdict: ${VERDICT_TEXT[r.verdict]}`);
   return lines.join('\n');
+}
+
+/** `t+N ms` from `start`, as the text output prints a time. */
+const relativeTo = (start: number) => (t: number) => `t+${Math.round(t - start)} ms`;
+
+/** A fault's times, raw and relative (an open fault's `to` is Infinity: null in JSON, `end` relative). */
+function faultJson(f: FaultSpan, at: (t: number) => string): FaultSpan & { fromRelative: string; toRelative: string } {
+  return { ...f, fromRelative: at(f.from), toRelative: Number.isFinite(f.to) ? at(f.to) : 'end' };
+}
+
+/**
+ * `judge --json`: the judgement with every time twice — raw, on the recorder's clock (a number), and
+ * relative in a field named after it with `Relative` (`t+N ms` from `start`, the history's first
+ * invocation, as the text output prints it; a finding's `detail` likewise). A finding's `faults` are
+ * copies of entries of the top-level `faults`, which carry their relative times.
+ */
+export function judgementJson(file: string, h: StreamJudgement): unknown {
+  const at = relativeTo(h.start);
+  const r = h.report;
+  return {
+    file,
+    start: h.start,
+    phases: {
+      ...h.phases,
+      livenessStartRelative: at(h.phases.livenessStart),
+      endRelative: at(h.phases.end),
+      ...(h.phases.stopped ? { stopped: h.phases.stopped.map((c) => ({ ...c, atRelative: at(c.at) })) } : {}),
+    },
+    settings: h.settings,
+    faults: (h.faults ?? []).map((f) => faultJson(f, at)),
+    verdict: r.verdict,
+    peak: h.peak,
+    report: {
+      ...r,
+      violations: r.violations.map((v) => ({
+        ...v,
+        tRelative: at(v.t),
+        detailRelative: relativeTimes(v.detail, h.start),
+        ...(v.extras ? { extras: v.extras.map((x) => ({ ...x, invokedAtRelative: at(x.invokedAt) })) } : {}),
+      })),
+    },
+  };
 }
 
 /**
@@ -80,7 +122,7 @@ export async function judgeCommand(file: string, flags: JudgeFlags): Promise<num
     flags.maxUndetermined !== undefined ? { maxUndetermined: flags.maxUndetermined } : {},
   );
   const report = h.report;
-  if (flags.json) emitJson({ file, phases: h.phases, settings: h.settings, faults: h.faults ?? [], verdict: report.verdict, peak: h.peak, report });
+  if (flags.json) emitJson(judgementJson(file, h));
   else console.log(formatJudgement(report, file, h.start, h.settings.deliveryBoundMs));
   return report.verdict === 'valid' ? EXIT.ok : report.verdict === 'invalid' ? EXIT.violated : EXIT.unknown;
 }

@@ -42,7 +42,7 @@ function resultFiles(paths: readonly string[]): string[] {
 }
 
 /** Reads explore results files (one JSON line per seed); a bad line is an input error naming file and line. */
-export function readOutcomes(files: readonly string[]): SeedOutcome[] {
+function readOutcomes(files: readonly string[]): SeedOutcome[] {
   const bySeed = new Map<string, SeedOutcome & { from: string }>();
   for (const file of files) {
     readFileSync(file, 'utf8').split('\n').forEach((line, i) => {

@@ -14,7 +14,7 @@ import type { ProfileName } from '../../sim/settings/workload-profile.js';
 import { PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
 import { regularFileOrThrow } from '../regular-file.js';
 
-export interface SimFlags {
+interface SimFlags {
   seed?: string;
   configuration?: string;
   mode?: 'atomic' | 'legacy';

@@ -1,7 +1,7 @@
 import { decidingOps, latestDue, visibilityOps } from '../due-time.js';
 import { unknownPopsReaching } from '../free-intervals.js';
 import type { Hold } from '../holds.js';
-import type { PopOp } from '../history.js';
+import type { EnsureOp, PopOp, PushOp } from '../history.js';
 import { mayHaveApplied, mayHaveCreated, placeOf, type MessageOps } from '../message-ops.js';
 import { property } from './judging.js';
 
@@ -11,12 +11,10 @@ export const atLeastOnce = property({
   means: 'every acknowledged push is processed (acked) or removed by the end',
   exercisedWhen: 'a push returned ok',
   kinds: {
-    // A script that never ends: Redis answers BUSY to every other client, so nothing is processed until it ends.
-    'script-time-limit': { label: 'script past the time limit (Redis answers BUSY)', rank: 1 },
-    'lost-never-delivered': { label: 'lost (never delivered)', rank: 2 },
-    'lost-after-delivery': { label: 'lost (delivered, then dropped)', rank: 3 },
-    // A run that never reaches its end cannot process what it was pushed: a liveness finding.
-    'event-budget': { label: 'run past its event budget (never ends)', rank: 4 },
+    'script-time-limit': { label: 'script past the time limit (Redis answers BUSY)', rank: 1, why: 'a script that never ends: Redis answers `BUSY` to every other client, so nothing at all is processed until it is killed.' },
+    'lost-never-delivered': { label: 'lost (never delivered)', rank: 2, why: 'work silently never done; nothing downstream can notice or repair it.' },
+    'lost-after-delivery': { label: 'lost (delivered, then dropped)', rank: 3, why: 'work silently never done, its deliveries all dropped; nothing downstream can notice or repair it.' },
+    'event-budget': { label: 'run past its event budget (never ends)', rank: 4, why: 'a run that never ends cannot finish its work either.' },
   },
   brokenBy: '**lost**: an ok push not acked ok/unknown nor removed by the end — **never delivered**, or **delivered, then dropped** (every delivery ended without an ok/unknown ack and nothing delivered it again) (a message not due by the end, plus B, is not owed; nor is one still held at the end (§2.1), or one that a pop still in flight at the end may have taken: its processing is unknown)',
   brokenInSimulationsBy: '**script past the time limit (Redis answers BUSY)**: a script call ran past its step budget ([SCENARIOS.md](SCENARIOS.md#budgets)). Redis would run it on past its script time limit and answer `BUSY` to every other client until it ended, and a script that has written cannot be killed: nothing is processed after it. **run past its event budget (never ends)**: the run executed more events than its budget. Either stops the run there; what only the end of a run decides (at-least-once, un-ack recovery, delivered promptly) is then not judged, the stop is the finding',
@@ -29,16 +27,19 @@ export const atLeastOnce = property({
    */
   judgeMessage: ({ id, m, holds, popsAtEnd, phases, settings, found, exercised }) => {
     if (m.pushes.some((p) => p.outcome === 'ok')) exercised();
-    const okPushes = m.pushes.filter((p) => p.outcome === 'ok' && mayHaveCreated(p));
-    if (okPushes.length === 0) return;
-    const last = okPushes.reduce((a, b) => (b.invokedAt > a.invokedAt ? b : a));
-    const discharged = m.acks.some((a) => mayHaveApplied(a) && a.completedAt >= last.invokedAt) || m.removes.some((r) => mayHaveApplied(r) && r.completedAt >= last.invokedAt);
+    // The latest ok push (the first of those invoked at the same latest time).
+    let last: PushOp | EnsureOp | undefined;
+    for (const p of m.pushes) if (p.outcome === 'ok' && mayHaveCreated(p) && (last === undefined || p.invokedAt > last.invokedAt)) last = p;
+    if (last === undefined) return;
+    const since = last.invokedAt;
+    const discharged = m.acks.some((a) => mayHaveApplied(a) && a.completedAt >= since) || m.removes.some((r) => mayHaveApplied(r) && r.completedAt >= since);
     if (discharged) return;
     const deciding = decidingOps(m, visibilityOps(m), phases.end, phases.end);
-    const dueBy = Math.max(latestDue(last), ...deciding.map(latestDue));
+    let dueBy = latestDue(last);
+    for (const v of deciding) dueBy = Math.max(dueBy, latestDue(v));
     if (dueBy + (settings.deliveryBoundMs ?? 0) > phases.end) return;
     if (stillOpenAtEnd(id, m, holds, popsAtEnd, last, phases.end)) return;
-    const after = m.deliveries.filter((d) => d.completedAt >= last.invokedAt);
+    const after = m.deliveries.filter((d) => d.completedAt >= since);
     if (after.length === 0) {
       found('lost-never-delivered', phases.end, [last.process], `pushed at ${last.completedAt}, never delivered`);
     } else {

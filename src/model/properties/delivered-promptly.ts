@@ -7,7 +7,7 @@ export const deliveredPromptly = property({
   means: 'a pop never waits longer than the delivery bound while a message of its shard is free and due',
   exercisedWhen: 'a message was free and due while a consumer of its shard was waiting',
   kinds: {
-    late: { label: 'late', rank: 13 },
+    late: { label: 'late', rank: 13, why: 'slow while a consumer waited: a performance promise.' },
   },
   brokenBy: "**late**: a pop by the schedule waited longer than B (§2.4) while a message of its shard was free and due (§2.3); one consumer's back-to-back pops (each but the last empty, the next within 1 ms) are one wait, so short polls add up",
   judgeShard: ({ shard, s, waiting, boundMs, found, exercised }) => {

@@ -3,10 +3,12 @@ import type { FreeInterval } from '../free-intervals.js';
 import type { Hold } from '../holds.js';
 import type { MessageOps } from '../message-ops.js';
 
-/** One kind of finding a module defines: its label, and its severity (1 is the worst; docs/CHECKER.md §4). */
+/** One kind of finding a module defines: its label, its severity (1 is the worst) and why it sits there (docs/CHECKER.md §4 lists them). */
 export interface KindDefinition {
   readonly label: string;
   readonly rank: number;
+  /** Why a finding of this kind is worse than the next: docs/CHECKER.md §4's line for it. */
+  readonly why: string;
 }
 
 /** Reports one finding of a kind of the judging module's, about the message judged. */
@@ -42,7 +44,7 @@ export interface OwedStretch {
 }
 
 /** What the shards' judgements know of one shard: its free and due stretches, deliveries and owed re-deliveries. */
-export interface ShardSet {
+interface ShardSet {
   free: FreeInterval[];
   deliveries: DeliverOp[];
   priorityOf: Map<DeliverOp, number>;
@@ -53,7 +55,7 @@ export interface ShardSet {
 export type ShardSets = Map<string, ShardSet>;
 
 /** What judging one shard as a whole sees (only with a delivery bound). */
-export interface ShardJudging<K extends string> {
+interface ShardJudging<K extends string> {
   readonly shard: string;
   readonly s: ShardSet;
   /** The pops by the schedule of this shard (waitingPops). */
@@ -64,11 +66,21 @@ export interface ShardJudging<K extends string> {
 }
 
 /** What judging the consumer loops that ended on their own sees (only with a delivery bound). */
-export interface StopsJudging<K extends string> {
+interface StopsJudging<K extends string> {
   readonly stopped: readonly StoppedConsumer[];
   readonly shards: ShardSets;
   /** Whether a pop by the schedule did not return ok: a store error reached a consumer. */
   readonly errorReachedConsumer: boolean;
+  /** When the faults had healed (the liveness phase began), the stated recovery bound and B (docs/CHECKER.md §2.7). */
+  readonly livenessStart: number;
+  readonly recoveryBoundMs: number;
+  readonly boundMs: number;
+  /** The history follows its consumer loops (a simulated run or a real twin says which stopped): only then is the bound judged. */
+  readonly loopsFollowed: boolean;
+  /** The pops by the schedule that returned ok, by shard: who was asking, and when. */
+  readonly asking: ReadonlyMap<string, readonly PopOp[]>;
+  /** The shards where a store error reached a consumer's pop (one by the schedule that did not return ok). */
+  readonly erred: ReadonlySet<string>;
   readonly found: FoundAbout<K>;
   readonly exercised: () => void;
 }

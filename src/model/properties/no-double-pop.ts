@@ -1,3 +1,4 @@
+import type { Hold } from '../holds.js';
 import { property } from './judging.js';
 
 export const noDoublePop = property({
@@ -6,13 +7,16 @@ export const noDoublePop = property({
   means: 'never delivered to a consumer while another holder holds it',
   exercisedWhen: 'a lease ran out or was handed back while its holder was still in the run',
   kinds: {
-    'double-pop': { label: 'double pop', rank: 6 },
+    'double-pop': { label: 'double pop', rank: 6, why: 'work done twice *at once*: the exclusivity a consumer relies on (one holder per message) is gone, so side effects race.' },
   },
   brokenBy: '**double pop**: delivered while a delivery to *another* holder is still held (§2.1; the same consumer getting its message back is not one)',
   /** Double pop: delivered while a delivery to another holder is still held (docs/CHECKER.md §2.1). */
   judgeMessage: ({ holds, phases, found, exercised }) => {
-    holds.forEach((h2, i) => {
-      const h1 = holds.slice(0, i).find((h) => h.d.process !== h2.d.process && h2.d.completedAt < h.until);
+    for (let i = 1; i < holds.length; i++) {
+      const h2 = holds[i]!;
+      // The first earlier hold of another holder still held when h2's pop returned.
+      let h1: Hold | undefined;
+      for (let k = 0; k < i && h1 === undefined; k++) if (holds[k]!.d.process !== h2.d.process && h2.d.completedAt < holds[k]!.until) h1 = holds[k];
       if (h1) {
         found(
           'double-pop',
@@ -21,7 +25,7 @@ export const noDoublePop = property({
           `delivered to ${h2.d.process} at ${h2.d.completedAt} while ${h1.d.process} held it (popped at ${h1.d.completedAt}, held until ${h1.until})`,
         );
       }
-    });
+    }
     if (holds.some((h) => h.until < (h.ack?.completedAt ?? Infinity) && h.until < phases.end)) exercised();
   },
 });

@@ -6,7 +6,7 @@ export const noPhantoms = property({
   means: 'never delivers a message nobody pushed',
   exercisedWhen: 'a message was delivered',
   kinds: {
-    unexpected: { label: 'unexpected', rank: 8 },
+    unexpected: { label: 'unexpected', rank: 8, why: 'work nobody asked for — again one delivery at a time, so an idempotent consumer survives it.' },
   },
   brokenBy: '**unexpected**: delivered, never pushed (no push or ensure of the id, of any outcome)',
   judgesUnpushed: true,

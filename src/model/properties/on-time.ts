@@ -7,7 +7,7 @@ export const onTime = property({
   means: 'never delivered by the schedule before its due time (push, reschedule or release)',
   exercisedWhen: 'a message with a delay or a reschedule was delivered by the schedule',
   kinds: {
-    early: { label: 'early', rank: 11 },
+    early: { label: 'early', rank: 11, why: 'too soon: a delay is part of what the producer asked for.' },
   },
   brokenBy: '**early**: delivered by the schedule, its pop returning before its due time (§2.2; deliveries by id or predicate are never early)',
   /**
@@ -26,7 +26,8 @@ export const onTime = property({
       const before = decidingOps(m, visible, d.invokedAt, d.completedAt);
       const deciding = before.length > 0 ? before : visible;
       if (deciding.length === 0) continue;
-      const due = Math.min(...deciding.map(earliestDue));
+      let due = Infinity;
+      for (const v of deciding) due = Math.min(due, earliestDue(v));
       if (deciding.some(delays)) exercised();
       if (d.completedAt < due) found('early', d.completedAt, [d.process], `delivered at ${d.completedAt}, due at ${due}`);
       // Latency of the first delivery after the operation that set the due time.

@@ -7,7 +7,7 @@ export const priorityOrder = property({
   means: 'a pop never takes a message while a more urgent one of its shard was free and due (for longer than the delivery bound)',
   exercisedWhen: 'a pop took a message while another priority of its shard was free and due',
   kinds: {
-    'priority-inversion': { label: 'priority inversion', rank: 12 },
+    'priority-inversion': { label: 'priority inversion', rank: 12, why: 'in the wrong order.' },
   },
   brokenBy: '**priority inversion**: a pop by the schedule took a message while a strictly more urgent one of its shard had been free and due (§2.3) for longer than B (§2.4) before the pop began and stayed free from then until it returned (a pop that began and returned in the same millisecond took only what was free at that instant)',
   judgeShard: ({ s, boundMs, found, exercised }) => {

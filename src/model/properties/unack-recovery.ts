@@ -9,7 +9,7 @@ export const unackRecovery = property({
   means: 'an unacknowledged delivery is re-delivered within the stated bound',
   exercisedWhen: 'a hold ended without an ack (lease ran out, release, refused ack) early enough to be judged',
   kinds: {
-    'slow-recovery': { label: 'slow recovery', rank: 10 },
+    'slow-recovery': { label: 'slow recovery', rank: 10, why: 'the work is done, but only late after a holder failed.' },
   },
   brokenBy: "**slow recovery**: a hold that ended without an ok/unknown ack (lease ran out, ack refused, released) owes a re-delivery from the point the recovery bound sets (§2.5). With pops in the history and a delivery bound, it is slow when a pop by the schedule of its shard waited longer than B while it was owed (until taken again, acked, removed or created anew; not while an unknown pop that could reach it may have leased it to nobody — from its invocation until such a lease, as long as the hold's, ran out and the allowance passed again) — a message left waiting behind more urgent work while every consumer of its shard was busy is not; without them, when it was not re-delivered by that point + B",
   /**

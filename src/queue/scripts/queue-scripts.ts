@@ -35,7 +35,7 @@ function call(script: ScriptDef, keys: readonly string[], args: readonly string[
 }
 
 /** One message of an atomic push: its target shard's 1-based index and its stored form. */
-export interface PushEntry {
+interface PushEntry {
   readonly shardIndex: number;
   readonly id: string;
   readonly priority: number;

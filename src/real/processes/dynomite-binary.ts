@@ -8,7 +8,7 @@ import { packageRoot } from './package-root.js';
  * The vendored Dynomite source scripts/build-dynomite.sh builds: `$DYNOMITE_TARBALL`, else
  * `../shared/vendor/dynomite-2046b05.tar.gz` beside the package root.
  */
-export function dynomiteTarball(): string | null {
+function dynomiteTarball(): string | null {
   if (process.env.DYNOMITE_TARBALL) return process.env.DYNOMITE_TARBALL;
   const root = packageRoot();
   return root === null ? null : resolve(root, '..', 'shared', 'vendor', 'dynomite-2046b05.tar.gz');

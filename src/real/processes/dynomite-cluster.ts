@@ -43,7 +43,7 @@ export interface DynomiteRack {
   readonly redis: RedisServer;
 }
 
-export interface DynomiteClusterOptions {
+interface DynomiteClusterOptions {
   readonly racks: number;
   /** Extra arguments of every rack's redis-server (e.g. an AOF fsynced on every write). */
   readonly redisArgs?: readonly string[];

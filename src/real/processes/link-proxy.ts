@@ -1,7 +1,7 @@
 import { connect, createServer, type Socket } from 'node:net';
 
 /** `upstream`: bytes from the proxy's clients to the target; `downstream`: the target's replies. */
-export type LinkDirection = 'upstream' | 'downstream';
+type LinkDirection = 'upstream' | 'downstream';
 
 /**
  * A TCP proxy on 127.0.0.1 (a free port) forwarding every connection to one target port, with each

@@ -74,7 +74,7 @@ export async function spawnAnswering(binary: string, args: readonly string[], po
 }
 
 /** The files a redis-server keeps its data in under `dir` (Redis 7: the AOF is a directory). */
-export function removeRedisData(dir: string): void {
+function removeRedisData(dir: string): void {
   for (const name of ['appendonlydir', 'appendonly.aof', 'dump.rdb']) rmSync(join(dir, name), { recursive: true, force: true });
 }
 

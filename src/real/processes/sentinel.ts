@@ -6,7 +6,7 @@ import { freePort } from './free-port.js';
 import { killOwned } from './owned-children.js';
 import { requireRedisServerBinary, spawnAnswering } from './redis-server.js';
 
-export interface SentinelOptions {
+interface SentinelOptions {
   /** The primary to watch. */
   readonly masterPort: number;
   /** The master group name clients ask for. */

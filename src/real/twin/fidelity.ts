@@ -1,5 +1,5 @@
 import { PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
-import { parseSimConfig, type SimConfig } from '../../sim/run/config.js';
+import type { SimConfig } from '../../sim/run/config.js';
 import { CONFIGURATIONS, configurationRun, type NamedConfiguration } from '../../sim/run/configurations.js';
 import { wilson } from '../../sim/campaign/guarantees.js';
 import { runSimulation } from '../../sim/run/run.js';
@@ -7,7 +7,7 @@ import { realTwinProblems } from './faults/index.js';
 import { asHappened, runReal } from './run-real.js';
 
 /** A row of the fidelity table: a configuration of the guarantees table, or one derived from it. */
-export interface FidelityRow {
+interface FidelityRow {
   readonly name: string;
   readonly named: NamedConfiguration;
 }
@@ -45,6 +45,10 @@ export const FIDELITY_ROWS: readonly FidelityRow[] = [
   'primary-replica/atomic/memory-pressure',
   'primary-replica/legacy/eviction',
   'primary-replica/atomic/eviction',
+  // Crashes that keep the disk: the recommended set-up with an AOF, killed and restarted before or after failover; and the supervisor rule.
+  'primary-replica/atomic+server-time+durable+aof-always/process-crash',
+  'primary-replica/atomic+server-time+durable+aof-always/process-crash-failover',
+  'primary-replica/atomic+server-time+durable+keep-empty-primary-down/process-crash',
   // The zone-failover client (connect's opt-in `dynomite.failover`), moved by client-failover faults.
   'dynomite/DC_QUORUM/atomic/client-failover',
   'dynomite/DC_QUORUM/legacy/client-failover',
@@ -59,7 +63,7 @@ export type Tally = Record<PropertyName, { violated: number; exercised: number }
 const emptyTally = (): Tally => Object.fromEntries(PROPERTY_NAMES.map((p) => [p, { violated: 0, exercised: 0 }])) as Tally;
 
 /** A tally from older data, with the properties it did not judge as exercised by no run (shown "not exercised"). */
-export const completeTally = (t: Partial<Tally>): Tally => ({ ...emptyTally(), ...t });
+const completeTally = (t: Partial<Tally>): Tally => ({ ...emptyTally(), ...t });
 
 function count(t: Tally, report: { properties: Record<PropertyName, boolean>; exercised: Record<PropertyName, boolean> }): void {
   for (const p of PROPERTY_NAMES) {
@@ -114,7 +118,7 @@ export interface RowFidelity {
   readonly realSeconds: number;
 }
 
-export type Agreement = 'agree' | 'simulator harsher' | 'simulator gentler';
+type Agreement = 'agree' | 'simulator harsher' | 'simulator gentler';
 
 /**
  * McNemar's exact test on paired verdicts: the two-sided probability of a split of the discordant
@@ -172,7 +176,7 @@ export function agreement(sim: { violated: number; exercised: number }, real: { 
   return 'agree';
 }
 
-export interface FidelityOptions {
+interface FidelityOptions {
   /** Real runs per row at most (default DEFAULT_REAL_RUNS). */
   readonly realRuns?: number;
   /** Seeds per row on the simulator (default 40). */
@@ -258,7 +262,7 @@ export function sumFidelity(parts: readonly FidelityMeasurement[]): FidelityMeas
 }
 
 const seedOf = (row: string, i: number) => `fidelity-${row}-${i}`;
-const configFor = (row: FidelityRow, seed: string): SimConfig => parseSimConfig(configurationRun(row.named, seed));
+const configFor = (row: FidelityRow, seed: string): SimConfig => configurationRun(row.named, seed);
 
 /** Whether a row is picked by `--only`: its name contains the text, or one of its comma-separated parts. */
 export const onlyMatches = (only: string | undefined, name: string): boolean => only === undefined || only.split(',').some((part) => part !== '' && name.includes(part));

@@ -16,7 +16,7 @@ import { RealTwinError } from './real-twin-error.js';
 import { startRealCluster } from '../start-cluster.js';
 
 /** A fault as it struck a real twin: when (ms after the start) and whether its real means worked. */
-export interface StruckRealFault {
+interface StruckRealFault {
   readonly at: number;
   readonly fault: Fault;
   readonly error?: string;
@@ -54,7 +54,7 @@ export interface RealResult {
   readonly log: readonly string[];
 }
 
-export interface RealRunOptions {
+interface RealRunOptions {
   /** Called with each line of the run's log as it happens. */
   readonly onLog?: (line: string) => void;
 }
@@ -89,7 +89,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
   const cluster: RealCluster = await startRealCluster(
     t.kind === 'dynomite'
       ? { kind: 'dynomite', zones: t.zones, quorumConsistency: t.quorumConsistency, nonQuorumConsistency: t.nonQuorumConsistency }
-      : { kind: 'primary-replica', zones: t.zones, failoverDelayMs: t.failoverDelayMs },
+      : { kind: 'primary-replica', zones: t.zones, failoverDelayMs: t.failoverDelayMs, appendfsync: t.persistence === 'aof-everysec' ? 'everysec' : 'always' },
   );
   const actors = new Map<string, RealActor>();
   try {
@@ -113,7 +113,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
       actors.set(name, actor);
       return actor;
     };
-    const realFaults = new RealFaults({ cluster, actor: (n) => actors.get(n), actors: () => actors.values(), log: note, now: () => Date.now() - start });
+    const realFaults = new RealFaults({ cluster, config, actor: (n) => actors.get(n), actors: () => actors.values(), log: note, now: () => Date.now() - start });
     const struck: StruckRealFault[] = [];
     const pending: Promise<void>[] = [];
     // Per target, the last fault started on it: the next one waits for it (a restart still running).

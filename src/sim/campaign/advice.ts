@@ -1,5 +1,6 @@
-import type { PropertyName } from '../../model/properties.js';
+import { VIOLATION_KINDS, type PropertyName } from '../../model/properties.js';
 import { FAULT_FAMILIES, FAULT_FAMILY_NAMES } from '../faults/index.js';
+import type { Mechanism } from './mechanisms.js';
 
 /**
  * What a user can do about a mechanism: by the fault family behind it (each family's own advice) and
@@ -33,7 +34,13 @@ const ADVICE: readonly (readonly [string, PropertyAdvice | undefined])[] = [
 ];
 
 /** Advice for a mechanism key (`kind ← cause`), from the first family named in its cause. */
-export function adviceFor(property: PropertyName, cause: string): string | null {
+function adviceFor(property: PropertyName, cause: string): string | null {
   const entry = ADVICE.find(([c]) => cause.startsWith(c));
   return entry?.[1]?.[property] ?? null;
+}
+
+/** Advice for a mechanism: against the property its kind breaks, from its cause. */
+export function adviceForMechanism(m: Mechanism): string | null {
+  const property = VIOLATION_KINDS[m.kind].breaks;
+  return property ? adviceFor(property, m.cause) : null;
 }

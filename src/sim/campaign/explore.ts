@@ -10,7 +10,7 @@ import { shrink } from './shrink.js';
 import { CONSUMER_LOOPS, PROFILE_NAMES } from '../settings/workload-profile.js';
 import type { Clock } from '../../queue/time.js';
 import type { ScriptMode } from '../../redis/keyspace.js';
-export { EXACT_SHARE, EXPLORE_SCRIPTS, scriptModeOfSeed, type ExploreScripts } from './explore-scripts.js';
+export { scriptModeOfSeed, type ExploreScripts } from './explore-scripts.js';
 import { TimeBudgetReachedError } from '../run/time-budget.js';
 
 

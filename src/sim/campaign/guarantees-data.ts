@@ -1,8 +1,9 @@
 import * as z from 'zod';
-import { PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName, type ViolationKind } from '../../model/properties.js';
+import { PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../../model/properties.js';
 import { FAULT_FAMILY_NAMES } from '../faults/index.js';
-import { RACE_NAMES } from '../workloads/race-names.js';
+import { RACE_NAMES, type RaceName } from '../workloads/race-names.js';
 import type { GuaranteeRow, MechanismScenario } from './guarantees.js';
+import { mechanismOf, type Mechanism } from './mechanisms.js';
 import { setupOf } from './setup-facets.js';
 
 /**
@@ -57,7 +58,8 @@ const rowSchema = z
     cells: z.record(z.enum(PROPERTY_NAMES), cellSchema),
     lateness: z.object({ p50: z.number(), p99: z.number(), max: z.number() }).strict(),
     boundMs: z.number(),
-    raceRuns: z.record(z.enum(RACE_NAMES), count),
+    // A race the data predates was made by none of its runs.
+    raceRuns: z.object(Object.fromEntries(RACE_NAMES.map((race) => [race, count.default(0)])) as Record<RaceName, ReturnType<typeof count.default>>).strict(),
   })
   .strict();
 
@@ -119,14 +121,14 @@ export function guaranteesData(input: {
   readonly timing: string | null;
   readonly seeds: number;
   readonly scenarios: readonly MechanismScenario[];
-  readonly advise: (key: string) => string | null;
+  readonly advise: (mechanism: Mechanism) => string | null;
 }): GuaranteesData {
   const texts = new Map<string, number>();
   const adviceOf: Record<string, number> = {};
   const rows = input.rows.map((r): PublishedRow => {
     for (const cell of Object.values(r.cells)) {
       for (const m of cell.mechanisms) {
-        const text = input.advise(m.key);
+        const text = input.advise(m);
         if (!text) continue;
         if (!texts.has(text)) texts.set(text, texts.size);
         adviceOf[m.key] = texts.get(text)!;
@@ -145,7 +147,8 @@ export function guaranteesData(input: {
       exposedRuns: r.exposedRuns,
       promotionRuns: r.promotionRuns,
       divergedRuns: r.divergedRuns,
-      cells: r.cells as Record<PropertyName, PublishedCell>,
+      // Published by key: the data file names a mechanism as the page prints it.
+      cells: Object.fromEntries(PROPERTY_NAMES.map((p) => [p, { ...r.cells[p], mechanisms: r.cells[p].mechanisms.map(({ key, runs, firstSeed }) => ({ key, runs, firstSeed })) }])) as Record<PropertyName, PublishedCell>,
       lateness: r.lateness,
       boundMs: r.boundMs,
       raceRuns: r.raceRuns,
@@ -163,8 +166,7 @@ export function adviceFor(data: GuaranteesData, key: string): string | null {
 
 /** The property a mechanism (`kind ← cause`) breaks, or null for an allowed finding or an unknown kind. */
 export function propertyOfMechanism(key: string): PropertyName | null {
-  const kind = key.split(' ← ')[0] as ViolationKind;
-  return VIOLATION_KINDS[kind]?.breaks ?? null;
+  return VIOLATION_KINDS[mechanismOf(key).kind]?.breaks ?? null;
 }
 
 /** The file's text: one row, scenario or piece of advice per line, so that a new measurement diffs by row. */

@@ -1,7 +1,6 @@
-import { PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName, type ViolationKind } from '../../model/properties.js';
-import { parseSimConfig } from '../run/config.js';
+import { PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../../model/properties.js';
 import { CONFIGURATIONS, configurationRun, type NamedConfiguration } from '../run/configurations.js';
-import { classifyFindings, mechanismKey } from './mechanisms.js';
+import { classifyFindings, mechanismKey, type Mechanism } from './mechanisms.js';
 import { deliveryBound } from '../settings/delivery-bound.js';
 import { runSimulation } from '../run/run.js';
 import { RACE_NAMES, type RaceName } from '../workloads/race-names.js';
@@ -18,8 +17,8 @@ export interface RunSummary {
   readonly promotions: number;
   /** Dynomite only (null elsewhere): whether the replicas' keys differed once the run drained. */
   readonly replicasDiverged: boolean | null;
-  /** Mechanism → findings it explains, with the kind it is about. */
-  readonly mechanisms: { readonly key: string; readonly kind: ViolationKind; readonly findings: number }[];
+  /** Each mechanism (with its key) and the findings it explains. */
+  readonly mechanisms: (Mechanism & { readonly key: string; readonly findings: number })[];
   /** Whether the run could have broken each property (docs/CHECKER.md §5). */
   readonly exercised: Record<PropertyName, boolean>;
   /** Lateness figures of the run (docs/CHECKER.md §2.4), ms. */
@@ -38,16 +37,16 @@ export async function summarizeRun(input: { configuration: string; seed: string 
   const named = configurationNamed(input.configuration);
   if (!named) throw new Error(`unknown configuration ${input.configuration}`);
   // The table reads verdicts, never the trace hash: the trace is only counted.
-  const r = await runSimulation(parseSimConfig(configurationRun(named, input.seed)), { traceHash: false });
+  const r = await runSimulation(configurationRun(named, input.seed), { traceHash: false });
   const ids = Object.fromEntries(PROPERTY_NAMES.map((p) => [p, new Set<string>()])) as Record<PropertyName, Set<string>>;
   for (const v of r.report.violations) {
     const p = VIOLATION_KINDS[v.kind].breaks;
     if (p) ids[p].add(v.id);
   }
-  const mechanisms = new Map<string, { key: string; kind: ViolationKind; findings: number }>();
+  const mechanisms = new Map<string, Mechanism & { key: string; findings: number }>();
   for (const m of classifyFindings(r.report.violations, r.history, r.faults)) {
     const key = mechanismKey(m);
-    const entry = mechanisms.get(key) ?? { key, kind: m.kind, findings: 0 };
+    const entry = mechanisms.get(key) ?? { key, kind: m.kind, cause: m.cause, findings: 0 };
     entry.findings++;
     mechanisms.set(key, entry);
   }
@@ -88,8 +87,8 @@ export interface PropertyCell {
   readonly affectedMedian: number;
   readonly affectedMax: number;
   readonly firstSeed: string | null;
-  /** Mechanisms behind it: key → runs in which it appeared. */
-  readonly mechanisms: readonly { readonly key: string; readonly runs: number; readonly firstSeed: string }[];
+  /** Mechanisms behind it (with their keys): the runs in which each appeared, the first of them. */
+  readonly mechanisms: readonly (Mechanism & { readonly key: string; readonly runs: number; readonly firstSeed: string })[];
 }
 
 export interface GuaranteeRow {
@@ -120,11 +119,11 @@ export function foldRow(configuration: NamedConfiguration, runs: readonly RunSum
     PROPERTY_NAMES.map((p) => {
       const violating = runs.filter((r) => !r.held[p]);
       const exercised = runs.filter((r) => r.exercised[p] || !r.held[p]).length;
-      const mech = new Map<string, { key: string; runs: number; firstSeed: string }>();
+      const mech = new Map<string, Mechanism & { key: string; runs: number; firstSeed: string }>();
       for (const r of violating) {
         for (const m of r.mechanisms) {
           if (VIOLATION_KINDS[m.kind].breaks !== p) continue;
-          const e = mech.get(m.key) ?? { key: m.key, runs: 0, firstSeed: r.seed };
+          const e = mech.get(m.key) ?? { key: m.key, kind: m.kind, cause: m.cause, runs: 0, firstSeed: r.seed };
           e.runs++;
           mech.set(m.key, e);
         }

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { CONFIGURATIONS, type NamedConfiguration } from '../run/configurations.js';
+import { TABLE_CONFIGURATIONS, type NamedConfiguration } from '../run/configurations.js';
 import { foldRow, seedsFor, type GuaranteeRow, type RunSummary } from './guarantees.js';
 import { runPoolTask } from './pool-handlers.js';
 import { runInPool, type PoolTask } from './pool.js';
@@ -22,9 +22,9 @@ export interface GuaranteeMeasurement {
   readonly seconds: number;
 }
 
-/** The configurations a filter selects (empty when none matches). */
+/** The table's configurations a filter selects (empty when none matches). */
 export function configurationsMatching(only: string | undefined): NamedConfiguration[] {
-  return only ? CONFIGURATIONS.filter((c) => c.name.includes(only)) : [...CONFIGURATIONS];
+  return only ? TABLE_CONFIGURATIONS.filter((c) => c.name.includes(only)) : [...TABLE_CONFIGURATIONS];
 }
 
 /** Measures every selected configuration over N seeds on worker threads and folds each into a table row. */

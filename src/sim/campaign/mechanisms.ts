@@ -11,8 +11,15 @@ export interface Mechanism {
   readonly cause: string;
 }
 
+/** A mechanism as docs/GUARANTEES.md, explore and `--known` files name it: `kind ← cause`. */
 export function mechanismKey(m: Mechanism): string {
   return `${m.kind} ← ${m.cause}`;
+}
+
+/** The mechanism a key names (what mechanismKey wrote, as published data and `--known` files keep it). */
+export function mechanismOf(key: string): Mechanism {
+  const at = key.indexOf(' ← ');
+  return { kind: key.slice(0, at) as ViolationKind, cause: key.slice(at + ' ← '.length) };
 }
 
 function faultCause(f: StruckFault): string {

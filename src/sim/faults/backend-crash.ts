@@ -17,7 +17,7 @@ const restartBackend = z
   .object({ at, kind: z.literal('restart-backend').describe('the fault: restart-backend'), zone: zone.describe("the zone whose node's redis comes back (dynomite only)") })
   .strict();
 type BackendFault = z.output<typeof crashBackend> | z.output<typeof restartBackend>;
-export const backendCrashSchemas = [crashBackend, restartBackend] as const;
+const backendCrashSchemas = [crashBackend, restartBackend] as const;
 
 function dynomiteOf(world: FaultWorld): DynomiteTopology | null {
   return world.topology instanceof DynomiteTopology ? world.topology : null;

@@ -3,7 +3,7 @@ import { at, target } from '../settings/atoms.js';
 import { faultFamily } from './fault-package.js';
 
 const crashClientSchema = z.object({ at, kind: z.literal('crash-client').describe('the fault: crash-client'), actor: target.describe('the client process that dies (its leases stay in the store)') }).strict();
-export const clientCrashSchemas = [crashClientSchema] as const;
+const clientCrashSchemas = [crashClientSchema] as const;
 
 /** A consumer dies holding leases; the liveness phase starts a replacement. */
 export const clientCrash = faultFamily<'client-crash', typeof clientCrashSchemas>({

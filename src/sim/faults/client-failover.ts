@@ -5,7 +5,7 @@ import { faultFamily } from './fault-package.js';
 const clientFailoverSchema = z
   .object({ at, kind: z.literal('client-failover').describe('the fault: client-failover'), actor: target.describe('the client whose connections move'), toZone: zone.describe("the zone whose node it uses from now on") })
   .strict();
-export const clientFailoverSchemas = [clientFailoverSchema] as const;
+const clientFailoverSchemas = [clientFailoverSchema] as const;
 
 /**
  * A client's connections fail over to another zone's node (Dyno's client does this when refused, and

@@ -5,7 +5,7 @@ import { faultFamily } from './fault-package.js';
 const pauseClientSchema = z
   .object({ at, kind: z.literal('pause-client').describe('the fault: pause-client'), actor: target.describe('the client that stalls (a GC pause)'), durationMs: ms.describe('how long it hears nothing and does nothing') })
   .strict();
-export const clientPauseSchemas = [pauseClientSchema] as const;
+const clientPauseSchemas = [pauseClientSchema] as const;
 
 /** A client stalls (GC-like): its timers and replies wait until the pause ends. */
 export const clientPause = faultFamily<'client-pause', typeof clientPauseSchemas>({

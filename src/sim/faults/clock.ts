@@ -9,7 +9,7 @@ const clockSkew = z
 const clockJump = z
   .object({ at, kind: z.literal('clock-jump').describe('the fault: clock-jump'), target: target.describe('a client or a node whose clock jumps'), deltaMs: z.number().int().describe('the jump (ms), added to its offset') })
   .strict();
-export const clockSchemas = [clockSkew, clockJump] as const;
+const clockSchemas = [clockSkew, clockJump] as const;
 
 function clockOf(world: FaultWorld, name: string): SkewedClock | undefined {
   return world.actor(name)?.clock ?? world.topology.nodes.find((n) => n.name === name)?.clock;

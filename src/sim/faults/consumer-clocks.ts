@@ -9,7 +9,7 @@ const consumerClocks = z
     offsetMs: z.number().int().describe("every consumer's clock offset from true time (ms): negative runs behind"),
   })
   .strict();
-export const consumerClocksSchemas = [consumerClocks] as const;
+const consumerClocksSchemas = [consumerClocks] as const;
 
 const isConsumer = (name: string) => name.startsWith('consumer-');
 

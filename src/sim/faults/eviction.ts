@@ -15,7 +15,7 @@ const evictionSchema = z
     seed: z.number().int().nonnegative().describe('draws allkeys-random victims (the same seed evicts the same keys)'),
   })
   .strict();
-export const evictionSchemas = [evictionSchema] as const;
+const evictionSchemas = [evictionSchema] as const;
 
 /**
  * Eviction: a Redis left at an evicting policy (a managed cache's default) is over its maxmemory for

@@ -12,7 +12,7 @@ import type { PropertyName } from '../../model/properties.js';
 import type { Exposure } from './exposure.js';
 
 /** A client process as a fault sees it (the run's SimActor is one). */
-export interface FaultActor {
+interface FaultActor {
   readonly name: string;
   /** The zone it lives in (its connections' home). */
   readonly zone: string;
@@ -55,7 +55,7 @@ export interface DrawContext {
 }
 
 /** Names a fault refers to, checked against the configuration before a run. */
-export interface FaultTargets {
+interface FaultTargets {
   readonly zones?: readonly string[];
   readonly actors?: readonly string[];
   /** An actor or a node. */
@@ -120,7 +120,7 @@ export interface FaultPackage<F extends { readonly kind: string; readonly at: nu
 }
 
 /** The faults a family's schemas parse to. */
-export type FaultOf<S extends readonly z.ZodObject[]> = z.output<S[number]> & { readonly kind: string; readonly at: number };
+type FaultOf<S extends readonly z.ZodObject[]> = z.output<S[number]> & { readonly kind: string; readonly at: number };
 
 /**
  * A family's package with its name and schemas kept literal (the registry derives the family names,
@@ -131,4 +131,4 @@ export function faultFamily<const N extends string, const S extends readonly z.Z
 }
 
 /** A family's package as the registry holds it: its name and schemas literal. */
-export type FamilyPackage<N extends string, S extends readonly z.ZodObject[]> = Omit<FaultPackage<FaultOf<S>>, 'family' | 'schemas'> & { readonly family: N; readonly schemas: S };
+type FamilyPackage<N extends string, S extends readonly z.ZodObject[]> = Omit<FaultPackage<FaultOf<S>>, 'family' | 'schemas'> & { readonly family: N; readonly schemas: S };

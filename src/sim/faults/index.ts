@@ -16,6 +16,9 @@ import { nodeStall } from './node-stall.js';
 import { partition } from './partition.js';
 import { memoryPressureFamily } from './memory-pressure.js';
 import { evictionFamily } from './eviction.js';
+import { processCrash } from './process-crash.js';
+import { processCrashFailover } from './process-crash-failover.js';
+import { powerLossFamily } from './power-loss.js';
 
 export { describeExposure, Exposure } from './exposure.js';
 export type { Band, FaultWorld } from './fault-package.js';
@@ -34,6 +37,9 @@ const FAMILIES = [
   nodeStall,
   memoryPressureFamily,
   evictionFamily,
+  processCrash,
+  processCrashFailover,
+  powerLossFamily,
 ] as const;
 
 type FaultSchema = (typeof FAMILIES)[number]['schemas'][number];
@@ -98,7 +104,7 @@ export interface FaultGeneratorOptions {
 }
 
 /** The families a swarm or explore draws when none are named (see `FaultPackage.drawnByDefault`). */
-export const DEFAULT_FAMILIES: readonly FaultFamily[] = FAULT_FAMILY_NAMES.filter((f) => (FAULT_FAMILIES[f] as { drawnByDefault?: boolean }).drawnByDefault !== false);
+const DEFAULT_FAMILIES: readonly FaultFamily[] = FAULT_FAMILY_NAMES.filter((f) => (FAULT_FAMILIES[f] as { drawnByDefault?: boolean }).drawnByDefault !== false);
 
 /** The families that can change something in a configuration (only those are drawn); by
  * default the families drawn by default. */
@@ -132,7 +138,7 @@ export function generateFaults(rng: Rng, o: FaultGeneratorOptions): Fault[] {
 }
 
 /** Actors a configuration starts (consumers may also be restarted in the liveness phase). */
-export function actorNames(config: SimSettings): { producers: string[]; consumers: string[] } {
+function actorNames(config: SimSettings): { producers: string[]; consumers: string[] } {
   const w = config.workload;
   return {
     producers: Array.from({ length: w.producers }, (_, i) => `producer-${i}`),

@@ -10,7 +10,7 @@ const lagSpikeSchema = z
     durationMs: ms.describe('how long it lasts'),
   })
   .strict();
-export const lagSpikeSchemas = [lagSpikeSchema] as const;
+const lagSpikeSchemas = [lagSpikeSchema] as const;
 
 /** Replication slows down for a while; overlapping spikes add up and end one at a time. */
 export const lagSpike = faultFamily<'lag-spike', typeof lagSpikeSchemas>({

@@ -21,7 +21,7 @@ const memoryPressure = z
     durationMs: ms.describe('how long until the limit is raised again (or the tenant leaves)'),
   })
   .strict();
-export const memoryPressureSchemas = [memoryPressure] as const;
+const memoryPressureSchemas = [memoryPressure] as const;
 
 /** The node a memory fault presses: the zone's. */
 export function nodeOf(world: FaultWorld, zoneName: string): SimNode {

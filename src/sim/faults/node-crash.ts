@@ -15,7 +15,7 @@ const crashNode = z
   .strict();
 const restartNode = z.object({ at, kind: z.literal('restart-node').describe('the fault: restart-node'), zone: zone.describe('the zone whose node comes back') }).strict();
 type NodeFault = z.output<typeof crashNode> | z.output<typeof restartNode>;
-export const nodeCrashSchemas = [crashNode, restartNode] as const;
+const nodeCrashSchemas = [crashNode, restartNode] as const;
 
 function nodeIn(world: FaultWorld, zoneName: string): SimNode {
   return world.topology.nodes.find((n) => n.zone === zoneName)!;
@@ -85,5 +85,3 @@ export const nodeCrash = faultFamily<'node-crash', typeof nodeCrashSchemas>({
   },
   bandColour: '#d13438',
 });
-
-export type { NodeFault };

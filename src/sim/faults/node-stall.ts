@@ -20,7 +20,7 @@ const stallBackend = z
     durationMs: ms.describe('how long it is paused'),
   })
   .strict();
-export const nodeStallSchemas = [stallNode, stallBackend] as const;
+const nodeStallSchemas = [stallNode, stallBackend] as const;
 
 /**
  * A Dynomite process or its redis stalls (SIGSTOP, a long fork or GC) with TCP alive (DYNOMITE.md

@@ -12,7 +12,7 @@ const partitionSchema = z
     durationMs: ms.describe('how long it lasts; healing it ends only this partition'),
   })
   .strict();
-export const partitionSchemas = [partitionSchema] as const;
+const partitionSchemas = [partitionSchema] as const;
 
 /** Symmetric and one-way partitions between zones; each heals only its own block. */
 export const partition = faultFamily<'partition', typeof partitionSchemas>({

@@ -2,13 +2,13 @@ import type { Kernel } from './kernel.js';
 import type { Observations } from './observations.js';
 import type { Rng } from './rng.js';
 
-export interface LatencyModel {
+interface LatencyModel {
   /** One-way client↔node and node↔node network latency (ms): base + exponential jitter. */
   readonly baseMs: number;
   readonly jitterMs: number;
 }
 
-export interface LagModel {
+interface LagModel {
   /** Extra replication delay on top of network latency: exponential with this mean (ms). */
   readonly meanMs: number;
   /** Probability that one replicated write is hit by a spike. */
@@ -21,7 +21,7 @@ export interface LagModel {
  * "Failures and repair"), after which it gives up on the connection. A client's ioredis connection
  * outlasts it (a command timeout rejects the call, it does not close the connection).
  */
-export const PARTITION_HOLD_LIMIT_MS = 25_200;
+const PARTITION_HOLD_LIMIT_MS = 25_200;
 
 /**
  * The network fault domain: per-zone-pair reachability (symmetric and one-way partitions),

@@ -4,7 +4,7 @@
  * work held by a paused process, a storage error, a peer link timed out, a delivery.
  * Components emit; a fault listens only while it is active.
  */
-export interface ObservationMap {
+interface ObservationMap {
   /** A request reached a node that is down. */
   refused: { readonly node: string };
   /** A message between two zones was dropped by a partition. */
@@ -37,7 +37,7 @@ export interface ObservationMap {
   delivered: { readonly actor: string; readonly id: string; readonly invokedAt: number };
 }
 
-export type ObservationKind = keyof ObservationMap;
+type ObservationKind = keyof ObservationMap;
 type Listener<K extends ObservationKind> = (o: ObservationMap[K]) => void;
 
 export class Observations {

@@ -5,6 +5,8 @@ import { fileFaultSchema, faultForFile } from './fault-fields.js';
 import { settingsFields } from '../settings/settings.js';
 import { SCENARIO_LIMITS } from '../settings/atoms.js';
 
+import type { Fault } from '../faults/index.js';
+
 export { faultSchema, type Fault } from '../faults/index.js';
 
 /** A whole configuration: the settings with the fault schedule among them. */
@@ -37,6 +39,16 @@ export type SimConfig = z.output<typeof simConfigSchema>;
 /** Parses a configuration; a bad field is a SimConfigError naming it, never a raw ZodError. */
 export function parseSimConfig(input: unknown): SimConfig {
   const parsed = simConfigSchema.safeParse(input);
+  if (!parsed.success) throw new SimConfigError(issueLines(parsed.error.issues));
+  return parsed.data;
+}
+
+/**
+ * A drawn fault schedule in the form a parsed configuration holds (each fault's fields in its schema's
+ * order, defaults filled): what a configuration parsed without its schedule gets once faults are drawn.
+ */
+export function parseFaults(faults: readonly unknown[]): Fault[] {
+  const parsed = simConfigSchema.shape.faults.safeParse(faults);
   if (!parsed.success) throw new SimConfigError(issueLines(parsed.error.issues));
   return parsed.data;
 }

@@ -38,7 +38,7 @@ function fileForm(option: FaultOption): z.ZodType {
 
 /** What a file may say for a fault: `target` naming a struck zone (or, deprecated, `zone`), never both. */
 type FileFaultInput<F> = F extends { zone: string } ? Omit<F, 'zone'> & ({ target: string; zone?: undefined } | { /** @deprecated name it `target` */ zone: string; target?: undefined }) : F;
-export type FaultInput = FileFaultInput<z.input<typeof faultSchema>>;
+type FaultInput = FileFaultInput<z.input<typeof faultSchema>>;
 
 /** A fault as scenario files and `simulate()` give it, parsed to the simulator's fault. */
 export const fileFaultSchema = z.discriminatedUnion('kind', OPTIONS.map(fileForm) as unknown as [FaultOption, ...FaultOption[]]) as unknown as z.ZodType<Fault, FaultInput>;

@@ -12,9 +12,9 @@ import type { SimConfig } from './config.js';
  *   actors) and per simulated second of its phases, plus `EVENTS_PER_MESSAGE` per message: at least
  *   ten times what the correct runs measured took (at most 200 events per actor-second at a 10 ms step).
  */
-export const SCRIPT_STEPS_PER_MESSAGE = 16;
-export const EVENTS_PER_TICK = 20;
-export const EVENTS_PER_MESSAGE = 500;
+const SCRIPT_STEPS_PER_MESSAGE = 16;
+const EVENTS_PER_TICK = 20;
+const EVENTS_PER_MESSAGE = 500;
 
 export interface RunBudget {
   readonly script: ScriptBudget;

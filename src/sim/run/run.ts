@@ -16,7 +16,6 @@ import { TimeBudgetReachedError } from './time-budget.js';
 
 export { SIM_EPOCH } from './world.js';
 export { SimConfigError } from '../settings/sim-config-error.js';
-export type { ReplicaComparison } from '../store/replica-comparison.js';
 
 
 /** One fault as it struck: when, its family, and what it changed. */

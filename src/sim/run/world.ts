@@ -67,6 +67,7 @@ export class SimWorld {
       t.kind === 'dynomite'
         ? new DynomiteTopology(this.kernel, this.network, t.zones, this.observations, this.rng.stream('dynomite-vote-order'), scripts)
         : new PrimaryReplicaTopology(this.kernel, this.network, t.zones, t.failoverDelayMs, this.observations, scripts);
+    for (const node of this.topology.nodes) node.persistence = t.persistence ?? 'none';
   }
 
   /** One client connection of `actor`, living in `zone`, as a Store. */

@@ -2,6 +2,11 @@ import { SCRIPT_MODES } from '../../redis/script-mode.js';
 import * as z from 'zod';
 import { fractionalMs, ms, SCENARIO_LIMITS, zone } from './atoms.js';
 import { workloadProfileFields } from './workload-profile.js';
+import { DEFAULT_JUDGE_SETTINGS } from '../../model/history-file.js';
+
+/** The checker's recovery bound unless a configuration sets one: the judge's own default. */
+const RECOVERY_BOUND_MS = DEFAULT_JUDGE_SETTINGS.recoveryBoundMs;
+import { PERSISTENCE } from './persistence.js';
 
 const consistency = z.enum(['DC_ONE', 'DC_QUORUM', 'DC_SAFE_QUORUM']);
 
@@ -21,6 +26,16 @@ export const settingsFields = {
         nonQuorumConsistency: consistency.default('DC_ONE').describe('Dynomite consistency of the non-quorum connection (default DC_ONE)'),
         /** primary-replica: Sentinel's delay before promoting a replica. */
         failoverDelayMs: ms.default(5_000).describe('primary-replica: ms a primary must be down before Sentinel promotes a replica (default 5000)'),
+        persistence: z
+          .enum(PERSISTENCE)
+          .optional()
+          .describe(
+            "what each node's disk keeps for a restart after a process-crash, process-crash-failover or power-loss fault: none — nothing (no AOF, no snapshot: it restarts empty); aof-always — every write it acknowledged; aof-everysec — after a killed process every write it acknowledged (written to the file before the reply), after a power loss only what the last whole-second fsync reached (default none; node-crash faults say themselves what a node loses)",
+          ),
+        keepEmptyPrimaryDown: z
+          .boolean()
+          .optional()
+          .describe('primary-replica: the supervisor does not restart a primary whose disk kept nothing until Sentinel has promoted a replica; it then rejoins as a replica (default false: restarted at once, and its replicas resync from it, empty)'),
       })
       .strict()
       .default({ kind: 'dynomite', zones: ['a', 'b', 'c'], quorumConsistency: 'DC_QUORUM', nonQuorumConsistency: 'DC_ONE', failoverDelayMs: 5_000 })
@@ -120,9 +135,9 @@ export const settingsFields = {
       .default({ safetyMs: 10_000, livenessMs: 60_000 })
       .describe("the safety phase (workload and faults), then the liveness phase (healed, recovery required)"),
     checker: z
-      .object({ recoveryBoundMs: ms.default(5_000).describe('allowed recovery after lease end + reaper interval before un-ack recovery counts as violated, in ms (default 5000)') })
+      .object({ recoveryBoundMs: ms.default(RECOVERY_BOUND_MS).describe(`allowed recovery after lease end + reaper interval before un-ack recovery counts as violated, in ms (default ${RECOVERY_BOUND_MS})`) })
       .strict()
-      .default({ recoveryBoundMs: 5_000 })
+      .default({ recoveryBoundMs: RECOVERY_BOUND_MS })
       .describe("how the history checker judges the run"),
     scripts: z
       .enum(SCRIPT_MODES)
@@ -139,7 +154,7 @@ const simSettingsSchema = z.object(settingsFields);
 export type SimSettings = z.output<typeof simSettingsSchema>;
 
 /** The lag settings of each network profile (`network.profile`); a field set in the configuration wins. */
-export const NETWORK_PROFILES = {
+const NETWORK_PROFILES = {
   lan: { lagMeanMs: 5, lagSpikeProbability: 0, lagSpikeMs: 200 },
   wan: { lagMeanMs: 5, lagSpikeProbability: 0.01, lagSpikeMs: 200 },
 } as const;

@@ -8,7 +8,7 @@ export { CONSUMER_LOOPS, PROFILE_NAMES, type ConsumerLoop, type ProfileName };
 const probability = z.number().min(0).max(1);
 
 /** What a holder may do with a message besides working on it and acking it (chance per delivery). */
-export const holdingSchema = z
+const holdingSchema = z
   .object({
     extend: probability.describe('chance a holder works slowly: it extends its lease (setUnackTimeout) to twice the lease, then works past the original lease'),
     release: probability.describe('chance a holder hands the message back (release) instead of acking it'),
@@ -17,7 +17,7 @@ export const holdingSchema = z
   .strict();
 
 /** What the operator client does during the safety phase: one operation per tick, drawn by weight. */
-export const operatorSchema = z
+const operatorSchema = z
   .object({
     intervalMs: z.number().min(1).max(SCENARIO_LIMITS.durationMs).describe('ms between two operations of the operator (at least 1)'),
     reschedule: z.number().nonnegative().describe('weight: reschedule (setTimeout) a pushed message to a new delay'),
@@ -75,7 +75,7 @@ export const PROFILES: Readonly<Record<ProfileName, ProfileSettings & { readonly
   },
   full: {
     description:
-      'every public operation: 40 % of messages delayed up to 6 s, priorities 0–9, every consumer loop, lease extensions, releases, reschedules, removes, ensures, pops by id and predicate, reads, and racers (a long-poll aborted after it leased, one id ensured from two zones at once, a reschedule racing a pop of the same id)',
+      'every public operation: 40 % of messages delayed up to 6 s, priorities 0–9, every consumer loop, lease extensions, releases, reschedules, removes, ensures, pops by id and predicate, reads, and racers (a long-poll and a consume() aborted after they leased, one id ensured from two zones at once, a reschedule and a setUnackTimeout racing a pop of the same id, a connection reset in the middle of a consume() batch)',
     maxDelayMs: 6_000,
     delayedFraction: 0.4,
     maxPriority: 9,

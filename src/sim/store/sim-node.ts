@@ -6,6 +6,7 @@ import { Keyspace, type ScriptMode } from '../../redis/keyspace.js';
 import type { NodeReply, StoreOp } from './store-op.js';
 import { ScriptTimeLimitError, ScriptTwinMismatchError, type ScriptBudget } from '../../redis/script-budget.js';
 import { writeChanged } from './write-owner.js';
+import { diskKeeps, EVERYSEC_FSYNC_MS, type NodeLoss, type Persistence } from '../settings/persistence.js';
 
 /**
  * How simulated nodes run scripts: `'twin'` (the default; JS twins where a script has one, proven
@@ -38,6 +39,11 @@ export class SimNode {
   generation = 0;
   /** The scripts this server has cached (by EVAL or an earlier EVALSHA); lost when it restarts empty. */
   private readonly scriptCache = new Set<ScriptDef>();
+  /** What its disk keeps across a crash (topology.persistence). */
+  persistence: Persistence = 'none';
+  /** aof-everysec: its data as of the last fsync (a copy taken at the first write after each one), and when the next is due. */
+  private fsynced: Keyspace | null = null;
+  private nextFsyncAt = 0;
 
   constructor(
     readonly name: string,
@@ -51,6 +57,7 @@ export class SimNode {
 
   /** Runs `op` here; tells the call that sent it when it changed data, whatever the reply. */
   apply(op: StoreOp): NodeReply {
+    this.fsyncIfDue();
     const keyspace = this.keyspace;
     const before = keyspace.changes;
     const reply = this.run(op);
@@ -87,7 +94,40 @@ export class SimNode {
 
   /** Replaces this node's data with a copy of another's (a full resync). */
   resyncFrom(source: SimNode): void {
+    this.fsyncIfDue();
     this.keyspace = source.keyspace.clone(() => this.clock.now());
+  }
+
+  /**
+   * aof-everysec: an fsync at every whole second of true time makes the disk what memory held then;
+   * that is memory as it is before the first write after it, so the copy is taken there (no timer).
+   */
+  private fsyncIfDue(): void {
+    if (this.persistence !== 'aof-everysec' || this.kernel.now < this.nextFsyncAt) return;
+    this.fsynced = this.keyspace.clone(() => this.clock.now());
+    this.nextFsyncAt = (Math.floor(this.kernel.now / EVERYSEC_FSYNC_MS) + 1) * EVERYSEC_FSYNC_MS;
+  }
+
+  /**
+   * What a restart after `loss` finds on the disk: all it holds now, an older copy (the last fsync
+   * of aof-everysec when its machine lost power), or nothing.
+   */
+  disk(loss: NodeLoss): 'all' | 'nothing' | Keyspace {
+    const keeps = diskKeeps(this.persistence, loss);
+    if (keeps !== 'fsynced') return keeps;
+    if (this.kernel.now >= this.nextFsyncAt) return 'all';
+    return this.fsynced ?? 'nothing';
+  }
+
+  /** The process restarts from an older copy of its data (what the disk held); its script cache is empty. */
+  reload(disk: Keyspace): void {
+    this.scriptCache.clear();
+    this.keyspace = disk.clone(() => this.clock.now());
+  }
+
+  /** A restarted process has no script cache, whatever its disk kept. */
+  forgetScripts(): void {
+    this.scriptCache.clear();
   }
 
   wipe(): void {

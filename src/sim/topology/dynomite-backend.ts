@@ -39,7 +39,7 @@ export function datastoreRetryAfter(brokeAt: number, now: number): number {
 export const RUN_ON_RESUME_BYTES = 32 * 1024;
 
 /** A request's size on the wire (RESP), for RUN_ON_RESUME_BYTES. */
-export function requestBytes(op: StoreOp): number {
+function requestBytes(op: StoreOp): number {
   const parts =
     op.kind === 'cmd'
       ? [op.cmd, ...op.args]

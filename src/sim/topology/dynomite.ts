@@ -12,8 +12,8 @@ import { PeerLink } from './peer-link.js';
 import { REFUSED, type Topology } from '../store/topology.js';
 
 /** Dynomite's peer timeouts (DYNOMITE.md "Failures and repair"): reads `timeout` + 200 ms, writes 25.2 s. */
-export const PEER_READ_TIMEOUT_MS = DATASTORE_TIMEOUT_MS + 200;
-export const PEER_WRITE_TIMEOUT_MS = 25_200;
+const PEER_READ_TIMEOUT_MS = DATASTORE_TIMEOUT_MS + 200;
+const PEER_WRITE_TIMEOUT_MS = 25_200;
 
 /**
  * How often a Dynomite tries again to connect to a dead peer (from when the peer died). A restarted
@@ -349,7 +349,7 @@ export class DynomiteTopology implements Topology {
 const CLOSING_COMMANDS = new Set(['time', 'wait', 'client', 'select', 'echo', 'multi', 'dbsize', 'hello', 'command', 'zpopmin', 'hstrlen']);
 
 /** The command of `op` when Dynomite would close the connection on it (WAIT, TIME, multi-field HSET, a 0-key script …). */
-export function closesConnection(op: StoreOp): string | null {
+function closesConnection(op: StoreOp): string | null {
   if (op.kind === 'wait') return 'WAIT';
   if (op.kind === 'script') return op.keys.length === 0 ? 'EVAL with no key' : null;
   if (op.kind !== 'cmd') return null;
@@ -361,7 +361,7 @@ export function closesConnection(op: StoreOp): string | null {
 
 const PEER_DOWN: NodeReply = { ok: false, error: 'ERR Dynomite: peer connection refused' };
 /** A peer request that outlived its timeout, or was dropped on a timed-out link (`-ERR Peer: …`, source). */
-export const PEER_TIMED_OUT: NodeReply = { ok: false, error: 'ERR Peer: Connection timed out' };
+const PEER_TIMED_OUT: NodeReply = { ok: false, error: 'ERR Peer: Connection timed out' };
 export const QUORUM_FAILED = 'ERR Dynomite: Failed to achieve Quorum';
 
 /**

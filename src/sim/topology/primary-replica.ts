@@ -168,6 +168,8 @@ export class PrimaryReplicaTopology implements Topology {
       });
     } else if (loseUnreplicated) {
       node.wipe();
+      // It holds nothing now: a failover must not take it for a replica that has the data.
+      this.applied.set(node, 0);
     }
   }
 
@@ -202,8 +204,11 @@ export class PrimaryReplicaTopology implements Topology {
   restart(node: SimNode): void {
     node.up = true;
     if (node === this.primary) this.primaryDownSince = null;
-    if (node !== this.primary) this.resync(node);
-    else for (const r of this.replicas()) if (r.up) this.resync(r);
+    // A replica cannot sync from a primary that is down: it serves what it has until the primary
+    // returns or a failover gives it another (both resync every replica that is up).
+    if (node !== this.primary) {
+      if (this.primary.up) this.resync(node);
+    } else for (const r of this.replicas()) if (r.up) this.resync(r);
   }
 
   /**

@@ -1,8 +1,9 @@
+import type { MethodOf } from '../../model/method-history.js';
 import type { BaseQueue } from '../../queue/base-queue.js';
 import type { DynoQueue } from '../../queue/dyno-queue.js';
 
 /** The public methods of the queue (DynoQueue), by name. */
-export type QueueMethod = { [K in keyof DynoQueue]: DynoQueue[K] extends (...args: never[]) => unknown ? K : never }[keyof DynoQueue];
+export type QueueMethod = MethodOf<DynoQueue>;
 
 /**
  * The queue, counting each public method the workload calls on it. The method runs on the queue

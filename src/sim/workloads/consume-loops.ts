@@ -132,9 +132,9 @@ async function ackManyAndPopLoop(ctx: WorkloadContext, actor: WorkloadActor, rng
 /**
  * The README's loop: `for await (const m of queue.consume({ batch: 1, wait, onError }))`, entered
  * once, each step recorded as the call METHOD_HISTORY.consume names (a pop: so each lease starts at
- * its step). A store error the loop
- * outlives ends the step so far with it (onError) and the loop's next pop is a new step. Nothing
- * restarts it: a loop that ends before the run does is a consumer that stopped (keeps consuming).
+ * its step). A store error the loop outlives ends the step so far with it (onError) and the loop's
+ * next pop is a new step. Nothing restarts it: a loop that ends before the run does is a consumer
+ * that stopped (keeps consuming).
  */
 async function consumeLoop(ctx: WorkloadContext, actor: WorkloadActor, rng: Rng): Promise<void> {
   const w = ctx.config.workload;

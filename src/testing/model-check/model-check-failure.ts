@@ -4,7 +4,7 @@ import type { Layout } from './layout.js';
 // No fast-check here: dynoq/testing loads this statically to recognise a model check's failure.
 
 /** What the model-based check holds the queue to: the property a failure names. */
-export const MODEL_PROPERTY = 'every reply of the queue, and its final state, equal the reference model\'s';
+const MODEL_PROPERTY = 'every reply of the queue, and its final state, equal the reference model\'s';
 
 /**
  * A model-based check that failed, explained: the first reply that differed (operation, the model's

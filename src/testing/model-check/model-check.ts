@@ -30,7 +30,7 @@ const UNACK = 100;
 /** The shard listed before the queue's own in the layouts with an extra shard; nothing is pushed to it. */
 const EXTRA_SHARD = 'x';
 
-export const ONE_SHARD: Layout = { settleMs: 0, extraShard: false, serverTime: false };
+const ONE_SHARD: Layout = { settleMs: 0, extraShard: false, serverTime: false };
 
 /**
  * Every layout of a mode: settle 0 or 5 ms (atomic), with or without an extra shard, and on the
@@ -44,7 +44,7 @@ export function layoutsOf(mode: QueueMode, withServerClock: boolean): Layout[] {
 }
 
 /** A server clock the check can read and drive (the simulated node's): the model follows it. */
-export interface ServerClock {
+interface ServerClock {
   now(): number;
   advance(ms: number): Promise<void>;
 }
@@ -173,7 +173,7 @@ function makeQueue(
   return { queue: createQueue(input), keys: new QueueKeys(options.prefix, options.name, options.hashTag) };
 }
 
-export interface ModelCheckOptions {
+interface ModelCheckOptions {
   readonly mode: QueueMode;
   /** A fresh store (and how to await calls on it) per generated sequence. */
   readonly setup: (name: string, layout: Layout) => Setup | Promise<Setup>;

@@ -11,8 +11,7 @@ import { nodeStall } from './node-stall.js';
 import { partition } from './partition.js';
 import type { RealFaultRun, RealFaultWorld, RealMeans } from './real-means.js';
 import { redisMemory } from './redis-memory.js';
-
-export type { RealFaultWorld } from './real-means.js';
+import { supervisedCrash } from './supervised-crash.js';
 
 /**
  * The real means of every fault family a real twin can strike, one module each: a family of
@@ -30,6 +29,8 @@ const REAL_MEANS: { readonly [F in FaultFamily]?: RealMeans<FaultOfFamily<F>> } 
   'client-crash': clientCrash,
   clock,
   'consumer-clocks': consumerClocks,
+  'process-crash': supervisedCrash,
+  'process-crash-failover': supervisedCrash,
 };
 
 function meansOf(kind: FaultKind): RealMeans<Fault> | undefined {
@@ -37,7 +38,7 @@ function meansOf(kind: FaultKind): RealMeans<Fault> | undefined {
 }
 
 /** The fault kinds a real twin can strike. */
-export const REAL_FAULT_KINDS: readonly FaultKind[] = FAULT_FAMILY_NAMES.filter((f) => REAL_MEANS[f]).flatMap(kindsOf);
+const REAL_FAULT_KINDS: readonly FaultKind[] = FAULT_FAMILY_NAMES.filter((f) => REAL_MEANS[f]).flatMap(kindsOf);
 
 /** Why a configuration cannot run on real processes (none: it can). */
 export function realTwinProblems(config: SimConfig): string[] {

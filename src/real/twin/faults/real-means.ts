@@ -5,6 +5,8 @@ import type { RealActor } from '../real-actor.js';
 /** What a real fault acts on: the processes, and the clients of this Node process. */
 export interface RealFaultWorld {
   readonly cluster: RealCluster;
+  /** The configuration the twin runs (its persistence and supervisor rule). */
+  readonly config: SimConfig;
   actor(name: string): RealActor | undefined;
   actors(): Iterable<RealActor>;
   /** Called with every process action the fault took, for the run's log. */

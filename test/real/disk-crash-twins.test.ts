@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { realTwinProblems } from '../../src/real/twin/faults/index.js';
+import { runReal } from '../../src/real/twin/run-real.js';
+import { parseSimConfig, type SimConfigInput } from '../../src/sim/run/config.js';
+import { runSimulation } from '../../src/sim/run/run.js';
+import { redisRequired, redisServerBinary } from '../support/redis-server.js';
+
+/**
+ * Crashes that keep the disk, simulated and on real processes with the same schedule: the primary
+ * of a durable set-up (atomic, server time, WAIT 1) SIGKILLed and started again by its supervisor
+ * 300 ms later, before Sentinel's 1 s failover delay. Without persistence it comes back empty and its
+ * replicas resync from it (every acknowledged push is gone); with its AOF (appendfsync always) nothing
+ * is lost; without persistence but under the supervisor rule (keepEmptyPrimaryDown) it waits for
+ * Sentinel to promote a replica and rejoins as its replica, and nothing is lost either.
+ */
+const redisAvailable = redisServerBinary() !== null;
+if (!redisAvailable && redisRequired) throw new Error('REQUIRE_REDIS=1 but redis-server is not installed');
+
+function config(topology: Record<string, unknown>): SimConfigInput {
+  return {
+    seed: 'disk-twin',
+    topology: { kind: 'primary-replica', zones: ['a', 'b', 'c'], failoverDelayMs: 1_000, ...topology },
+    queue: { mode: 'atomic', unackTimeoutMs: 1_000, reaperIntervalMs: 200, serverTime: true, durable: { replicas: 1, timeoutMs: 500 } },
+    workload: { messages: 40, producers: 2, rate: 10, consumers: 3, consumerBatch: 3, processingMeanMs: 30 },
+    faults: [{ at: 1_500, kind: 'kill-process', zone: 'a', durationMs: 300 }],
+    phases: { safetyMs: 4_000, livenessMs: 20_000 },
+  };
+}
+
+describe.runIf(redisAvailable)('a primary killed and restarted before failover: simulated and real agree on what its disk keeps', () => {
+  it.each([
+    ['no persistence', false, {}],
+    ['an AOF, appendfsync always', true, { persistence: 'aof-always' }],
+    ['an AOF, appendfsync everysec', true, { persistence: 'aof-everysec' }],
+    ['no persistence, the supervisor rule', true, { keepEmptyPrimaryDown: true }],
+  ] as const)('%s: at-least-once held %s', async (_what, holds, topology) => {
+    const c = parseSimConfig(config(topology));
+    const simulated = await runSimulation(c, { traceHash: false });
+    const real = await runReal(c);
+    expect(real.faults.filter((f) => f.error), 'the fault struck the real processes').toEqual([]);
+    expect(real.report.pushed).toBeGreaterThan(0);
+    const log = real.log.join('\n');
+    expect(simulated.report.properties.atLeastOnce, 'simulated').toBe(holds);
+    expect(real.report.properties.atLeastOnce, `real:\n${log}`).toBe(holds);
+    if ('keepEmptyPrimaryDown' in topology) expect(log).toMatch(/supervisor keeps a down .* until a replica is promoted[\s\S]*supervisor starts a empty as a replica of [bc]/);
+  }, 90_000);
+});
+
+describe('a power loss has no real means', () => {
+  it('a real twin refuses it, naming it, before any process starts', () => {
+    const c = parseSimConfig({ ...config({ persistence: 'aof-everysec' }), faults: [{ at: 1_500, kind: 'power-loss', zone: 'a', durationMs: 300 }] });
+    expect(realTwinProblems(c)).toEqual([expect.stringMatching(/^fault power-loss at 1500 ms: no real means/)]);
+  });
+});

@@ -23,7 +23,7 @@ describe('every scenario file replays as recorded', () => {
     for (const p of scenario.expect.violate) expect(result.report.properties[p], `${p} should be violated`).toBe(false);
     expect(scenario.expect.traceHash, 'a recorded trace hash').toBeDefined();
     expect(result.traceHash).toBe(scenario.expect.traceHash);
-  }, 120_000);
+  }, 600_000);
 });
 
 describe('scenario validation names the bad field', () => {

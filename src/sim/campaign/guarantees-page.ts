@@ -1,6 +1,6 @@
 import { PROPERTIES, PROPERTY_NAMES } from '../../model/properties.js';
 import { FAULT_FAMILIES } from '../faults/index.js';
-import { TABLE_PROFILE, type FaultDraw } from '../run/configurations.js';
+import type { FaultDraw } from '../run/configurations.js';
 import { PROFILES } from '../settings/workload-profile.js';
 import { decide, PROPERTY_CODES, RECOMMENDATION_RULE, type Decision, type MatrixCell, type MatrixLine } from './decision.js';
 import { adviceFor, type GuaranteesData } from './guarantees-data.js';
@@ -143,7 +143,6 @@ export function guaranteesPage(data: GuaranteesData): string {
     '',
     `- Runs: ${seeds} seeds (\`g0\` … \`g${seeds - 1}\`) per configuration; a cell pools ${decision.runsPerCell.min === decision.runsPerCell.max ? decision.runsPerCell.min : `${decision.runsPerCell.min}–${decision.runsPerCell.max}`} runs. The same seeds always give the same table.`,
     `- Intervals: 95 % Wilson score intervals over the runs that exercised a property (could have broken it, [CHECKER.md](CHECKER.md) §5). A held cell is evidence, not proof: with none violated in n runs the upper bound is about 3.8 / n (${pct(wilson(0, decision.runsPerCell.max).high)} for ${decision.runsPerCell.max} runs).`,
-    `- Workload: the \`${TABLE_PROFILE}\` profile only (configuration names end in \`/${TABLE_PROFILE}\`). The other profiles' configurations repeat its information (every property they broke, it broke too, but for one cell at the noise floor) and stay available to \`dynoq sim --configuration\`.`,
     '- Every number is the simulator\'s. [FIDELITY.md](FIDELITY.md) runs rows of this table as real twins (real redis-server, Sentinel and Dynomite processes, the same checker) and says per property where reality agrees, is gentler or is harsher.',
     '- Any run replays with `dynoq sim --configuration NAME --seed SEED` (names and first failing seeds are in [guarantees.html](guarantees.html)).',
     '',

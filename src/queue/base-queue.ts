@@ -1,4 +1,5 @@
 import type { ScriptReply } from '../redis/script.js';
+import { StoreFullError } from '../store/errors.js';
 import type { Store } from '../store/store.js';
 import type { AckAndPop, AckItem, AckManyAndPop, ConsumeOptions, DynoQueue, PopOptions, QueueMode, ShardSize } from './dyno-queue.js';
 import { DynoqError, InvalidArgumentError, InvalidMessageError, QueueClosedError } from './errors.js';
@@ -238,7 +239,7 @@ export abstract class BaseQueue implements DynoQueue {
    * doubling up to CONSUME_RETRY_MAX_MS while errors go on) and pops again, so a loop written once
    * outlives reconnects and failovers. A pop that failed after leasing some messages
    * (PoppedBatch.error) yields those first. The queue's own typed errors (closed, bad argument)
-   * cannot heal and end the loop, thrown from it. Leaving the loop early (`break`, `return`, a
+   * cannot heal and end the loop, thrown from it; a full Redis (StoreFullError) heals and is waited out. Leaving the loop early (`break`, `return`, a
    * throw in the loop body) releases the messages of the current batch not yet yielded, so no lease
    * is left held by nobody; the message the loop body was given stays with it (ack or release it).
    */
@@ -419,9 +420,10 @@ export abstract class BaseQueue implements DynoQueue {
   }
 }
 
-/** A store error a reconnect or failover may heal; the queue's own typed errors never do. */
+/** A store error a reconnect, failover or freed memory may heal; the queue's own other typed errors never do. */
 function healable(err: unknown): boolean {
-  return !(err instanceof DynoqError);
+  // A full Redis heals as a reconnect does (memory freed, the limit raised): the loop waits it out.
+  return !(err instanceof DynoqError) || err instanceof StoreFullError;
 }
 
 /** An AbortSignal or anything shaped like one (a polyfill's); anything else is refused before any timer is set. */

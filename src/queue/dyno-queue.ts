@@ -16,7 +16,8 @@ export interface ConsumeOptions extends PopOptions {
   /**
    * Called with each store error the loop outlives (a dropped connection, a failover, a timeout)
    * and the ms it waits before popping again; the loop goes on. Errors a retry cannot heal (the
-   * queue's own typed errors: closed queue, bad argument) end the loop instead, thrown from it.
+   * queue's own typed errors: closed queue, bad argument; not a full Redis, which heals) end the loop
+   * instead, thrown from it.
    */
   readonly onError?: (error: unknown, retryInMs: number) => void;
 }

@@ -4,6 +4,7 @@ import { createQueue } from '../../src/queue/create-queue.js';
 import type { QueueMode } from '../../src/queue/dyno-queue.js';
 import { InvalidArgumentError } from '../../src/queue/errors.js';
 import type { QueueOptionsInput } from '../../src/queue/options.js';
+import { StoreFullError } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/store.js';
 import { backendNames, useBackend } from '../support/backends.js';
 import { FakeTime, settle } from '../support/fake-time.js';
@@ -13,13 +14,13 @@ import { FakeTime, settle } from '../support/fake-time.js';
 // the queue's own typed errors).
 
 /** A store that fails every call while `down` is set, as a connection to a Redis that is restarting. */
-function outage(store: Store): { store: Store; set(down: boolean): void } {
+function outage(store: Store, error: () => Error = () => new Error('connect ECONNREFUSED 127.0.0.1:6379')): { store: Store; set(down: boolean): void } {
   let down = false;
   const proxy = new Proxy(store, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => (down ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6379')) : (value as (...a: unknown[]) => unknown).apply(target, args));
+      return (...args: unknown[]) => (down ? Promise.reject(error()) : (value as (...a: unknown[]) => unknown).apply(target, args));
     },
   });
   return { store: proxy, set: (d) => (down = d) };
@@ -80,6 +81,33 @@ describe.each(backendNames())('consume() outlives store errors on %s', (backendN
       expect(await loop).toBe('ended');
       expect(await producer.size()).toBe(0);
       expect((await producer.shardSizes()).a!.uacked).toBe(0);
+      await producer.close();
+    }, 60_000);
+
+    it('a full Redis heals too: its StoreFullError reaches onError and the loop goes on once memory is freed', async () => {
+      const time = new FakeTime();
+      const base = backend.store();
+      const link = outage(base, () => new StoreFullError("OOM command not allowed when used memory > 'maxmemory'."));
+      const queue = make(mode, link.store, time);
+      const producer = make(mode, base, time, {}, queue.name);
+      const seen: string[] = [];
+      const errors: unknown[] = [];
+      link.set(true);
+      const loop = (async () => {
+        for await (const m of queue.consume({ batch: 1, wait: 100, onError: (e) => errors.push(e) })) {
+          seen.push(m.id);
+          await producer.ack(m.id, m.token);
+        }
+        return 'ended';
+      })();
+      await until(time, () => errors.length >= 2);
+      expect(errors.every((e) => e instanceof StoreFullError)).toBe(true);
+      await producer.push([{ id: 'freed', payload: 'x' }]);
+      link.set(false);
+      await until(time, () => seen.length === 1);
+      expect(seen).toEqual(['freed']);
+      await queue.close();
+      expect(await loop).toBe('ended');
       await producer.close();
     }, 60_000);
 

@@ -1,4 +1,4 @@
-import { PROPERTIES, PROPERTY_NAMES } from '../../model/properties.js';
+import { PROPERTIES, PROPERTIES_WORST_FIRST, PROPERTY_NAMES } from '../../model/properties.js';
 import { FAULT_FAMILIES } from '../faults/index.js';
 import type { FaultDraw } from '../run/configurations.js';
 import { PROFILES } from '../settings/workload-profile.js';
@@ -75,6 +75,8 @@ function recommendedSection(data: GuaranteesData, decision: Decision, line: Matr
     `### ${line.facets.topology}: \`${line.setup}\``,
     '',
     `${line.facets.mode} mode, ${optionsText(line.facets)}. Holds every property it exercised under ${held.length} of the ${decision.columns.length} fault draws (${held.map(drawLabel).join(', ') || 'none'}); ${line.propertiesHeld} (draw, property) pairs held.`,
+    '',
+    `Draws under which each property held, worst first: ${PROPERTIES_WORST_FIRST.map((p) => `${PROPERTIES[p].label} ${line.drawsHeldBy[p]}`).join(', ')} (of ${decision.columns.length}).`,
   ];
   if (violated.length > 0) out.push('', 'What it still cannot survive, and why (mechanisms classified from the runs):', '', ...violated.flatMap((d) => whyLines(data, line, d, legend, { mechanisms: 3 })));
   if (unexercised.length > 0) out.push('', `Measured but not exercised (the faults never changed anything): ${unexercised.map(drawLabel).join(', ')}.`);

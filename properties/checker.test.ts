@@ -4,6 +4,7 @@ import { checkHistory, reportOfStoppedRun } from '../src/model/checker.js';
 import type { CheckerSettings, DeliveryVia, HistoryOp, Outcome, RunPhases } from '../src/model/history.js';
 import { formatHistoryFile, HistoryFileError, parseHistoryFile } from '../src/model/history-file.js';
 import { AtomicModel } from '../src/model/reference/atomic-model.js';
+import { LegacyModel } from '../src/model/reference/legacy-model.js';
 import { FAILURE_KINDS, kindsBreaking, PROPERTY_NAMES, VIOLATION_KIND_NAMES, zeroPerKind, type ViolationKind } from '../src/model/properties.js';
 
 const SCALE = Number(process.env.DYNOQ_PROPERTY_SCALE ?? 1);
@@ -282,6 +283,39 @@ describe('history checker: the whole API (docs/CHECKER.md ยง1.1), definition by 
     exactly([...base, ack('m', 312, 'c1', 'ok', 293), ensureAt(323, 307, true), ...c2], { 'double-pop': 1, duplicate: 1 });
     // the message's only creation made the delivered life: it cannot follow the ack
     exactly([push('m', 320, 0, 'ok', 100), deliver('m', 207, 'c1', 1_000, 103), ack('m', 312, 'c1', 'ok', 293), ...c2], { 'double-pop': 1, duplicate: 1 });
+  });
+
+  it('an ok reschedule, release, ack or remove found the message: it came after the only creation that may have made it, however they overlap', () => {
+    // The queue's own rules: each is refused before the message exists, so returning ok it followed the
+    // push, and an ok reschedule then decides the due time (both modes).
+    const message = { id: 'm', payload: '', timeout: 879, priority: 0 };
+    for (const model of [new AtomicModel(1_000), new LegacyModel(1_000)]) {
+      expect([model.setTimeout('m', 1_816), model.release('m'), model.ack('m'), model.remove('m')]).toEqual([false, false, false, false]);
+      model.push([message]);
+      expect(model.setTimeout('m', 1_816)).toBe(true);
+      model.now = 1_500;
+      expect(model.pop(1)).toEqual([]);
+      model.now = 1_817;
+      expect(model.pop(1).map((l) => l.id)).toEqual(['m']);
+    }
+    // Found on the recommended primary-replica set-up (seed g3): m11 pushed [529, 540] (+879 ms, due by
+    // 1419 by the push alone) and rescheduled ok [532, 534] (+1,816 ms): due no earlier than 2348. It
+    // was counted free and due from 1419 and blamed for the pop of m1 (priority 9) at 1511 and a pop
+    // waiting from 1470.
+    const m11 = (r: Outcome) => [pushTo('m11', 540, 'b', 0, 879, 'ok', 529), reschedule('m11', 534, 1_816, r, 532), deliverVia('m11', 2_400, 'c1', 'schedule', 'b', 2_390), ack('m11', 2_410, 'c1')];
+    const m1 = [pushTo('m1', 0, 'b', 9), deliverVia('m1', 1_520, 'c1', 'schedule', 'b', 1_511), ack('m1', 1_530, 'c1'), pop('c2', 'b', 1_470, 1_600, 0)];
+    exactly([...m11('ok'), ...m1], {}, bounded);
+    // a failed reschedule had no effect, so the push decides: an inversion and a late pop
+    exactly([...m11('fail'), ...m1], { 'priority-inversion': 1, late: 1 }, bounded);
+    // an unknown one may not have applied: m11 was never surely free
+    exactly([...m11('unknown'), ...m1], {}, bounded);
+    // another creation may have made the message the reschedule found, and the push may have come after it
+    exactly([pushTo('m11', 2, 'b', 0, 0, 'ok', 0), ...m11('ok'), ...m1], { 'priority-inversion': 1, late: 1, duplicate: 0 }, bounded);
+    // the same order makes a delivery before 2348 early, which the push alone (due from 1408) would allow
+    exactly([pushTo('m11', 540, 'b', 0, 879, 'ok', 529), reschedule('m11', 534, 1_816, 'ok', 532), deliverVia('m11', 1_500, 'c1', 'schedule', 'b', 1_490), ack('m11', 1_510, 'c1')], { early: 1 }, bounded);
+    // an ok release found the message its only push [0, 300] made (delivered at 20 in between): free from 300
+    const released = [pushTo('m', 300, 's', 0, 0, 'ok', 0), deliverVia('m', 20, 'c1', 'schedule', 's', 10), release('m', 110, 'c1', 'ok', 100), pop('c2', 's', 300, 500, 0), deliverVia('m', 610, 'c2', 'schedule', 's', 600), ack('m', 620, 'c2')];
+    exactly(released, { late: 1, duplicate: 1 }, bounded);
   });
 
   it('ensure: one that returned ok without creating has no effect; an unknown one may have created', () => {
@@ -631,7 +665,10 @@ type Del = Extract<Op, { type: 'deliver' }>;
  * - "free and due" needs an ok operation to have made the message visible, nothing visible in flight
  *   (any outcome: a failed call may still be running when the pop reads), no taker since (a delivery
  *   from its pop's invocation, an unknown pop that could reach it, an ack or remove that may have
- *   applied; one overlapping the last visibility operation counts, as it may have come after it), no unknown visibility operation since, and the last one's latest due time passed.
+ *   applied; one overlapping the last visibility operation counts, as it may have come after it), no unknown visibility operation returned since the last one began (it may have come after it), and the last one's latest due time passed.
+ * - An ok reschedule, release, ack or remove found the message, so it came after the only creation
+ *   that may have made it, however the two overlap: it overtakes that creation, and a creation a
+ *   reschedule or release so came after is not the last visibility operation (nor an unknown one since).
  * - A delivery that no operation invoked before its pop returned could explain is judged against the
  *   later ones: before each of their due times, it is early.
  */
@@ -652,17 +689,23 @@ function bruteForceWholeApi(history: Op[], p: { livenessStart: number; end: numb
   // (failing that, as a delivery from it recorded it).
   const shardOf = (id: string) => (opsOf(id).find(creates) as { shard?: string } | undefined)?.shard ?? (opsOf(id).find((o) => o.type === 'deliver') as { shard?: string } | undefined)?.shard;
   const priorityOf = (id: string) => (opsOf(id).find(creates) as { priority?: number } | undefined)?.priority ?? 0;
+  // An ok reschedule, release, ack or remove found the message: when v is the only creation that may
+  // have made it invoked before y returned, y came after v, however they overlap.
+  const foundAfter = (ev: Op[], y: Op, v: Op) => y.outcome === 'ok' && creates(v) && v.invokedAt < y.completedAt && ev.filter((c) => creates(c) && c.invokedAt < y.completedAt).length === 1;
   // A later ok reschedule, release, ack or remove that surely came after v and before time t.
-  const overtaken = (ev: Op[], v: Op, t: number) => ev.some((y) => y !== v && y.outcome === 'ok' && ['reschedule', 'release', 'ack', 'remove'].includes(y.type) && y.invokedAt > v.completedAt && y.completedAt < t);
+  const overtaken = (ev: Op[], v: Op, t: number) => ev.some((y) => y !== v && y.outcome === 'ok' && ['reschedule', 'release', 'ack', 'remove'].includes(y.type) && (y.invokedAt > v.completedAt || foundAfter(ev, y, v)) && y.completedAt < t);
+  // A push or ensure whose effect an ok reschedule or release returned by t found and decided again.
+  const superseded = (ev: Op[], v: Op, t: number) => ev.some((y) => (y.type === 'reschedule' || y.type === 'release') && y.completedAt < t && foundAfter(ev, y, v));
 
   /** Free and due at the point t (never an operation's own time). */
   const free = (id: string, t: number): boolean => {
     const ev = opsOf(id);
     if (ev.some((o) => isVis(o) && o.invokedAt < t && t < o.completedAt)) return false;
-    const oks = ev.filter((o): o is Vis => mayMakeVisible(o) && o.outcome === 'ok' && o.completedAt < t);
+    const oks = ev.filter((o): o is Vis => mayMakeVisible(o) && o.outcome === 'ok' && o.completedAt < t && !superseded(ev, o, t));
     if (oks.length === 0) return false;
     const last = oks.reduce((a, b) => (b.completedAt >= a.completedAt ? b : a));
-    if (ev.some((o) => isVis(o) && o.outcome === 'unknown' && o.completedAt > last.completedAt && o.completedAt < t)) return false;
+    // an unknown one that returned since the last began may have come after it
+    if (ev.some((o) => isVis(o) && o !== last && o.outcome === 'unknown' && o.completedAt >= last.invokedAt && o.completedAt < t && !superseded(ev, o, t))) return false;
     const takers: { invokedAt: number; completedAt: number }[] = [
       ...ev.filter((o) => o.type === 'deliver' || ((o.type === 'ack' || o.type === 'remove') && applied(o))),
       ...pops.filter((q) => q.outcome === 'unknown' && (q.via === 'id' ? q.id === id : q.shard === undefined || q.shard === shardOf(id))),
@@ -828,6 +871,8 @@ describe('history checker agrees with a brute-force reading of docs/CHECKER.md ย
         delay: fc.constantFrom(0, 150, 700),
         pushOutcome: outcome,
         pushAt: fc.constantFrom(0, 0, 300),
+        // a long push overlaps the reschedule, deliveries and releases that found the message it made
+        pushSpan: fc.constantFrom(2, 2, 60, 250),
         reschedule: fc.option(fc.record({ at, delay: fc.constantFrom(0, 300), outcome, span })),
         remove: fc.option(fc.record({ at, outcome })),
         ensure: fc.option(fc.record({ at, created: fc.constantFrom<boolean | undefined>(true, false, undefined), outcome })),
@@ -837,7 +882,7 @@ describe('history checker agrees with a brute-force reading of docs/CHECKER.md ย
         ),
       })
       .map((g) => {
-        const h: HistoryOp[] = [pushTo(id, g.pushAt + 2, g.shard, g.priority, g.delay, g.pushOutcome, g.pushAt)];
+        const h: HistoryOp[] = [pushTo(id, g.pushAt + g.pushSpan, g.shard, g.priority, g.delay, g.pushOutcome, g.pushAt)];
         if (g.reschedule) h.push(reschedule(id, g.reschedule.at + 3 + g.reschedule.span, g.reschedule.delay, g.reschedule.outcome, g.reschedule.at + 3));
         if (g.remove) h.push({ ...remove(id, g.remove.at + 7, g.remove.outcome), invokedAt: g.remove.at + 6 });
         if (g.ensure) {

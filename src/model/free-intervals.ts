@@ -1,5 +1,5 @@
 import type { PopOp } from './history.js';
-import { latestDue } from './due-time.js';
+import { latestDue, supersededBy, type VisibilityOp } from './due-time.js';
 import { mayHaveApplied, mayHaveCreated, type MessageOps } from './message-ops.js';
 
 /** A time span [from, to) in which a message was surely free and due (docs/CHECKER.md §2.3). */
@@ -17,8 +17,9 @@ type Step = { readonly t: number; readonly run: () => void; readonly last?: bool
  * passed, not held (from the invocation of any pop that delivered it, or of an unknown pop that could
  * have taken it; still not at its return), not acked or removed (ok or unknown, from the invocation), and no push, ensure,
  * reschedule or release of it in flight. An unknown visibility operation leaves it uncertain until
- * the next ok one. A message whose lease ran out is not free again until something visible (a
- * release, a push) says so: the reaper's re-queue is not in the history.
+ * the next ok one that surely came after it; an ok reschedule or release that found the message a push
+ * made decides over that push (docs/CHECKER.md §2.2). A message whose lease ran out is not free again
+ * until something visible (a release, a push) says so: the reaper's re-queue is not in the history.
  */
 export function freeIntervals(id: string, priorityAt: number | ((t: number) => number), m: MessageOps, takenBy: readonly PopOp[], end: number): FreeInterval[] {
   let queued = false;
@@ -32,12 +33,19 @@ export function freeIntervals(id: string, priorityAt: number | ((t: number) => n
   // a pop waiting [203, 256] returned m5 pushed at [252, 256]; counted free from 256 on, m5 was blamed late.
   const takers: { invokedAt: number; completedAt: number }[] = [...m.deliveries, ...m.acks.filter(mayHaveApplied), ...m.removes.filter(mayHaveApplied), ...takenBy];
   const overlapsATaker = (v: { invokedAt: number; completedAt: number }) => takers.some((g) => g.invokedAt <= v.completedAt && g.completedAt >= v.invokedAt);
+  // An unknown one that returned while this ok one was in flight may have taken effect after it (unless
+  // an ok reschedule or release found the message it made): still uncertain. A push [529, 540] and an
+  // unknown reschedule [532, 534] of the message it made: the reschedule may have applied after the push.
+  const unknownMayFollow = (v: VisibilityOp) => visibility.some((u) => u !== v && u.outcome === 'unknown' && u.completedAt >= v.invokedAt && u.completedAt <= v.completedAt && !supersededBy(m, u, v.completedAt));
   for (const v of visibility) {
     steps.push({ t: v.invokedAt, run: () => inFlight++ });
     steps.push({
       t: v.completedAt,
       run: () => {
         inFlight--;
+        // An ok reschedule or release that already returned found the message this push made: it came
+        // after it, and what it decided stands (docs/CHECKER.md §2.2, surelyAfter).
+        if (supersededBy(m, v, v.completedAt)) return;
         if (v.outcome === 'unknown') uncertain = true;
         if (v.outcome !== 'ok') return;
         if ((v.type === 'push' || v.type === 'ensure') && !mayHaveCreated(v)) return;
@@ -46,7 +54,7 @@ export function freeIntervals(id: string, priorityAt: number | ((t: number) => n
           return;
         }
         queued = true;
-        uncertain = false;
+        uncertain = unknownMayFollow(v);
         due = latestDue(v);
       },
     });

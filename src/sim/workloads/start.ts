@@ -3,7 +3,7 @@ import { CONSUMER_LOOP_DRIVERS } from './consume-loops.js';
 import type { WorkloadActor, WorkloadContext } from './context.js';
 import { operatorLoop } from './operate.js';
 import { producerLoop } from './produce.js';
-import { raceLoop } from './race.js';
+import { raceLoop, resetRacerLoop } from './race.js';
 
 /** Starts a client process: a simulated one or a real one; consumers run the un-ack reaper. */
 export type SpawnActor = (name: string, zone: string, runsReaper: boolean) => WorkloadActor;
@@ -40,6 +40,7 @@ export function startWorkload(ctx: WorkloadContext, spawn: SpawnActor, rng: Rng)
   if (ctx.profile.operator) void operatorLoop(ctx, spawn('operator', zones[0]!, false), rng.stream('operator'));
   if (ctx.profile.races && zones.length > 1) {
     void raceLoop(ctx, spawn('racer-0', zones[0]!, false), spawn('racer-1', zones[zones.length - 1]!, false), rng.stream('racers'), ctx.profile.races.intervalMs);
+    void resetRacerLoop(ctx, spawn('racer-2', zones[1]!, false), rng.stream('racer-2'), ctx.profile.races.intervalMs);
   }
   return {
     producing: () => producing,

@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BaseQueue } from '../../src/queue/base-queue.js';
+import type { PoppedMessage } from '../../src/queue/message.js';
 import { parseSimConfig } from '../../src/sim/run/config.js';
 import { runSimulation } from '../../src/sim/run/run.js';
 import { RACE_NAMES } from '../../src/sim/workloads/race-names.js';
 import { PROFILES } from '../../src/sim/settings/workload-profile.js';
+import { LOOP_THREW } from '../../src/sim/workloads/start.js';
 
 const config = (mode: 'atomic' | 'legacy', seed: string, profile: 'full' | 'basic' = 'full') =>
   parseSimConfig({
@@ -74,4 +77,36 @@ describe('the racers of the full profile make the races users hit, and the histo
     expect(r.races).toEqual({});
     expect(r.history.some((o) => o.process.startsWith('racer'))).toBe(false);
   }, 60_000);
+
+  describe('a racer whose loop throws', () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    /** consume() that throws at once, an error it does not heal (what a full Redis did before consume() outlived it). */
+    async function* throwsAtOnce(this: BaseQueue): AsyncIterableIterator<PoppedMessage> {
+      throw new Error('planted: consume() threw out of the loop');
+    }
+
+    it('is traced and ends that loop only: no unhandled rejection, the run goes on and is judged', async () => {
+      vi.spyOn(BaseQueue.prototype, 'consume').mockImplementation(throwsAtOnce);
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        const r = await runSimulation(parseSimConfig({ ...config('atomic', 'races-1'), keepTrace: true }));
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(unhandled.map(String)).toEqual([]);
+        const threw = r
+          .traceText!.split('\n')
+          .filter((line) => line.includes(`"op":"${LOOP_THREW}"`))
+          .map((line) => (JSON.parse(line) as { actor: string }).actor);
+        expect(threw).toContain('racer-2');
+        expect(threw.every((actor) => actor.startsWith('racer') || actor.startsWith('consumer'))).toBe(true);
+        // The run went on past the racers' end: the producers pushed everything and it was judged.
+        expect(r.report.properties.noPhantoms).toBe(true);
+        expect(r.report.properties.atLeastOnce).toBe(true);
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
+    }, 60_000);
+  });
 });

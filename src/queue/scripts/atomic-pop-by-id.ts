@@ -1,4 +1,5 @@
 import type { ScriptDef } from '../../redis/script.js';
+import { formatRedisDouble } from '../../redis/number-format.js';
 import { LEASE_LUA, NOW_LUA, lease, scriptNow } from './atomic-common.js';
 
 /**
@@ -24,6 +25,6 @@ export const atomicPopById: ScriptDef = {
     const id = argv[2]!;
     const removed = (redis.call('zrem', keys[4]!, id) as number) + (redis.call('zrem', keys[5]!, id) as number);
     if (removed === 0) return [];
-    return lease(redis, id, { msg: keys[0]!, meta: keys[1]!, leases: keys[2]!, unack: keys[6]! }, argv[4]!, now + Number(argv[3])) ?? [];
+    return lease(redis, id, { msg: keys[0]!, meta: keys[1]!, leases: keys[2]!, unack: keys[6]! }, argv[4]!, now + Number(argv[3]), formatRedisDouble) ?? [];
   },
 };

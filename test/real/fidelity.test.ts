@@ -6,6 +6,7 @@ import { CONFIGURATIONS, configurationRun } from '../../src/sim/run/configuratio
 import { asHappened, type RealResult } from '../../src/real/twin/run-real.js';
 import { parseSimConfig } from '../../src/sim/run/config.js';
 import { runSimulation } from '../../src/sim/run/run.js';
+import { configProblems } from '../../src/sim/run/config-problems.js';
 
 const tally = (violated: number, exercised: number): Tally => Object.fromEntries(PROPERTY_NAMES.map((p) => [p, { violated, exercised }])) as Tally;
 const row = (name: string, real: Tally): RowFidelity => ({
@@ -70,6 +71,43 @@ describe('the fidelity table', () => {
     expect(resim.faults.slice(1)).toEqual(late.slice(1));
     expect((await runSimulation({ ...resim, keepTrace: false }, { traceHash: false })).report.pushed).toBeGreaterThan(0);
   }, 60_000);
+
+  it('a restart of the liveness phase that answered 2.5 s late keeps its node down 2.5 s in the re-simulation as it happened (was: restarted at the liveness start)', async () => {
+    const named = CONFIGURATIONS.find((c) => c.name === 'dynomite/DC_QUORUM/atomic/node-crash')!;
+    const crash = { at: 1_000, kind: 'crash-node', zone: 'b', loseUnreplicated: false } as const;
+    const config = parseSimConfig({ ...configurationRun(named, 'liveness-heal'), faults: [crash] });
+    const safety = config.phases.safetyMs;
+    const happened = [crash, { at: safety + 2_500, kind: 'restart-node', zone: 'b' }] as const;
+    const resim = asHappened({ config, happened: [...happened] });
+    expect(resim.faults).toEqual([crash]);
+    expect(resim.phases.livenessHeals).toEqual([{ at: safety + 2_500, zone: 'b', process: 'node' }]);
+    // consumer-1 pops zone b: nothing reaches it until its node answers again.
+    const firstPopOfB = async (c: typeof config) => {
+      const r = await runSimulation(c, { traceHash: false });
+      const delivered = r.history.filter((o) => o.type === 'deliver' && o.process === 'consumer-1' && o.invokedAt >= r.livenessStart);
+      expect(delivered.length).toBeGreaterThan(0);
+      return Math.min(...delivered.map((o) => o.completedAt)) - r.livenessStart;
+    };
+    expect(await firstPopOfB(resim)).toBeGreaterThanOrEqual(2_500);
+    expect(await firstPopOfB(config)).toBeLessThan(1_000);
+  }, 60_000);
+
+  it('a supervised crash that outlasted the safety phase keeps its node down to its real end; a heal inside the safety phase or of an unknown zone is refused', () => {
+    const named = CONFIGURATIONS.find((c) => c.name === 'primary-replica/atomic+server-time+durable+aof-always/process-crash')!;
+    const config = parseSimConfig(configurationRun(named, 'supervised-heal'));
+    const safety = config.phases.safetyMs;
+    const kill = { at: safety + 40, kind: 'kill-process', zone: 'a', durationMs: 3_000 } as const;
+    const resim = asHappened({ config, happened: [kill] });
+    expect(resim.faults).toEqual([{ ...kill, at: safety - 1, durationMs: 3_041 }]);
+    expect(resim.phases.livenessHeals).toEqual([{ at: safety + 3_040, zone: 'a', process: 'node' }]);
+    const bad = { ...config, phases: { ...config.phases, livenessHeals: [{ at: 5, zone: 'q', process: 'backend' as const }] } };
+    expect(() => parseSimConfig(bad)).not.toThrow();
+    expect(configProblems(parseSimConfig(bad))).toEqual([
+      'phases.livenessHeals.0: no zone "q"; zones are a, b, c',
+      `phases.livenessHeals.0: at 5 ms is inside the safety phase (${safety} ms); a heal there is a fault of the schedule`,
+      'phases.livenessHeals.0: a backend is the redis behind a Dynomite node; this topology is primary-replica',
+    ]);
+  });
 
   it('seed by seed: McNemar\'s exact test on the seeds one side alone violated', () => {
     expect(mcnemarP(0, 0)).toBe(1);

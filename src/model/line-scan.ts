@@ -5,6 +5,7 @@
  * nested value, a malformed line) is declined and the caller parses the line properly; the second
  * pass validates every line, so the scan never has to.
  */
+import { DELIVERY_VIAS } from './history.js';
 
 /** The scanned fields of the last line `scanLineBytes` accepted (module scratch: one scan allocates nothing). */
 export const scanned = {
@@ -396,4 +397,116 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
     }
   }
   return o;
+}
+
+/** Whether b[from, to) names one of the ways of popping. */
+function isViaText(b: Uint8Array, from: number, to: number): boolean {
+  for (const via of DELIVERY_VIAS) if (equals(b, from, to, via)) return true;
+  return false;
+}
+
+/**
+ * Whether the line b[from, to) is a pop that returned (ok or fail) and that the second pass would read
+ * through its plain path (parseOpBytes, then plainOp) without a word: strict JSON, no escape, and every
+ * field plainOp checks plainly valid. Such a pop changes nothing in a judgement without a delivery bound
+ * (no tally, no finding): the first pass settles it, and the second need not build it. Allocates nothing;
+ * false for anything else (the second pass then reads the line as before).
+ */
+export function settledPopLine(b: Uint8Array, from: number, to: number): boolean {
+  let isPop = false;
+  let processOk = false;
+  let invokedAt = NaN;
+  let completedAt = NaN;
+  let decided = false;
+  // Optional fields: valid until a value says otherwise (the last of a repeated key wins, as in JSON.parse).
+  let viaOk = true;
+  let shardOk = true;
+  let idOk = true;
+  let deliveredOk = true;
+  let i = from;
+  while (i < to && isSpace(b[i]!)) i++;
+  if (b[i] !== 123) return false;
+  i++;
+  while (i < to && isSpace(b[i]!)) i++;
+  for (;;) {
+    if (b[i] !== QUOTE) return false;
+    const keyFrom = ++i;
+    for (; i < to; i++) {
+      const c = b[i]!;
+      if (c === QUOTE) break;
+      if (c === BACKSLASH || c < 32) return false;
+    }
+    if (i >= to) return false;
+    const keyTo = i++;
+    while (i < to && isSpace(b[i]!)) i++;
+    if (b[i] !== 58) return false;
+    i++;
+    while (i < to && isSpace(b[i]!)) i++;
+    const c = b[i];
+    const valueFrom = i;
+    let isString = false;
+    let isNumber = false;
+    if (c === QUOTE) {
+      isString = true;
+      for (i++; i < to; i++) {
+        const d = b[i]!;
+        if (d === QUOTE) break;
+        if (d === BACKSLASH || d < 32) return false;
+      }
+      if (i >= to) return false;
+      i++;
+    } else if (c === 45 || isDigit(c)) {
+      const end = numberEnd(b, i, to);
+      if (end < 0) return false;
+      isNumber = true;
+      i = end;
+    } else if (c === 116 && b[i + 1] === 114 && b[i + 2] === 117 && b[i + 3] === 101) i += 4;
+    else if (c === 102 && b[i + 1] === 97 && b[i + 2] === 108 && b[i + 3] === 115 && b[i + 4] === 101) i += 5;
+    else if (c === 110 && b[i + 1] === 117 && b[i + 2] === 108 && b[i + 3] === 108) i += 4;
+    else return false;
+    if (i > to) return false;
+    // A string's text without its quotes.
+    const textFrom = valueFrom + 1;
+    const textTo = i - 1;
+    switch (keyTo - keyFrom) {
+      case 2:
+        if (equals(b, keyFrom, keyTo, 'id')) idOk = isString && textTo > textFrom;
+        break;
+      case 3:
+        if (equals(b, keyFrom, keyTo, 'via')) viaOk = isString && isViaText(b, textFrom, textTo);
+        break;
+      case 4:
+        if (equals(b, keyFrom, keyTo, 'type')) isPop = isString && equals(b, textFrom, textTo, 'pop');
+        break;
+      case 5:
+        if (equals(b, keyFrom, keyTo, 'shard')) shardOk = isString && textTo > textFrom;
+        break;
+      case 7:
+        if (equals(b, keyFrom, keyTo, 'outcome')) decided = isString && (equals(b, textFrom, textTo, 'ok') || equals(b, textFrom, textTo, 'fail'));
+        else if (equals(b, keyFrom, keyTo, 'process')) processOk = isString && textTo > textFrom;
+        break;
+      case 9:
+        if (equals(b, keyFrom, keyTo, 'invokedAt')) invokedAt = isNumber ? numberAt(b, valueFrom, i) : NaN;
+        else if (equals(b, keyFrom, keyTo, 'delivered')) {
+          const v = isNumber ? numberAt(b, valueFrom, i) : NaN;
+          deliveredOk = Number.isSafeInteger(v) && v >= 0;
+        } else if (equals(b, keyFrom, keyTo, '__proto__')) return false;
+        break;
+      case 11:
+        if (equals(b, keyFrom, keyTo, 'completedAt')) completedAt = isNumber ? numberAt(b, valueFrom, i) : NaN;
+        break;
+    }
+    while (i < to && isSpace(b[i]!)) i++;
+    if (b[i] === 44) {
+      i++;
+      while (i < to && isSpace(b[i]!)) i++;
+      continue;
+    }
+    if (b[i] !== 125) return false;
+    i++;
+    while (i < to && isSpace(b[i]!)) i++;
+    if (i !== to) return false;
+    break;
+  }
+  return isPop && processOk && decided && viaOk && shardOk && idOk && deliveredOk && Number.isFinite(invokedAt) && Number.isFinite(completedAt) && completedAt >= invokedAt;
 }

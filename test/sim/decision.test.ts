@@ -51,6 +51,27 @@ describe('the decision matrix', () => {
     expect(page.split('\n').length).toBeLessThanOrEqual(400);
   });
 
+  it('ranks worst property first: losing nothing under one more draw beats being on time under more', () => {
+    const d = decide(
+      data([
+        // client time: every property held under client pauses, but it loses messages under clock faults.
+        tableRow('primary-replica/atomic/client-pause', {}),
+        tableRow('primary-replica/atomic/clock', { atLeastOnce: 3 }),
+        tableRow('primary-replica/atomic/consumer-clocks', { atLeastOnce: 2 }),
+        // server time: late under every draw (no draw held whole), and loses nothing anywhere.
+        tableRow('primary-replica/atomic+server-time/client-pause', { deliveredPromptly: 1 }),
+        tableRow('primary-replica/atomic+server-time/clock', { deliveredPromptly: 2 }),
+        tableRow('primary-replica/atomic+server-time/consumer-clocks', { deliveredPromptly: 4 }),
+      ]),
+    );
+    const serverTime = d.lines.find((l) => l.setup === 'primary-replica/atomic+server-time')!;
+    expect(serverTime.drawsHeld).toBe(0);
+    expect(serverTime.drawsHeldBy.atLeastOnce).toBe(3);
+    expect(d.recommended[0]!.setup).toBe('primary-replica/atomic+server-time');
+    const page = guaranteesPage(data([tableRow('primary-replica/atomic/none', {}), tableRow('primary-replica/atomic/node-crash', { atLeastOnce: 3 })]));
+    expect(page).toMatch(/Draws under which each property held, worst first: at-least-once 1, /);
+  });
+
   it('a set-up with persistence shows, where it was not measured, the cells of the same set-up without it, marked', () => {
     const base = data([tableRow('primary-replica/atomic/none', {}), tableRow('primary-replica/atomic/node-crash', { atLeastOnce: 3 }), tableRow('primary-replica/atomic/client-crash', {})]);
     const crash = base.rows.find((r) => r.faults === 'node-crash')!;

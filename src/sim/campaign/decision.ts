@@ -35,6 +35,8 @@ export interface MatrixLine {
   readonly setup: string;
   readonly facets: SetupFacets;
   readonly cells: Readonly<Partial<Record<FaultDraw, MatrixCell>>>;
+  /** Per property: the measured draws under which it was exercised and held. */
+  readonly drawsHeldBy: Readonly<Record<PropertyName, number>>;
   /** Draws whose every exercised property held. */
   readonly drawsHeld: number;
   /** (draw, property) pairs exercised and held. */
@@ -57,8 +59,7 @@ export interface Decision {
 }
 
 /** The rule, in words, as the page states it. */
-export const RECOMMENDATION_RULE =
-  'the set-up that holds every property under the most fault draws (no faults, each family, the swarm); among those tied, the one holding the most (draw, property) pairs; then the fewest violating runs; a draw a set-up was not measured under counts as not held (a set-up with persistence counts the cells it inherits)';
+export const RECOMMENDATION_RULE = `the set-up that holds the worst-ranked property under the most fault draws (no faults, each family, the swarm), then the next property, and so on worst first (${PROPERTIES_WORST_FIRST.map((p) => PROPERTIES[p].label).join(', ')}: losing a message outweighs any number of late ones); among those tied, the one holding every property under the most draws; then the most (draw, property) pairs held; then the fewest violating runs. A draw a set-up was not measured under counts as not held (a set-up with persistence counts the cells it inherits)`;
 
 function poolCell(rows: readonly PublishedRow[]): MatrixCell {
   const counts = Object.fromEntries(
@@ -121,14 +122,24 @@ function scored(setup: string, facets: SetupFacets, cells: Partial<Record<FaultD
     setup,
     facets,
     cells,
+    drawsHeldBy: Object.fromEntries(PROPERTY_NAMES.map((p) => [p, all.filter((c) => c.held.includes(p)).length])) as Record<PropertyName, number>,
     drawsHeld: all.filter((c) => c.verdict === 'held').length,
     propertiesHeld: all.reduce((n, c) => n + c.held.length, 0),
     violations: all.reduce((n, c) => n + PROPERTY_NAMES.reduce((m, p) => m + c.counts[p].violated, 0), 0),
   };
 }
 
-/** Best first: most draws held, then most (draw, property) pairs held, then fewest violations, then name. */
+/**
+ * Best first: worst first over the properties, the most draws under which that property held; then the
+ * most draws held whole, the most (draw, property) pairs held, the fewest violations, the name. A user
+ * asks first what loses messages: a set-up that loses none under one more family beats one that is
+ * merely on time under more.
+ */
 export function rankLines(a: MatrixLine, b: MatrixLine): number {
+  for (const p of PROPERTIES_WORST_FIRST) {
+    const d = b.drawsHeldBy[p] - a.drawsHeldBy[p];
+    if (d !== 0) return d;
+  }
   return b.drawsHeld - a.drawsHeld || b.propertiesHeld - a.propertiesHeld || a.violations - b.violations || (a.setup < b.setup ? -1 : a.setup > b.setup ? 1 : 0);
 }
 

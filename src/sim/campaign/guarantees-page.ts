@@ -1,4 +1,4 @@
-import { PROPERTIES, PROPERTY_NAMES } from '../../model/properties.js';
+import { PROPERTIES, PROPERTIES_WORST_FIRST, PROPERTY_NAMES } from '../../model/properties.js';
 import { FAULT_FAMILIES } from '../faults/index.js';
 import type { FaultDraw } from '../run/configurations.js';
 import { PROFILES } from '../settings/workload-profile.js';
@@ -75,6 +75,8 @@ function recommendedSection(data: GuaranteesData, decision: Decision, line: Matr
     `### ${line.facets.topology}: \`${line.setup}\``,
     '',
     `${line.facets.mode} mode, ${optionsText(line.facets)}. Holds every property it exercised under ${held.length} of the ${decision.columns.length} fault draws (${held.map(drawLabel).join(', ') || 'none'}); ${line.propertiesHeld} (draw, property) pairs held.`,
+    '',
+    `Draws under which each property held, worst first: ${PROPERTIES_WORST_FIRST.map((p) => `${PROPERTIES[p].label} ${line.drawsHeldBy[p]}`).join(', ')} (of ${decision.columns.length}).`,
   ];
   if (violated.length > 0) out.push('', 'What it still cannot survive, and why (mechanisms classified from the runs):', '', ...violated.flatMap((d) => whyLines(data, line, d, legend, { mechanisms: 3 })));
   if (unexercised.length > 0) out.push('', `Measured but not exercised (the faults never changed anything): ${unexercised.map(drawLabel).join(', ')}.`);
@@ -159,6 +161,8 @@ export interface WhatToUse {
     readonly setup: string;
     readonly summary: string;
     readonly held: readonly FaultDraw[];
+    /** Draws under which it lost no acknowledged message (at-least-once exercised and held). */
+    readonly keeps: readonly FaultDraw[];
     /** Draws it was measured under. */
     readonly measured: number;
     /** Draws under which it lost an acknowledged message (at-least-once violated). */
@@ -184,6 +188,7 @@ export function whatToUse(data: GuaranteesData): WhatToUse {
         setup: l.setup,
         summary: `${l.facets.mode} mode, ${optionsText(l.facets)}`,
         held: measured.filter((d) => l.cells[d]!.verdict === 'held'),
+        keeps: measured.filter((d) => l.cells[d]!.held.includes('atLeastOnce')),
         measured: measured.length,
         loses: violated.filter((d) => l.cells[d]!.violated.includes('atLeastOnce')),
         breaks: violated.filter((d) => !l.cells[d]!.violated.includes('atLeastOnce')),
@@ -204,7 +209,7 @@ export function whatToUseLines(w: WhatToUse): string[] {
   return [
     ...w.topologies.map(
       (t) =>
-        `${t.topology}: ${t.summary} (${t.setup}) holds every property under ${t.held.length} of the ${t.measured} fault draws it was measured under (${list(t.held)}); it loses acknowledged messages under ${list(t.loses)}${t.breaks.length > 0 ? `, and breaks another property under ${list(t.breaks)}` : ''}.`,
+        `${t.topology}: ${t.summary} (${t.setup}) loses no acknowledged message under ${t.keeps.length} of the ${t.measured} fault draws it was measured under (${list(t.keeps)}) and holds every property under ${t.held.length} (${list(t.held)}); it loses acknowledged messages under ${list(t.loses)}${t.breaks.length > 0 ? `, and breaks another property under ${list(t.breaks)}` : ''}.`,
     ),
     `No set-up holds every property under: ${list(w.unsurvived)}.`,
     `How sure: ${w.seeds} seeds per configuration, ${runsPerCell(w)} simulated runs per cell; a held cell's violation rate is at most ${pct(w.heldBound)} (95 % Wilson upper bound).`,

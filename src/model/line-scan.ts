@@ -209,23 +209,44 @@ function keyText(b: Uint8Array, from: number, to: number): string {
 
 const isDigit = (c: number | undefined) => c !== undefined && c >= 48 && c <= 57;
 
-/** The end of the JSON number starting at `i` (its grammar exactly), or -1. */
+/** The value of the number numberEnd last read. */
+let numberValue = 0;
+
+/**
+ * The end of the JSON number starting at `i` (its grammar exactly), or -1; its value in numberValue
+ * (an integer of up to 15 digits read as it is scanned, anything else through numberAt).
+ */
 function numberEnd(b: Uint8Array, i: number, to: number): number {
-  if (b[i] === 45) i++;
-  if (b[i] === 48) i++;
-  else if (isDigit(b[i]) && i < to) while (i < to && isDigit(b[i])) i++;
+  const from = i;
+  const negative = b[i] === 45;
+  if (negative) i++;
+  let v = 0;
+  let digits = 0;
+  if (b[i] === 48) {
+    i++;
+    digits = 1;
+  } else if (isDigit(b[i]) && i < to)
+    while (i < to && isDigit(b[i])) {
+      v = v * 10 + (b[i]! - 48);
+      digits++;
+      i++;
+    }
   else return -1;
+  let integer = true;
   if (b[i] === 46) {
+    integer = false;
     i++;
     if (!isDigit(b[i]) || i >= to) return -1;
     while (i < to && isDigit(b[i])) i++;
   }
   if (b[i] === 101 || b[i] === 69) {
+    integer = false;
     i++;
     if (b[i] === 43 || b[i] === 45) i++;
     if (!isDigit(b[i]) || i >= to) return -1;
     while (i < to && isDigit(b[i])) i++;
   }
+  numberValue = integer && digits <= 15 ? (negative ? -v : v) : numberAt(b, from, i);
   return i;
 }
 
@@ -255,6 +276,16 @@ function OpObject(this: Record<string, unknown>, type: unknown, process: unknown
 }
 OpObject.prototype = Object.prototype;
 
+/** The recorder's own fields of the line parseOpBytes reads (one array for every line: most lines have one such field or none). */
+const extraFields: unknown[] = [];
+
+function addExtra(count: number, keyFrom: number, keyTo: number, value: unknown): number {
+  extraFields[count] = keyFrom;
+  extraFields[count + 1] = keyTo;
+  extraFields[count + 2] = value;
+  return count + 3;
+}
+
 /**
  * An operation line whose keys are all the format's own, read straight into an object of a fixed
  * shape (no JSON.parse, no generic object): what JSON.parse gives, but for the order of its keys, which
@@ -275,8 +306,8 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
   let via: unknown = ABSENT;
   let delivered: unknown = ABSENT;
   let created: unknown = ABSENT;
-  // The recorder's own fields, in their order.
-  let extra: unknown[] | undefined;
+  // The recorder's own fields, in their order: key start, key end, value, in a scratch array reused line after line.
+  let extras = 0;
   let i = from;
   while (i < to && isSpace(b[i]!)) i++;
   if (b[i] !== 123) return undefined;
@@ -316,7 +347,7 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
     } else if (c === 45 || isDigit(c)) {
       const end = numberEnd(b, i, to);
       if (end < 0) return undefined;
-      value = numberAt(b, i, end);
+      value = numberValue;
       i = end;
     } else if (c === 116 && b[i + 1] === 114 && b[i + 2] === 117 && b[i + 3] === 101) {
       value = true;
@@ -333,46 +364,46 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
     switch (keyTo - keyFrom) {
       case 2:
         if (k0 === 105 && b[keyFrom + 1] === 100) id = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 3:
         if (equals(b, keyFrom, keyTo, 'via')) via = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 4:
         if (equals(b, keyFrom, keyTo, 'type')) type = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 5:
         if (equals(b, keyFrom, keyTo, 'shard')) shard = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 7:
         if (k0 === 111 && equals(b, keyFrom, keyTo, 'outcome')) outcome = value;
         else if (k0 === 112 && equals(b, keyFrom, keyTo, 'process')) process = value;
         else if (k0 === 100 && equals(b, keyFrom, keyTo, 'delayMs')) delayMs = value;
         else if (k0 === 99 && equals(b, keyFrom, keyTo, 'created')) created = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 8:
         if (equals(b, keyFrom, keyTo, 'priority')) priority = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 9:
         if (k0 === 105 && equals(b, keyFrom, keyTo, 'invokedAt')) invokedAt = value;
         else if (k0 === 100 && equals(b, keyFrom, keyTo, 'delivered')) delivered = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 10:
         if (equals(b, keyFrom, keyTo, 'leaseUntil')) leaseUntil = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 11:
         if (equals(b, keyFrom, keyTo, 'completedAt')) completedAt = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       default:
-        (extra ??= []).push(keyFrom, keyTo, value);
+        extras = addExtra(extras, keyFrom, keyTo, value);
     }
     while (i < to && isSpace(b[i]!)) i++;
     if (b[i] === 44) {
@@ -388,13 +419,13 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
   }
   // The fields in one order, each only when the line had it (absent stays absent, null stays null), then the recorder's own.
   const o = new (OpObject as unknown as new (...fields: unknown[]) => Record<string, unknown>)(type, process, id, invokedAt, completedAt, outcome, delayMs, priority, shard, leaseUntil, via, delivered, created);
-  if (extra !== undefined) {
-    for (let k = 0; k < extra.length; k += 3) {
-      const key = keyText(b, extra[k] as number, extra[k + 1] as number);
-      // A key the format knows was written once above; JSON.parse keeps the last value of a repeated key, as this does.
-      if (key === '__proto__') return undefined;
-      o[key] = extra[k + 2];
-    }
+  for (let k = 0; k < extras; k += 3) {
+    const key = keyText(b, extraFields[k] as number, extraFields[k + 1] as number);
+    const value = extraFields[k + 2];
+    extraFields[k + 2] = undefined;
+    // A key the format knows was written once above; JSON.parse keeps the last value of a repeated key, as this does.
+    if (key === '__proto__') return undefined;
+    o[key] = value;
   }
   return o;
 }
@@ -486,14 +517,14 @@ export function settledPopLine(b: Uint8Array, from: number, to: number): boolean
         else if (equals(b, keyFrom, keyTo, 'process')) processOk = isString && textTo > textFrom;
         break;
       case 9:
-        if (equals(b, keyFrom, keyTo, 'invokedAt')) invokedAt = isNumber ? numberAt(b, valueFrom, i) : NaN;
+        if (equals(b, keyFrom, keyTo, 'invokedAt')) invokedAt = isNumber ? numberValue : NaN;
         else if (equals(b, keyFrom, keyTo, 'delivered')) {
-          const v = isNumber ? numberAt(b, valueFrom, i) : NaN;
+          const v = isNumber ? numberValue : NaN;
           deliveredOk = Number.isSafeInteger(v) && v >= 0;
         } else if (equals(b, keyFrom, keyTo, '__proto__')) return false;
         break;
       case 11:
-        if (equals(b, keyFrom, keyTo, 'completedAt')) completedAt = isNumber ? numberAt(b, valueFrom, i) : NaN;
+        if (equals(b, keyFrom, keyTo, 'completedAt')) completedAt = isNumber ? numberValue : NaN;
         break;
     }
     while (i < to && isSpace(b[i]!)) i++;

@@ -209,7 +209,7 @@ describe('the streaming judge gives checkHistory\'s verdicts', () => {
     );
   });
 
-  it('the first pass settles a pop exactly when the second would read it plainly as a pop that returned (ok or fail)', () => {
+  it('the first pass settles a pop only when the second would read it plainly as a pop that returned (ok or fail), and every such pop with one type', () => {
     const wrong = fc.constantFrom<unknown>(undefined, null, -1, 0, 1.5, 1e21, 2 ** 60, '', 'x', 'ok', 'fail', 'unknown', 'schedule', 'pop', 'push', true, [], {});
     const field = fc.constantFrom('type', 'process', 'id', 'invokedAt', 'completedAt', 'outcome', 'via', 'shard', 'delivered', '__proto__', 'attempt');
     const edit = fc.tuple(fc.nat(), fc.constantFrom('', ' ', '"', '\\', ',', '}', '0', '-', 'e', '\u0001', 'é'), fc.integer({ min: 0, max: 2 }));
@@ -232,7 +232,10 @@ describe('the streaming judge gives checkHistory\'s verdicts', () => {
         const op = parseOpBytes(bytes, 0, bytes.length - 1);
         const plain = op === undefined ? undefined : plainOp(op);
         const expected = plain !== undefined && plain.type === 'pop' && (plain.outcome === 'ok' || plain.outcome === 'fail');
-        expect(settledPopLine(bytes, 0, bytes.length - 1), text).toBe(expected);
+        const settled = settledPopLine(bytes, 0, bytes.length - 1);
+        // Never a line the second pass would read otherwise; every such pop but one whose first type is not pop (declined early, read as before).
+        if (settled) expect(expected, text).toBe(true);
+        if (expected && text.split('"type"').length === 2) expect(settled, text).toBe(true);
       }),
       { numRuns: Math.round(5_000 * SCALE) },
     );

@@ -441,7 +441,8 @@ function isViaText(b: Uint8Array, from: number, to: number): boolean {
  * through its plain path (parseOpBytes, then plainOp) without a word: strict JSON, no escape, and every
  * field plainOp checks plainly valid. Such a pop changes nothing in a judgement without a delivery bound
  * (no tally, no finding): the first pass settles it, and the second need not build it. Allocates nothing;
- * false for anything else (the second pass then reads the line as before).
+ * true with its times in `scanned` (as scanLineBytes leaves them); false for anything else, at once for
+ * a line whose first type is not pop (the caller then scans or parses the line as before).
  */
 export function settledPopLine(b: Uint8Array, from: number, to: number): boolean {
   let isPop = false;
@@ -507,7 +508,11 @@ export function settledPopLine(b: Uint8Array, from: number, to: number): boolean
         if (equals(b, keyFrom, keyTo, 'via')) viaOk = isString && isViaText(b, textFrom, textTo);
         break;
       case 4:
-        if (equals(b, keyFrom, keyTo, 'type')) isPop = isString && equals(b, textFrom, textTo, 'pop');
+        if (equals(b, keyFrom, keyTo, 'type')) {
+          isPop = isString && equals(b, textFrom, textTo, 'pop');
+          // Not a pop (the type comes first on most lines): declined at once, for the caller's other scan.
+          if (!isPop) return false;
+        }
         break;
       case 5:
         if (equals(b, keyFrom, keyTo, 'shard')) shardOk = isString && textTo > textFrom;
@@ -539,5 +544,11 @@ export function settledPopLine(b: Uint8Array, from: number, to: number): boolean
     if (i !== to) return false;
     break;
   }
-  return isPop && processOk && decided && viaOk && shardOk && idOk && deliveredOk && Number.isFinite(invokedAt) && Number.isFinite(completedAt) && completedAt >= invokedAt;
+  if (!(isPop && processOk && decided && viaOk && shardOk && idOk && deliveredOk && Number.isFinite(invokedAt) && Number.isFinite(completedAt) && completedAt >= invokedAt)) return false;
+  scanned.kind = 'pop';
+  scanned.idHash = 0;
+  scanned.invokedAt = invokedAt;
+  scanned.completedAt = completedAt;
+  scanned.decided = true;
+  return true;
 }

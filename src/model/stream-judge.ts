@@ -288,16 +288,20 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
       for (let from = 0; from < b.length; ) {
         const to = b.indexOf(10, from);
         n++;
-        // The scan's plain line: a completed operation with numeric times (pops: ok or fail; others: a string id).
-        if (scanLineBytes(b, from, to) && scanned.kind !== 'run' && scanned.kind !== 'fault' && scanned.kind !== 'end' && scanned.invokedAt === scanned.invokedAt && scanned.completedAt === scanned.completedAt && (scanned.kind === 'pop' ? scanned.decided : scanned.idHash !== 0)) {
+        if (settledPopLine(b, from, to)) {
+          ops++;
+          popsRecorded = true;
+          if (scanned.invokedAt < first) first = scanned.invokedAt;
+          if (scanned.completedAt > last) last = scanned.completedAt;
+          settledPops.set(n);
+        } else if (
+          // The scan's plain line: a completed operation with numeric times (pops: ok or fail; others: a string id).
+          scanLineBytes(b, from, to) && scanned.kind !== 'run' && scanned.kind !== 'fault' && scanned.kind !== 'end' && scanned.invokedAt === scanned.invokedAt && scanned.completedAt === scanned.completedAt && (scanned.kind === 'pop' ? scanned.decided : scanned.idHash !== 0)) {
           ops++;
           if (scanned.invokedAt < first) first = scanned.invokedAt;
           if (scanned.completedAt > last) last = scanned.completedAt;
           if (scanned.kind !== 'pop') lastLines.set(scanned.idHash, n);
-          else {
-            popsRecorded = true;
-            if (settledPopLine(b, from, to)) settledPops.set(n);
-          }
+          else popsRecorded = true;
         } else {
           const line = decoder.decode(b.subarray(from, to)).trim();
           if (line !== '') slowLine(line);

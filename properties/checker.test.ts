@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkHistory, reportOfStoppedRun } from '../src/model/checker.js';
 import type { CheckerSettings, DeliveryVia, HistoryOp, Outcome, RunPhases } from '../src/model/history.js';
 import { formatHistoryFile, HistoryFileError, parseHistoryFile } from '../src/model/history-file.js';
+import { AtomicModel } from '../src/model/reference/atomic-model.js';
 import { FAILURE_KINDS, kindsBreaking, PROPERTY_NAMES, VIOLATION_KIND_NAMES, zeroPerKind, type ViolationKind } from '../src/model/properties.js';
 
 const SCALE = Number(process.env.DYNOQ_PROPERTY_SCALE ?? 1);
@@ -255,6 +256,32 @@ describe('history checker: the whole API (docs/CHECKER.md §1.1), definition by 
     exactly([push('m', 0), deliver('m', 12, 'c1', 1_000, 5), remove('m', 11, 'fail'), deliver('m', 400, 'c2'), ack('m', 410, 'c2')], { 'double-pop': 1, duplicate: 1 });
     // a remove that returned before the pop began came before it: the hold it did not end still runs
     exactly([push('m', 0), remove('m', 3), ensure('m', 4, true), deliver('m', 12, 'c1', 1_000, 5), deliver('m', 400, 'c2'), ack('m', 410, 'c2')], { 'double-pop': 1, duplicate: 1 });
+  });
+
+  it('an ack ends the hold as early as it may have applied when the message may then have been created anew', () => {
+    // Found in a simulated run (durable acks on a primary with replicas): c1's ack [293, 312] of m, an
+    // ensure [302, 323] that created m again, and c2's pop [204, 306] of it. The ensure created m, so
+    // the ack had deleted it first; ack, ensure, pop is an order the times allow: no double pop.
+    const ensureAt = (t: number, invokedAt: number, created: boolean | undefined, outcome: Outcome = 'ok'): HistoryOp => ({ type: 'ensure', invokedAt, completedAt: t, process: 'op', id: 'm', delayMs: 0, outcome, ...(created === undefined ? {} : { created }) });
+    const base = [push('m', 134, 0, 'ok', 125), deliver('m', 207, 'c1', 1_000, 103)];
+    const c2 = [deliver('m', 306, 'c2', 1_000, 204), ack('m', 368, 'c2', 'ok', 358)];
+    exactly([...base, ack('m', 312, 'c1', 'ok', 293), ensureAt(323, 302, true), ...c2], { duplicate: 1 });
+    // the queue's own rules allow that order: the ack deletes m, the ensure creates it, a pop takes it
+    const model = new AtomicModel(1_000);
+    model.push([{ id: 'm', payload: '', timeout: 0, priority: 0 }]);
+    const [held] = model.pop(1);
+    expect(model.ack('m', held!.token)).toBe(true);
+    expect(model.ensure({ id: 'm', payload: '', timeout: 0, priority: 0 })).toBe(true);
+    expect(model.pop(1).map((l) => l.id)).toEqual(['m']);
+    // an unknown ack or ensure may have applied too: never blamed
+    exactly([...base, ack('m', 312, 'c1', 'unknown', 293), ensureAt(323, 302, undefined, 'unknown'), ...c2], { duplicate: 1 });
+    // still a double pop: the ack failed, the ensure found m there, no ensure, or the ensure began after c2's pop returned
+    exactly([...base, ack('m', 312, 'c1', 'fail', 293), ensureAt(323, 302, undefined, 'unknown'), ...c2], { 'double-pop': 1, duplicate: 1 });
+    exactly([...base, ack('m', 312, 'c1', 'ok', 293), ensureAt(323, 302, false), ...c2], { 'double-pop': 1, duplicate: 1 });
+    exactly([...base, ack('m', 312, 'c1', 'ok', 293), ...c2], { 'double-pop': 1, duplicate: 1 });
+    exactly([...base, ack('m', 312, 'c1', 'ok', 293), ensureAt(323, 307, true), ...c2], { 'double-pop': 1, duplicate: 1 });
+    // the message's only creation made the delivered life: it cannot follow the ack
+    exactly([push('m', 320, 0, 'ok', 100), deliver('m', 207, 'c1', 1_000, 103), ack('m', 312, 'c1', 'ok', 293), ...c2], { 'double-pop': 1, duplicate: 1 });
   });
 
   it('ensure: one that returned ok without creating has no effect; an unknown one may have created', () => {
@@ -673,8 +700,12 @@ function bruteForceWholeApi(history: Op[], p: { livenessStart: number; end: numb
     const holdEnd = (d: Del) => {
       const a = own('ack', d);
       const r = own('release', d);
-      const ackEnd = a ? a.completedAt : Infinity;
-      const relEnd = r && r.completedAt <= ackEnd ? (applied(r) ? r.invokedAt : r.completedAt) : Infinity;
+      const ackReturn = a ? a.completedAt : Infinity;
+      // an ack that may have applied, followed by a creation that may have begun a new life (another
+      // creation may have made the delivered one): the hold ends as early as that new life may begin
+      const renewed = a && applied(a) ? ev.filter((c) => creates(c) && c.completedAt > a.invokedAt && ev.some((q) => q !== c && creates(q) && q.invokedAt < d.completedAt)) : [];
+      const ackEnd = Math.min(ackReturn, ...renewed.map((c) => Math.max(a!.invokedAt, c.invokedAt)));
+      const relEnd = r && r.completedAt <= ackReturn ? (applied(r) ? r.invokedAt : r.completedAt) : Infinity;
       // a remove that may have applied after the pop began deletes the lease, as early as it may have
       const removedAt = Math.min(...ev.filter((y) => y.type === 'remove' && applied(y) && y.completedAt > d.invokedAt).map((y) => Math.max(y.invokedAt, d.completedAt)));
       return Math.min(d.leaseUntil, ackEnd, relEnd, removedAt);

@@ -1,5 +1,5 @@
 import type { AckOp, DeliverOp, ReleaseOp } from './history.js';
-import { mayHaveApplied, type MessageOps } from './message-ops.js';
+import { mayHaveApplied, mayHaveCreated, type MessageOps } from './message-ops.js';
 
 /** One delivery and how its hold ended (docs/CHECKER.md §2.1). */
 export interface Hold {
@@ -11,11 +11,13 @@ export interface Hold {
   /** The holder's first release of this delivery (any outcome), if it returned before its ack. */
   readonly release: ReleaseOp | undefined;
   /**
-   * When the hold ended: the ack's return, the lease deadline, or the release — at its invocation when
-   * it may have applied (the message may be popped again before the release's reply arrives), else at
-   * its return — or a remove that may have deleted the message while held.
+   * When the hold ended: the ack's return (or earlier, see `ackEnd`), the lease deadline, or the
+   * release — at its invocation when it may have applied (the message may be popped again before the
+   * release's reply arrives), else at its return — or a remove that may have deleted the message while held.
    */
   readonly until: number;
+  /** When it ended other than by its holder's ack (the lease deadline, a release, a remove); Infinity if never. */
+  readonly lapsedAt: number;
 }
 
 /**
@@ -57,9 +59,31 @@ export function holdsOf(m: MessageOps): Hold[] {
         leaseEnd = Math.max(leaseEnd, e.leaseUntil);
       }
     }
-    holds.push({ d, leaseEnd, ack, release, until: Math.min(leaseEnd, ackEnd, releaseEnd, removedAt(m, d)) });
+    const lapsedAt = Math.min(leaseEnd, releaseEnd, removedAt(m, d));
+    holds.push({ d, leaseEnd, ack, release, until: Math.min(ackEndOf(m, d, ack), lapsedAt), lapsedAt });
   }
   return holds;
+}
+
+/**
+ * When the holder's ack ended the hold: at its return — or, when it may have applied and a push or
+ * ensure may then have created the message anew, as early as that new life may have begun (the ack's
+ * or that creation's invocation, whichever is later): the ack deleted the message somewhere between
+ * its invocation and its reply, and another consumer may take the new life before the reply arrives.
+ * A creation counts only when another one may have made the delivered life (it began before the
+ * delivery returned): the one creation of a message cannot come after its own delivery.
+ */
+function ackEndOf(m: MessageOps, d: DeliverOp, ack: AckOp | undefined): number {
+  if (!ack) return Infinity;
+  let at = ack.completedAt;
+  if (!mayHaveApplied(ack)) return at;
+  for (const p of m.pushes) {
+    if (!mayHaveCreated(p) || p.completedAt <= ack.invokedAt) continue;
+    let earlierLife = false;
+    for (const q of m.pushes) if (q !== p && mayHaveCreated(q) && q.invokedAt < d.completedAt) earlierLife = true;
+    if (earlierLife) at = Math.min(at, Math.max(ack.invokedAt, p.invokedAt));
+  }
+  return at;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../src/sim/campaign/decision.js';
+import { SAME_RUNS, type SameRuns } from '../../src/sim/run/configurations.js';
 import { guaranteesData, type GuaranteesData, type PublishedRow } from '../../src/sim/campaign/guarantees-data.js';
 import { cellMark, guaranteesPage, whatToUse } from '../../src/sim/campaign/guarantees-page.js';
 import { tableRow } from '../support/guarantee-rows.js';
@@ -85,5 +86,32 @@ describe('the decision matrix', () => {
     // It holds what the base holds and the crash the base does not: recommended.
     expect(d.recommended[0]!.setup).toBe('primary-replica/atomic+aof-always');
     expect(whatToUse({ ...base, rows: [...base.rows, aof] }).topologies[0]!.loses).toEqual([]);
+  });
+
+  it('a draw measured by another set-up\'s row (the same runs) shows that set-up\'s cell, before the one without persistence', () => {
+    const durable = 'primary-replica/atomic+server-time+durable';
+    const base = data([tableRow(`${durable}/none`, {}), tableRow(`${durable}/process-crash`, { atLeastOnce: 3 })]);
+    const crash = base.rows.find((r) => r.faults === 'process-crash')!;
+    const withDisk = (setup: string, persistence: string, faults: 'process-crash' | 'power-loss', cells: PublishedRow['cells']): PublishedRow => ({ ...crash, name: `${setup}/${faults}`, setup, faults, facets: { ...crash.facets, persistence }, cells });
+    const always = withDisk(`${durable}+aof-always`, 'AOF always', 'process-crash', base.rows[0]!.cells);
+    const everysec = withDisk(`${durable}+aof-everysec`, 'AOF everysec', 'power-loss', crash.cells);
+    const all = { ...base, rows: [...base.rows, always, everysec] };
+    const same: SameRuns[] = [{ setup: everysec.setup, faults: 'process-crash', measuredAs: always.setup, why: 'the same traces' }];
+    const cell = (sameRuns: readonly SameRuns[]) => decide(all, sameRuns).lines.find((l) => l.setup === everysec.setup)!.cells['process-crash']!;
+    expect(cell(same)).toMatchObject({ verdict: 'held', inheritedFrom: always.setup });
+    // without it the line would show the crash cell of the set-up without persistence: wrong
+    expect(cell([])).toMatchObject({ verdict: 'violated', inheritedFrom: durable });
+    // the published entries name rows that exist, and the page says which rows stand for two set-ups
+    for (const s of SAME_RUNS) expect(s.setup).not.toBe(s.measuredAs);
+    expect(guaranteesPage(all)).toContain('`primary-replica/atomic+server-time+durable+aof-everysec` under process-crash and process-crash-failover is `primary-replica/atomic+server-time+durable+aof-always`\'s row');
+  });
+
+  it('says which draws a recommended set-up was not measured under, among those its topology was', () => {
+    const d = data([tableRow('primary-replica/atomic/none', {}), tableRow('primary-replica/legacy/none', { atLeastOnce: 1 }), tableRow('primary-replica/legacy/client-crash', { atLeastOnce: 1 }), tableRow('dynomite/DC_QUORUM/atomic/lag-spike', {})]);
+    const w = whatToUse(d);
+    expect(w.topologies.find((t) => t.topology === 'primary-replica')).toMatchObject({ setup: 'primary-replica/atomic', notMeasured: ['client-crash'] });
+    const page = guaranteesPage(d);
+    expect(page).toContain('Not measured under: client-crash (the table has no row for it: no verdict, counted as not held).');
+    expect(page).toContain('No primary-replica set-up is measured under: lag-spike.');
   });
 });

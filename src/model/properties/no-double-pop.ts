@@ -26,6 +26,6 @@ export const noDoublePop = property({
         );
       }
     }
-    if (holds.some((h) => h.until < (h.ack?.completedAt ?? Infinity) && h.until < phases.end)) exercised();
+    if (holds.some((h) => h.lapsedAt < (h.ack?.completedAt ?? Infinity) && h.lapsedAt < phases.end)) exercised();
   },
 });

@@ -1,6 +1,6 @@
 import { PROPERTIES, PROPERTIES_WORST_FIRST, PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
 import { FAULT_FAMILY_NAMES } from '../faults/index.js';
-import type { FaultDraw } from '../run/configurations.js';
+import { SAME_RUNS, type FaultDraw, type SameRuns } from '../run/configurations.js';
 import type { GuaranteesData, PublishedRow } from './guarantees-data.js';
 import { propertyOfMechanism } from './guarantees-data.js';
 import { wilson } from './guarantees.js';
@@ -27,7 +27,10 @@ export interface MatrixCell {
   readonly mechanisms: readonly { readonly key: string; readonly runs: number; readonly property: PropertyName }[];
   /** The configurations pooled into it (one per workload profile). */
   readonly configurations: readonly string[];
-  /** Set when the cell is another set-up's: the same options without persistence (see `inherit`). */
+  /**
+   * Set when the cell is another set-up's: the same options without persistence (see `inherit`), or
+   * a set-up whose runs are the same under this draw (SAME_RUNS).
+   */
   readonly inheritedFrom?: string;
 }
 
@@ -59,7 +62,7 @@ export interface Decision {
 }
 
 /** The rule, in words, as the page states it. */
-export const RECOMMENDATION_RULE = `the set-up that holds the worst-ranked property under the most fault draws (no faults, each family, the swarm), then the next property, and so on worst first (${PROPERTIES_WORST_FIRST.map((p) => PROPERTIES[p].label).join(', ')}: losing a message outweighs any number of late ones); among those tied, the one holding every property under the most draws; then the most (draw, property) pairs held; then the fewest violating runs. A draw a set-up was not measured under counts as not held (a set-up with persistence counts the cells it inherits)`;
+export const RECOMMENDATION_RULE = `the set-up that holds the worst-ranked property under the most fault draws (no faults, each family, the swarm), then the next property, and so on worst first (${PROPERTIES_WORST_FIRST.map((p) => PROPERTIES[p].label).join(', ')}: losing a message outweighs any number of late ones); among those tied, the one holding every property under the most draws; then the most (draw, property) pairs held; then the fewest violating runs. A draw a set-up was not measured under counts as not held (a set-up counts the cells it inherits, marked ⁱ)`;
 
 function poolCell(rows: readonly PublishedRow[]): MatrixCell {
   const counts = Object.fromEntries(
@@ -103,16 +106,20 @@ const sameBut = (a: SetupFacets, b: SetupFacets) => (Object.keys(a) as (keyof Se
 /**
  * A set-up with persistence is measured only under the families where persistence acts (a crash that
  * keeps or loses the disk): under every other draw its runs are those of the same set-up without it,
- * so its line shows that set-up's cells there, marked as inherited.
+ * so its line shows that set-up's cells there, marked as inherited. Likewise a draw whose row was
+ * dropped because another set-up's runs are the same there (SAME_RUNS) shows that set-up's cell.
  */
-function inherit(lines: MatrixLine[]): void {
+function inherit(lines: MatrixLine[], sameRuns: readonly SameRuns[]): void {
   for (const [i, line] of lines.entries()) {
-    if (line.facets.persistence === NO_PERSISTENCE) continue;
-    const base = lines.find((l) => l.facets.persistence === NO_PERSISTENCE && sameBut(l.facets, line.facets));
-    if (!base) continue;
     const cells: Partial<Record<FaultDraw, MatrixCell>> = { ...line.cells };
-    for (const [d, cell] of Object.entries(base.cells) as [FaultDraw, MatrixCell][]) if (!cells[d]) cells[d] = { ...cell, inheritedFrom: base.setup };
-    lines[i] = scored(line.setup, line.facets, cells);
+    // First the draws another set-up's row measures for it (its runs are the same there).
+    for (const same of sameRuns) {
+      const measured = lines.find((l) => l.setup === same.measuredAs)?.cells[same.faults];
+      if (same.setup === line.setup && !cells[same.faults] && measured) cells[same.faults] = { ...measured, inheritedFrom: same.measuredAs };
+    }
+    const base = line.facets.persistence === NO_PERSISTENCE ? undefined : lines.find((l) => l.facets.persistence === NO_PERSISTENCE && sameBut(l.facets, line.facets));
+    if (base) for (const [d, cell] of Object.entries(base.cells) as [FaultDraw, MatrixCell][]) if (!cells[d]) cells[d] = { ...cell, inheritedFrom: base.setup };
+    if (Object.keys(cells).length > Object.keys(line.cells).length) lines[i] = scored(line.setup, line.facets, cells);
   }
 }
 
@@ -143,7 +150,7 @@ export function rankLines(a: MatrixLine, b: MatrixLine): number {
   return b.drawsHeld - a.drawsHeld || b.propertiesHeld - a.propertiesHeld || a.violations - b.violations || (a.setup < b.setup ? -1 : a.setup > b.setup ? 1 : 0);
 }
 
-export function decide(data: GuaranteesData): Decision {
+export function decide(data: GuaranteesData, sameRuns: readonly SameRuns[] = SAME_RUNS): Decision {
   const draws = new Set(data.rows.map((r) => r.faults));
   const columns = (['none', ...FAULT_FAMILY_NAMES, 'swarm'] as FaultDraw[]).filter((d) => draws.has(d));
   const topologies = [...new Set(data.rows.map((r) => r.facets.topology))];
@@ -157,7 +164,7 @@ export function decide(data: GuaranteesData): Decision {
     }
     return scored(setup, rows[0]!.facets, cells);
   });
-  inherit(lines);
+  inherit(lines, sameRuns);
   const ordered = topologies.flatMap((t) => lines.filter((l) => l.facets.topology === t).sort(rankLines));
   const everyCell = ordered.flatMap((l) => Object.values(l.cells));
   return {
@@ -167,6 +174,11 @@ export function decide(data: GuaranteesData): Decision {
     unsurvived: columns.filter((d) => !ordered.some((l) => l.cells[d]?.verdict === 'held')),
     runsPerCell: { min: Math.min(...everyCell.map((c) => c.runs)), max: Math.max(...everyCell.map((c) => c.runs)) },
   };
+}
+
+/** The draws some set-up of this topology was measured under (its own rows or inherited cells). */
+export function topologyColumns(decision: Decision, topology: string): readonly FaultDraw[] {
+  return decision.columns.filter((d) => decision.lines.some((l) => l.facets.topology === topology && l.cells[d]));
 }
 
 /** A short code per property for the matrix's cells (the initials of its label), unique by construction check. */

@@ -1,8 +1,8 @@
 import { PROPERTIES, PROPERTIES_WORST_FIRST, PROPERTY_NAMES } from '../../model/properties.js';
 import { FAULT_FAMILIES } from '../faults/index.js';
-import type { FaultDraw } from '../run/configurations.js';
+import { SAME_RUNS, type FaultDraw } from '../run/configurations.js';
 import { PROFILES } from '../settings/workload-profile.js';
-import { decide, PROPERTY_CODES, RECOMMENDATION_RULE, type Decision, type MatrixCell, type MatrixLine } from './decision.js';
+import { decide, PROPERTY_CODES, RECOMMENDATION_RULE, topologyColumns, type Decision, type MatrixCell, type MatrixLine } from './decision.js';
 import { adviceFor, type GuaranteesData } from './guarantees-data.js';
 import { wilson } from './guarantees.js';
 import { optionsText } from './setup-facets.js';
@@ -70,7 +70,9 @@ function recommendedSection(data: GuaranteesData, decision: Decision, line: Matr
   const held = measured.filter((d) => line.cells[d]!.verdict === 'held');
   const violated = measured.filter((d) => line.cells[d]!.verdict === 'violated');
   const unexercised = measured.filter((d) => line.cells[d]!.verdict === 'not exercised');
-  const notMeasured = decision.columns.filter((d) => !line.cells[d]);
+  const ofTopology = topologyColumns(decision, line.facets.topology);
+  const notMeasured = ofTopology.filter((d) => !line.cells[d]);
+  const noneOfTopology = decision.columns.filter((d) => !ofTopology.includes(d));
   const out = [
     `### ${line.facets.topology}: \`${line.setup}\``,
     '',
@@ -80,7 +82,8 @@ function recommendedSection(data: GuaranteesData, decision: Decision, line: Matr
   ];
   if (violated.length > 0) out.push('', 'What it still cannot survive, and why (mechanisms classified from the runs):', '', ...violated.flatMap((d) => whyLines(data, line, d, legend, { mechanisms: 3 })));
   if (unexercised.length > 0) out.push('', `Measured but not exercised (the faults never changed anything): ${unexercised.map(drawLabel).join(', ')}.`);
-  if (notMeasured.length > 0) out.push('', `Not measured under: ${notMeasured.map(drawLabel).join(', ')} (the table has no row for it: no verdict).`);
+  if (notMeasured.length > 0) out.push('', `Not measured under: ${notMeasured.map(drawLabel).join(', ')} (the table has no row for it: no verdict, counted as not held).`);
+  if (noneOfTopology.length > 0) out.push('', `No ${line.facets.topology} set-up is measured under: ${noneOfTopology.map((d) => (d !== 'none' && d !== 'swarm' && FAULT_FAMILIES[d].requiresTopology && FAULT_FAMILIES[d].requiresTopology !== line.facets.topology ? `${drawLabel(d)} (${FAULT_FAMILIES[d].requiresTopology} only)` : drawLabel(d))).join(', ')}.`);
   return [...out, ''];
 }
 
@@ -89,6 +92,18 @@ function closest(decision: Decision, d: FaultDraw): MatrixLine | undefined {
   return decision.lines
     .filter((l) => l.cells[d]?.verdict === 'violated')
     .sort((a, b) => a.cells[d]!.violated.length - b.cells[d]!.violated.length || a.cells[d]!.rate - b.cells[d]!.rate || (a.setup < b.setup ? -1 : 1))[0];
+}
+
+/** The rows that stand for two set-ups: one line per dropped set-up and reason, naming its draws. */
+function sameRunsLines(): string[] {
+  const groups = new Map<string, { setup: string; measuredAs: string; why: string; draws: FaultDraw[] }>();
+  for (const s of SAME_RUNS) {
+    const key = `${s.setup}\n${s.measuredAs}\n${s.why}`;
+    const g = groups.get(key) ?? { setup: s.setup, measuredAs: s.measuredAs, why: s.why, draws: [] };
+    g.draws.push(s.faults);
+    groups.set(key, g);
+  }
+  return [...groups.values()].map((g) => `- Not measured separately, the same runs (ⁱ): \`${g.setup}\` under ${g.draws.map(drawLabel).join(' and ')} is \`${g.measuredAs}\`'s row: ${g.why}.`);
 }
 
 /** The whole page. */
@@ -110,7 +125,7 @@ export function guaranteesPage(data: GuaranteesData): string {
     '- `✓ ≤b` held: every property the runs exercised held in every run; b is the largest 95 % upper bound of a violation rate among them (the least exercised property sets it).',
     '- `✗ r CODES` violated: the properties named by their codes were broken; r is the largest violation rate among them (violating runs out of the runs that exercised the property).',
     '- `○` not exercised: the faults never changed anything, or no run could have broken a property: no verdict.  `·` not measured: the table has no row for it.',
-    '- `ⁱ` inherited: a set-up with persistence is measured only under the families where persistence acts; under the others its runs are those of the same set-up without persistence, whose cell it shows.',
+    '- `ⁱ` inherited: a set-up with persistence is measured only under the families where persistence acts; under the others its runs are those of the same set-up without persistence, whose cell it shows. A set-up whose runs under a draw are another\'s, trace for trace, shows that one\'s cell there too (listed under "How sure the table is").',
     '',
     `Codes: ${PROPERTY_NAMES.map((p) => `**${PROPERTY_CODES[p]}** ${PROPERTIES[p].label} (${PROPERTIES[p].means})`).join('; ')}.`,
     '',
@@ -147,6 +162,7 @@ export function guaranteesPage(data: GuaranteesData): string {
     `- Intervals: 95 % Wilson score intervals over the runs that exercised a property (could have broken it, [CHECKER.md](CHECKER.md) §5). A held cell is evidence, not proof: with none violated in n runs the upper bound is about 3.8 / n (${pct(wilson(0, decision.runsPerCell.max).high)} for ${decision.runsPerCell.max} runs).`,
     '- Every number is the simulator\'s. [FIDELITY.md](FIDELITY.md) runs rows of this table as real twins (real redis-server, Sentinel and Dynomite processes, the same checker) and says per property where reality agrees, is gentler or is harsher.',
     '- Any run replays with `dynoq sim --configuration NAME --seed SEED` (names and first failing seeds are in [guarantees.html](guarantees.html)).',
+    ...sameRunsLines(),
     '',
   );
   const advice = legend.lines();
@@ -165,6 +181,8 @@ export interface WhatToUse {
     readonly keeps: readonly FaultDraw[];
     /** Draws it was measured under. */
     readonly measured: number;
+    /** Draws some set-up of its topology was measured under and it was not (no row, none inherited). */
+    readonly notMeasured: readonly FaultDraw[];
     /** Draws under which it lost an acknowledged message (at-least-once violated). */
     readonly loses: readonly FaultDraw[];
     /** Draws under which it broke some other property only. */
@@ -190,6 +208,7 @@ export function whatToUse(data: GuaranteesData): WhatToUse {
         held: measured.filter((d) => l.cells[d]!.verdict === 'held'),
         keeps: measured.filter((d) => l.cells[d]!.held.includes('atLeastOnce')),
         measured: measured.length,
+        notMeasured: topologyColumns(decision, l.facets.topology).filter((d) => !l.cells[d]),
         loses: violated.filter((d) => l.cells[d]!.violated.includes('atLeastOnce')),
         breaks: violated.filter((d) => !l.cells[d]!.violated.includes('atLeastOnce')),
       };
@@ -209,7 +228,7 @@ export function whatToUseLines(w: WhatToUse): string[] {
   return [
     ...w.topologies.map(
       (t) =>
-        `${t.topology}: ${t.summary} (${t.setup}) loses no acknowledged message under ${t.keeps.length} of the ${t.measured} fault draws it was measured under (${list(t.keeps)}) and holds every property under ${t.held.length} (${list(t.held)}); it loses acknowledged messages under ${list(t.loses)}${t.breaks.length > 0 ? `, and breaks another property under ${list(t.breaks)}` : ''}.`,
+        `${t.topology}: ${t.summary} (${t.setup}) loses no acknowledged message under ${t.keeps.length} of the ${t.measured} fault draws it was measured under (${list(t.keeps)}) and holds every property under ${t.held.length} (${list(t.held)}); it loses acknowledged messages under ${list(t.loses)}${t.breaks.length > 0 ? `, and breaks another property under ${list(t.breaks)}` : ''}${t.notMeasured.length > 0 ? `; not measured under ${list(t.notMeasured)}` : ''}.`,
     ),
     `No set-up holds every property under: ${list(w.unsurvived)}.`,
     `How sure: ${w.seeds} seeds per configuration, ${runsPerCell(w)} simulated runs per cell; a held cell's violation rate is at most ${pct(w.heldBound)} (95 % Wilson upper bound).`,

@@ -333,6 +333,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   const parts: { ordinal: number; part: ShardPart }[] = [];
   const waiting: PopOp[] = [];
   let errorReachedConsumer = false;
+  const erredShards = new Set<string>();
   const extrasById = new Map<string, OpExtra[]>();
   let ordinal = 0;
   let peakOpen = 0;
@@ -362,7 +363,10 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     tallyOp(op, tallies);
     if (op.type === 'pop') {
       observer.pop?.(op);
-      if (consumerPopFailed(op)) errorReachedConsumer = true;
+      if (consumerPopFailed(op)) {
+        errorReachedConsumer = true;
+        if (op.shard !== undefined) erredShards.add(op.shard);
+      }
       if (bound !== undefined && op.outcome === 'ok' && op.via === 'schedule' && op.shard !== undefined) waiting.push(slimPop(op));
       return;
     }
@@ -420,7 +424,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     parts.sort((a, b) => a.ordinal - b.ordinal);
     const shards: ShardSets = new Map();
     for (const p of parts) addShardPart(shards, p.part);
-    judgeStopped(phases.stopped ?? [], shards, errorReachedConsumer, out);
+    judgeStopped(phases.stopped ?? [], shards, errorReachedConsumer, { livenessStart: phases.livenessStart, recoveryBoundMs: settings.recoveryBoundMs, boundMs: bound, loopsFollowed: phases.stopped !== undefined }, waiting, erredShards, out);
     // judgeShardSets reads unknown pops only through freeIntervals (done per message above).
     lateness = judgeShardSets(shards, waiting, bound, out);
   }

@@ -1,17 +1,5 @@
-import * as z from 'zod';
-import { at, between, ms, zone } from '../settings/atoms.js';
-import { faultFamily } from './fault-package.js';
-import { superviseCrash, supervisedCrashBand, SUPERVISED_CRASH_EXPOSURE } from './supervised-crash.js';
-
-const killProcess = z
-  .object({
-    at,
-    kind: z.literal('kill-process').describe('the fault: kill-process'),
-    zone: zone.describe("the zone whose server process is killed (SIGKILL): it loses its memory and keeps its disk (topology.persistence)"),
-    durationMs: ms.describe('ms until its supervisor starts it again, from its disk (on a primary with replicas, drawn within the failover delay)'),
-  })
-  .strict();
-export const processCrashSchemas = [killProcess] as const;
+import { between } from '../settings/atoms.js';
+import { supervisedCrashFamily } from './supervised-crash.js';
 
 /**
  * A server process killed and started again by its supervisor before Sentinel acts: what it comes
@@ -19,31 +7,19 @@ export const processCrashSchemas = [killProcess] as const;
  * reply, and a killed process's written file survives) that is every write it acknowledged; with no
  * persistence it is nothing, and a primary that comes back empty in time stays the primary.
  */
-export const processCrash = faultFamily<'process-crash', typeof processCrashSchemas>({
+export const processCrash = supervisedCrashFamily({
   family: 'process-crash',
+  kind: 'kill-process',
   description: 'a store node\'s process is killed and restarted from its disk before any failover',
-  schemas: processCrashSchemas,
-  apply(world, f, exposure) {
-    superviseCrash(world, f, 'process-killed', exposure);
-  },
-  healAll(world) {
-    world.topology.recoverAll();
-  },
-  // Named only (--faults, a row's draw) until the table is regenerated: in the default draw they
-  // would re-draw every swarm and explore schedule measured so far.
-  drawnByDefault: false,
-  applicable: () => true,
-  generate(rng, ctx) {
+  zoneText: "the zone whose server process is killed (SIGKILL): it loses its memory and keeps its disk (topology.persistence)",
+  durationText: 'ms until its supervisor starts it again, from its disk (on a primary with replicas, drawn within the failover delay)',
+  loss: 'process-killed',
+  durationMs: (rng, ctx) => {
     const t = ctx.config.topology;
-    const pr = t.kind === 'primary-replica';
-    const target = pr && rng.chance(0.5) ? ctx.zones[0]! : rng.pick(ctx.zones);
     // Started again within the failover delay, leaving room for the real server's start-up.
-    const durationMs = pr ? between(rng, 0.1 * t.failoverDelayMs, 0.5 * t.failoverDelayMs) : between(rng, 100, ctx.safetyMs / 2);
-    return [{ at: ctx.at, kind: 'kill-process' as const, zone: target, durationMs }];
+    return t.kind === 'primary-replica' ? between(rng, 0.1 * t.failoverDelayMs, 0.5 * t.failoverDelayMs) : between(rng, 100, ctx.safetyMs / 2);
   },
-  targets: (f) => ({ zones: [f.zone] }),
-  band: (f, t, ctx) => supervisedCrashBand(f, t, ctx, 'process killed:'),
-  exposureNames: SUPERVISED_CRASH_EXPOSURE,
+  bandLabel: 'process killed:',
   advice: {
     atLeastOnce: 'a node without persistence restarts empty, and a primary that restarts empty before failover makes its replicas empty too: run the AOF (appendfsync always or everysec) or keep an empty primary down until Sentinel promotes a replica (keepEmptyPrimaryDown).',
     unackRecovery: 'un-ack entries die with a node that restarts empty: persist it (AOF) or keep an empty primary down until failover.',

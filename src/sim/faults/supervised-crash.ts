@@ -1,8 +1,13 @@
+import * as z from 'zod';
+import type { PropertyName } from '../../model/properties.js';
+import type { Rng } from '../kernel/rng.js';
+import { at, ms, zone } from '../settings/atoms.js';
 import type { NodeLoss } from '../settings/persistence.js';
+import type { TopologyKind } from '../store/topology.js';
 import { nodeName } from '../topology/node-name.js';
 import { PrimaryReplicaTopology } from '../topology/primary-replica.js';
 import type { Exposure } from './exposure.js';
-import type { BandContext, Band, FaultWorld } from './fault-package.js';
+import { faultFamily, type BandContext, type Band, type DrawContext, type FaultWorld } from './fault-package.js';
 
 /** A fault that ends a node's process for `durationMs`, after which its supervisor starts it again. */
 export interface SupervisedCrash {
@@ -72,4 +77,70 @@ export function superviseCrash(world: FaultWorld, fault: SupervisedCrash, loss: 
 /** The band of a supervised crash: the node's lane while it is down. */
 export function supervisedCrashBand(f: SupervisedCrash, t: number, ctx: BandContext, what: string): Band {
   return { kind: f.kind, lane: nodeName(ctx.config.topology.kind, ctx.config.topology.zones, f.zone), from: t, to: t + f.durationMs, label: `${what} ${f.zone} for ${f.durationMs} ms` };
+}
+
+/** The one schema of a supervised crash: a zone's node ends `kind`-wise and is started again `durationMs` later. */
+function supervisedCrashSchema<const K extends string>(kind: K, zoneText: string, durationText: string) {
+  return z
+    .object({
+      at,
+      kind: z.literal(kind).describe(`the fault: ${kind}`),
+      zone: zone.describe(zoneText),
+      durationMs: ms.describe(durationText),
+    })
+    .strict();
+}
+
+/** What a family of supervised crashes says of itself; how it strikes, heals, targets and is drawn is shared. */
+interface SupervisedCrashSpec<N extends string, K extends string> {
+  readonly family: N;
+  readonly kind: K;
+  readonly description: string;
+  /** What its schema says of the zone and of the duration. */
+  readonly zoneText: string;
+  readonly durationText: string;
+  /** How the node's process ends: what its disk keeps depends on it. */
+  readonly loss: NodeLoss;
+  readonly requiresTopology?: TopologyKind;
+  /** The restart's delay, drawn after the target (the random stream's order is the trace's). */
+  durationMs(rng: Rng, ctx: DrawContext): number;
+  /** What its band's label starts with. */
+  readonly bandLabel: string;
+  readonly advice: Readonly<Partial<Record<PropertyName, string>>>;
+  readonly bandColour: string;
+  readonly docsNote: string;
+}
+
+/**
+ * A family of crashes a supervisor restarts from the node's disk (superviseCrash): on a primary with
+ * replicas half of them strike the first zone's node (the primary at the start), the others any zone.
+ */
+export function supervisedCrashFamily<const N extends string, const K extends string>(spec: SupervisedCrashSpec<N, K>) {
+  const requires = spec.requiresTopology;
+  return faultFamily({
+    family: spec.family,
+    description: spec.description,
+    schemas: [supervisedCrashSchema(spec.kind, spec.zoneText, spec.durationText)] as const,
+    ...(requires ? { requiresTopology: requires } : {}),
+    apply(world, f, exposure) {
+      superviseCrash(world, f, spec.loss, exposure);
+    },
+    healAll(world) {
+      world.topology.recoverAll();
+    },
+    // Named only (--faults, a row's draw) until the table is regenerated: in the default draw they
+    // would re-draw every swarm and explore schedule measured so far.
+    drawnByDefault: false,
+    applicable: (c) => requires === undefined || c.topology.kind === requires,
+    generate(rng, ctx) {
+      const target = ctx.config.topology.kind === 'primary-replica' && rng.chance(0.5) ? ctx.zones[0]! : rng.pick(ctx.zones);
+      return [{ at: ctx.at, kind: spec.kind, zone: target, durationMs: spec.durationMs(rng, ctx) }];
+    },
+    targets: (f) => ({ zones: [f.zone] }),
+    band: (f, t, ctx) => supervisedCrashBand(f, t, ctx, spec.bandLabel),
+    exposureNames: SUPERVISED_CRASH_EXPOSURE,
+    advice: spec.advice,
+    bandColour: spec.bandColour,
+    docsNote: spec.docsNote,
+  });
 }

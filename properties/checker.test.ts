@@ -40,7 +40,7 @@ describe('the table of properties and kinds', () => {
     for (const p of PROPERTY_NAMES) expect(kindsBreaking(p).length, p).toBeGreaterThan(0);
     expect(FAILURE_KINDS).toEqual(VIOLATION_KIND_NAMES.filter((k) => k !== 'duplicate'));
     expect(PROPERTY_NAMES).toEqual(['atLeastOnce', 'unackRecovery', 'noDoublePop', 'acksAreFinal', 'onTime', 'noPhantoms', 'priorityOrder', 'deliveredPromptly', 'twinsMatchLua', 'keepsConsuming']);
-    expect(kindsBreaking('keepsConsuming')).toEqual(['consumer-stopped']);
+    expect(kindsBreaking('keepsConsuming')).toEqual(['consumer-stopped', 'not-resumed']);
     expect(kindsBreaking('priorityOrder')).toEqual(['priority-inversion']);
     expect(kindsBreaking('deliveredPromptly')).toEqual(['late']);
   });

@@ -108,7 +108,9 @@ export function callOperations(
     ops.push({
       type: 'pop',
       ...base,
-      outcome: delivered.length > 0 ? 'ok' : outcome,
+      // The call's outcome when that is unknown: a pop that came back with a store error after leasing
+      // (PoppedBatch.error) may have leased more to nobody, and it did not just wait (late reads ok pops).
+      outcome: delivered.length > 0 && outcome !== 'unknown' ? 'ok' : outcome,
       via: part.via,
       ...(part.shard !== undefined ? { shard: part.shard } : {}),
       ...(part.id !== undefined ? { id: part.id } : {}),

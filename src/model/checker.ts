@@ -235,7 +235,7 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
     const part = shardPartOf(id, m, pops, phases, settings);
     if (part) addShardPart(shards, part);
   }
-  judgeStopped(phases.stopped ?? [], shards, pops.some(consumerPopFailed), out);
+  judgeStopped(phases.stopped ?? [], shards, pops.some(consumerPopFailed), { livenessStart: phases.livenessStart, recoveryBoundMs: settings.recoveryBoundMs, boundMs, loopsFollowed: phases.stopped !== undefined }, pops, new Set(pops.filter(consumerPopFailed).flatMap((p) => (p.shard === undefined ? [] : [p.shard]))), out);
   return judgeShardSets(shards, pops, boundMs, out);
 }
 
@@ -243,12 +243,30 @@ function judgeShards(byId: ReadonlyMap<string, MessageOps>, pops: readonly PopOp
 export const consumerPopFailed = (p: PopOp): boolean => p.via === 'schedule' && p.outcome !== 'ok';
 
 /** The properties judged over the consumer loops that ended on their own (keeps consuming): a loop over the property table. */
-export function judgeStopped(stopped: readonly StoppedConsumer[], shards: ShardSets, errorReachedConsumer: boolean, out: Judged): void {
+export function judgeStopped(
+  stopped: readonly StoppedConsumer[],
+  shards: ShardSets,
+  errorReachedConsumer: boolean,
+  recovery: { readonly livenessStart: number; readonly recoveryBoundMs: number; readonly boundMs: number; readonly loopsFollowed: boolean },
+  pops: readonly PopOp[],
+  erred: ReadonlySet<string>,
+  out: Judged,
+): void {
+  const asking = new Map<string, PopOp[]>();
+  for (const p of pops) {
+    if (p.via !== 'schedule' || p.outcome !== 'ok' || p.shard === undefined) continue;
+    const list = asking.get(p.shard);
+    if (list) list.push(p);
+    else asking.set(p.shard, [p]);
+  }
   for (const module of STOPS_JUDGES) {
     module.judgeStops!({
       stopped,
       shards,
       errorReachedConsumer,
+      ...recovery,
+      asking,
+      erred,
       ...reportsOf(module, out),
     });
   }

@@ -130,7 +130,14 @@ const onIds = (type: 'ack' | 'release' | 'remove', id: unknown): CallPart[] => (
 const delivered = (messages: readonly (LeasedMessage | null)[], site: CallSite): Delivered[] =>
   messages.flatMap((m) => (m ? [{ id: m.id, shard: m.shard, leaseUntil: site.invokedAt + site.leaseMs }] : []));
 const trueIsOk = (value: boolean): ReadReply => ({ outcome: value ? 'ok' : 'fail', result: {} });
-const popped = (messages: readonly (LeasedMessage | null)[], site: CallSite): ReadReply => ({ outcome: 'ok', result: { delivered: delivered(messages, site) } });
+/**
+ * A pop's reply: ok, or unknown when it came back with a store error after leasing (PoppedBatch.error):
+ * the attempt that failed may have leased more to nobody, and the pop did not just wait.
+ */
+const popped = (messages: readonly (LeasedMessage | null)[], site: CallSite): ReadReply => ({
+  outcome: Object.hasOwn(messages, 'error') ? 'unknown' : 'ok',
+  result: { delivered: delivered(messages, site) },
+});
 
 const READ = 'a read: it changes nothing';
 

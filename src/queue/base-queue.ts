@@ -315,9 +315,11 @@ export abstract class BaseQueue implements DynoQueue {
 
   /**
    * Repeats `attempt` until `count` messages are in hand, `wait` ms have passed on the injected
-   * clock, the signal aborts or the queue closes. Leased messages are always returned: when an
-   * attempt fails after earlier ones leased some, those come back with the error attached
-   * (PoppedBatch.error); when none was leased the error is thrown.
+   * clock, the signal aborts or the queue closes. Once something is leased it waits for more only
+   * until half a lease after the attempt that leased it began: a message handed over after its lease
+   * ran out may already be re-queued and held by another consumer. Leased messages are always
+   * returned: when an attempt fails after earlier ones leased some, those come back with the error
+   * attached (PoppedBatch.error); when none was leased the error is thrown.
    */
   protected async longPoll(
     count: number,
@@ -327,6 +329,9 @@ export abstract class BaseQueue implements DynoQueue {
   ): Promise<PoppedBatch> {
     const clock = this.options.clock;
     const deadline = clock.now() + wait;
+    // No earlier than the attempt's start (the last clock read plus the sleep since): its leases end after it.
+    let attemptFrom = deadline - wait;
+    let leaseBound = Number.POSITIVE_INFINITY;
     const out: PoppedMessage[] = [];
     if (signal?.aborted) return out;
     for (;;) {
@@ -337,13 +342,20 @@ export abstract class BaseQueue implements DynoQueue {
       } catch (err) {
         return keepLeased(out, err);
       }
+      if (got.length > 0 && out.length === got.length) leaseBound = attemptFrom + this.options.unackTimeout / 2;
       // (the clock is read as before the bound existed: a simulated clock's reads are part of its run)
-      const left = deadline - clock.now();
+      const now = clock.now();
+      const left = Math.min(deadline, leaseBound) - now;
       if (out.length >= count || this.closed || signal?.aborted) return out;
       // one script leases at most popScriptCount: a full one means more may be due, so go on at once
-      if (got.length >= this.popScriptCount) continue;
+      if (got.length >= this.popScriptCount && now < leaseBound) {
+        attemptFrom = now;
+        continue;
+      }
       if (left <= 0) return out;
-      await this.sleep(Math.min(this.options.pollInterval, left), signal);
+      const nap = Math.min(this.options.pollInterval, left);
+      await this.sleep(nap, signal);
+      attemptFrom = now + nap;
       if (this.closed || signal?.aborted) return out;
     }
   }

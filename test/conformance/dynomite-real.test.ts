@@ -5,6 +5,7 @@ import { until } from '../../src/real/processes/until.js';
 import { connect } from '../../src/store/connect.js';
 import { dynomiteBinary, dynomiteRequired, startDynomiteCluster, type DynomiteCluster } from '../support/dynomite-cluster.js';
 import { redisServerBinary } from '../support/redis-server.js';
+import { CLIENT_FAILOVER_MS, CLIENT_SEES_DEATH_MS } from '../../src/sim/store/sim-store.js';
 
 /**
  * Facts of test/sim/dynomite-facts.test.ts, run against the real Dynomite build (3 racks × 1 node,
@@ -210,5 +211,57 @@ describe.runIf(available)('Dynomite as measured, on the real build', () => {
     expect(await c.backend(0).get('early')).toBeNull();
     expect(reachedAfter).toBeGreaterThanOrEqual(2_000 - 50);
     expect(reachedAfter).toBeLessThan(2_000 + 600);
+  }, 60_000);
+  // The simulated client of a dead node (test/sim/dynomite-facts.test.ts "a client whose node dies")
+  // fails its calls in flight CLIENT_SEES_DEATH_MS after the death and, with failover, moves after
+  // CLIENT_FAILOVER_MS: the real client, with connect()'s settings, within the measured 0.1–0.2 s.
+  it("a client whose node dies: calls in flight fail within ~0.2 s with MaxRetriesPerRequestError, not after the request timeout, and may have run", async () => {
+    const c = await start();
+    const client = connect(c.racks[0]!.url, { dynomite: { consistency: 'DC_QUORUM' } }) as Redis;
+    client.on('error', () => undefined);
+    try {
+      await client.set('ready', '1');
+      // Both peers paused: a DC_QUORUM write through rack 0 waits for their votes, in flight when rack 0 dies.
+      c.pauseNode(1);
+      c.pauseNode(2);
+      const write = client.set('inflight', 'v').then(() => null, (err: unknown) => err);
+      await sleep(50);
+      await c.killNode(0);
+      const killed = Date.now();
+      const err = await write;
+      const failedAfter = Date.now() - killed;
+      console.log(`dynomite: a call in flight on a killed node failed ${failedAfter} ms after the kill (simulated: ${CLIENT_SEES_DEATH_MS} ms)`);
+      expect(String(err)).toMatch(/MaxRetriesPerRequestError/);
+      // The request timeout is 5 s: the failure comes from the reconnect cycle, long before it.
+      expect(failedAfter).toBeLessThan(1_000);
+      c.resumeNode(1);
+      c.resumeNode(2);
+      // Not "never sent": the write reached the peers before the coordinator died.
+      await until('the in-flight write on both peers', 10_000, async () => (await c.backend(1).get('inflight')) === 'v' && (await c.backend(2).get('inflight')) === 'v');
+    } finally {
+      client.disconnect();
+    }
+  }, 60_000);
+
+  it('the failover client moves to the next node within ~0.2 s of its node dying, idle included', async () => {
+    const c = await start();
+    const next = c.racks[1]!;
+    const client = connect(c.racks[0]!.url, { dynomite: { consistency: 'DC_ONE', failover: [{ host: '127.0.0.1', port: next.port }] } }) as Redis;
+    client.on('error', () => undefined);
+    try {
+      await client.set('k', 'before');
+      // Idle from here: no call is in flight when the node dies.
+      await c.killNode(0);
+      const killed = Date.now();
+      await until('the idle client ready on the next node', 5_000, async () => client.status === 'ready' && client.options.port === next.port, 5);
+      const movedAfter = Date.now() - killed;
+      console.log(`dynomite: an idle failover client moved ${movedAfter} ms after its node died (simulated: ${CLIENT_FAILOVER_MS} ms)`);
+      expect(movedAfter).toBeLessThan(1_000);
+      // and its next call is served by that node
+      expect(await client.set('k', 'after')).toBe('OK');
+      expect(await c.backend(1).get('k')).toBe('after');
+    } finally {
+      client.disconnect();
+    }
   }, 60_000);
 });

@@ -33,8 +33,8 @@ const phases = { livenessStart: 0, end: 5_000 };
 const settings = { reaperIntervalMs: 100, recoveryBoundMs: 400, deliveryBoundMs: 50 };
 
 describe('worst first: one severity order of findings', () => {
-  it('is the argued order: loss (a script past the time limit first, a run that never ends after the losses), a consumer that stopped, double pop, resurrection, phantom, a twin unlike its Lua, slow recovery, early, priority inversion, late, then allowed duplicates', () => {
-    expect(WORST_FIRST).toEqual(['script-time-limit', 'lost-never-delivered', 'lost-after-delivery', 'event-budget', 'consumer-stopped', 'double-pop', 'resurrection', 'unexpected', 'twin-differs', 'slow-recovery', 'early', 'priority-inversion', 'late', 'duplicate']);
+  it('is the argued order: loss (a script past the time limit first, a run that never ends after the losses), a consumer that stopped, due work not consumed after the heal, double pop, resurrection, phantom, a twin unlike its Lua, slow recovery, early, priority inversion, late, then allowed duplicates', () => {
+    expect(WORST_FIRST).toEqual(['script-time-limit', 'lost-never-delivered', 'lost-after-delivery', 'event-budget', 'consumer-stopped', 'not-resumed', 'double-pop', 'resurrection', 'unexpected', 'twin-differs', 'slow-recovery', 'early', 'priority-inversion', 'late', 'duplicate']);
     expect(new Set(VIOLATION_KIND_NAMES.map((k) => VIOLATION_KINDS[k].rank)).size).toBe(VIOLATION_KIND_NAMES.length);
     expect(PROPERTIES_WORST_FIRST).toEqual(['atLeastOnce', 'keepsConsuming', 'noDoublePop', 'acksAreFinal', 'noPhantoms', 'twinsMatchLua', 'unackRecovery', 'onTime', 'priorityOrder', 'deliveredPromptly']);
   });

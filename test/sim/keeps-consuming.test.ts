@@ -27,6 +27,22 @@ async function* endsAtFirstError(this: BaseQueue, options: ConsumeOptions = {}):
   }
 }
 
+/** consume() that stalls for good at the first store error: it reports it, then never yields again and never ends (no stop to see). */
+async function* stallsAtFirstError(this: BaseQueue, options: ConsumeOptions = {}): AsyncIterableIterator<PoppedMessage> {
+  while (!this.isClosed && !options.signal?.aborted) {
+    let popped: PoppedMessage[];
+    try {
+      popped = await this.pop(options.batch ?? 1, { wait: options.wait ?? 1_000, ...(options.signal ? { signal: options.signal } : {}) });
+    } catch (err) {
+      // It reports the error, then its back-off never wakes (a timer lost across the reconnect).
+      options.onError?.(err, 100);
+      await new Promise<never>(() => undefined);
+      return;
+    }
+    for (const m of popped) yield m;
+  }
+}
+
 describe('keeps consuming: a consumer loop that ends before the run does is named', () => {
   afterEach(() => vi.restoreAllMocks());
 
@@ -49,5 +65,27 @@ describe('keeps consuming: a consumer loop that ends before the run does is name
     }
     expect([...named].every((p) => /^consumer-\d+$/.test(p))).toBe(true);
     expect(named.size).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a consume() planted to stall at the first store error (it never ends) is named by the recovery bound: messages not consumed after the heal', async () => {
+    vi.spyOn(BaseQueue.prototype, 'consume').mockImplementation(stallsAtFirstError);
+    for (const seed of ['kc-1', 'kc-2', 'kc-3']) {
+      const r = await runSimulation(parseSimConfig(config(seed)));
+      // No loop ended: only the bound after the heal can see that nobody consumes.
+      expect(r.report.violations.filter((v: { kind: string }) => v.kind === 'consumer-stopped'), seed).toEqual([]);
+      expect(r.report.properties.keepsConsuming, seed).toBe(false);
+      const notResumed = r.report.violations.filter((v: { kind: string }) => v.kind === 'not-resumed');
+      expect(notResumed.length, seed).toBeGreaterThan(0);
+      // Each is past the heal + the recovery bound (5 s) + B.
+      for (const v of notResumed) expect(v.t, seed).toBeGreaterThan(r.livenessStart + 5_000);
+    }
+  }, 120_000);
+
+  it('the planted consume() that ends at the first store error is named by the recovery bound too, with the consumers that stopped', async () => {
+    vi.spyOn(BaseQueue.prototype, 'consume').mockImplementation(endsAtFirstError);
+    const r = await runSimulation(parseSimConfig(config('kc-1')));
+    const notResumed = r.report.violations.filter((v: { kind: string }) => v.kind === 'not-resumed');
+    expect(notResumed.length).toBeGreaterThan(0);
+    expect(notResumed.some((v: { processes: readonly string[] }) => v.processes.some((p) => /^consumer-\d+$/.test(p)))).toBe(true);
   }, 120_000);
 });

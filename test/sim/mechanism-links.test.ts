@@ -16,7 +16,7 @@ function rowOf(name: string): GuaranteeRow {
   const held: PropertyCell = { violated: 0, exercised: 10, interval: { low: 0, high: 0.28 }, affectedMedian: 0, affectedMax: 0, firstSeed: null, mechanisms: [] };
   const cells = Object.fromEntries(PROPERTY_NAMES.map((p) => [p, held])) as Record<PropertyName, PropertyCell>;
   cells.atLeastOnce = { ...held, violated: 3, firstSeed: 'g1', mechanisms: [{ ...MECHANISM, key: KEY, runs: 3, firstSeed: 'g1' }] };
-  return { configuration, runs: 10, exposedRuns: null, promotionRuns: 0, divergedRuns: null, cells, lateness: { p50: 0, p99: 0, max: 0 }, boundMs: 100, raceRuns: { abortAfterLease: 0, ensureFromTwoShards: 0, rescheduleVsPop: 0 } };
+  return { configuration, runs: 10, exposedRuns: null, promotionRuns: 0, divergedRuns: null, cells, lateness: { p50: 0, p99: 0, max: 0 }, boundMs: 100, raceRuns: { abortAfterLease: 0, consumeAbortedAfterLease: 0, ensureFromTwoShards: 0, rescheduleVsPop: 0, extendVsPop: 0, errorMidConsumeBatch: 0 } };
 }
 
 /** The lines of one topology's recommendation on the page. */

@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BaseQueue } from '../../src/queue/base-queue.js';
+import type { PoppedMessage } from '../../src/queue/message.js';
 import { parseSimConfig } from '../../src/sim/run/config.js';
 import { runSimulation } from '../../src/sim/run/run.js';
 import { RACE_NAMES } from '../../src/sim/workloads/race-names.js';
 import { PROFILES } from '../../src/sim/settings/workload-profile.js';
+import { LOOP_THREW } from '../../src/sim/workloads/start.js';
 
 const config = (mode: 'atomic' | 'legacy', seed: string, profile: 'full' | 'basic' = 'full') =>
   parseSimConfig({
@@ -14,11 +17,34 @@ const config = (mode: 'atomic' | 'legacy', seed: string, profile: 'full' | 'basi
   });
 
 describe('the racers of the full profile make the races users hit, and the history records them', () => {
-  it.each(['atomic', 'legacy'] as const)('a no-fault %s run makes every race, counted in SimResult.races', async (mode) => {
-    const r = await runSimulation(config(mode, 'races-1'));
-    for (const race of RACE_NAMES) expect(r.races[race] ?? 0, race).toBeGreaterThan(0);
-    expect(r.report.properties.noPhantoms).toBe(true);
-  }, 60_000);
+  it.each(['atomic', 'legacy'] as const)('no-fault %s runs make every race, counted in SimResult.races', async (mode) => {
+    const made = new Map<string, number>();
+    for (const seed of ['races-1', 'races-2', 'races-3', 'races-4']) {
+      const r = await runSimulation(config(mode, seed));
+      for (const race of RACE_NAMES) made.set(race, (made.get(race) ?? 0) + (r.races[race] ?? 0));
+      expect(r.report.properties.noPhantoms).toBe(true);
+      if (mode === 'atomic') expect(r.report.violations.filter((v) => v.kind !== 'duplicate'), seed).toEqual([]);
+    }
+    for (const race of RACE_NAMES) expect(made.get(race), race).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('a connection reset in the middle of a consume() batch: the leased part is yielded and acked, the pop is recorded unknown, nothing is broken (atomic)', async () => {
+    let seen = 0;
+    for (const seed of ['races-1', 'races-2', 'races-3', 'races-4', 'races-5', 'races-6']) {
+      const r = await runSimulation(parseSimConfig({ ...config('atomic', seed), keepTrace: true }));
+      if (!r.races.errorMidConsumeBatch) continue;
+      seen++;
+      expect(r.traceText).toContain('"op":"connection-reset"');
+      // The pop that met the reset returned what it had leased, after the request timeout, as unknown.
+      const pops = r.history.filter((o) => o.type === 'pop' && o.process === 'racer-2' && o.outcome === 'unknown') as unknown as { delivered: number; invokedAt: number; completedAt: number }[];
+      expect(pops.some((p) => p.delivered > 0 && p.completedAt - p.invokedAt >= 5_000)).toBe(true);
+      const delivered = new Set(r.history.filter((o) => o.type === 'deliver' && o.process === 'racer-2').map((o) => (o as { id: string }).id));
+      const acks = new Set(r.history.filter((o) => o.type === 'ack' && o.process === 'racer-2').map((o) => (o as { id: string }).id));
+      expect([...delivered].filter((id) => !acks.has(id)), 'yielded but never acked').toEqual([]);
+      expect(r.report.violations.filter((v) => v.kind !== 'duplicate'), seed).toEqual([]);
+    }
+    expect(seen).toBeGreaterThan(0);
+  }, 120_000);
 
   it('an aborted long-poll records what it leased: every delivery to the aborting racer is acked, none is dropped', async () => {
     const r = await runSimulation(config('atomic', 'races-2'));
@@ -51,4 +77,36 @@ describe('the racers of the full profile make the races users hit, and the histo
     expect(r.races).toEqual({});
     expect(r.history.some((o) => o.process.startsWith('racer'))).toBe(false);
   }, 60_000);
+
+  describe('a racer whose loop throws', () => {
+    afterEach(() => vi.restoreAllMocks());
+
+    /** consume() that throws at once, an error it does not heal (what a full Redis did before consume() outlived it). */
+    async function* throwsAtOnce(this: BaseQueue): AsyncIterableIterator<PoppedMessage> {
+      throw new Error('planted: consume() threw out of the loop');
+    }
+
+    it('is traced and ends that loop only: no unhandled rejection, the run goes on and is judged', async () => {
+      vi.spyOn(BaseQueue.prototype, 'consume').mockImplementation(throwsAtOnce);
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        const r = await runSimulation(parseSimConfig({ ...config('atomic', 'races-1'), keepTrace: true }));
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(unhandled.map(String)).toEqual([]);
+        const threw = r
+          .traceText!.split('\n')
+          .filter((line) => line.includes(`"op":"${LOOP_THREW}"`))
+          .map((line) => (JSON.parse(line) as { actor: string }).actor);
+        expect(threw).toContain('racer-2');
+        expect(threw.every((actor) => actor.startsWith('racer') || actor.startsWith('consumer'))).toBe(true);
+        // The run went on past the racers' end: the producers pushed everything and it was judged.
+        expect(r.report.properties.noPhantoms).toBe(true);
+        expect(r.report.properties.atLeastOnce).toBe(true);
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
+    }, 60_000);
+  });
 });

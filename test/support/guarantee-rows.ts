@@ -26,6 +26,6 @@ export function tableRow(name: string, violated: Partial<Record<PropertyName, nu
     cells,
     lateness: { p50: 0, p99: 0, max: 0 },
     boundMs: 100,
-    raceRuns: { abortAfterLease: 0, ensureFromTwoShards: 0, rescheduleVsPop: 0 },
+    raceRuns: { abortAfterLease: 0, consumeAbortedAfterLease: 0, ensureFromTwoShards: 0, rescheduleVsPop: 0, extendVsPop: 0, errorMidConsumeBatch: 0 },
   };
 }

@@ -71,6 +71,16 @@ interface StopsJudging<K extends string> {
   readonly shards: ShardSets;
   /** Whether a pop by the schedule did not return ok: a store error reached a consumer. */
   readonly errorReachedConsumer: boolean;
+  /** When the faults had healed (the liveness phase began), the stated recovery bound and B (docs/CHECKER.md §2.7). */
+  readonly livenessStart: number;
+  readonly recoveryBoundMs: number;
+  readonly boundMs: number;
+  /** The history follows its consumer loops (a simulated run or a real twin says which stopped): only then is the bound judged. */
+  readonly loopsFollowed: boolean;
+  /** The pops by the schedule that returned ok, by shard: who was asking, and when. */
+  readonly asking: ReadonlyMap<string, readonly PopOp[]>;
+  /** The shards where a store error reached a consumer's pop (one by the schedule that did not return ok). */
+  readonly erred: ReadonlySet<string>;
   readonly found: FoundAbout<K>;
   readonly exercised: () => void;
 }

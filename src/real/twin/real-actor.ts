@@ -26,6 +26,8 @@ export class RealActor implements WorkloadActor {
   readonly calls = new Map<string, number>();
   private readonly clients: Redis[] = [];
   private readonly reaper: BaseQueue | null;
+  /** Requests of the recorded calls to send before a reset (resetConnectionAt); 0: none armed. */
+  private resetLeft = 0;
   crashed = false;
   onCrash: (() => void) | null = null;
 
@@ -45,7 +47,9 @@ export class RealActor implements WorkloadActor {
       const s = new IoredisStore(client, { dynomite });
       // The queue holds settled messages back only with more than one rack (base-queue reads racks).
       const racked: Store = dynomite ? Object.assign(Object.create(s) as Store, { racks: cluster.zones.length }) : s;
-      return probe ? probingStore(racked, probe, dynomite, () => client.status === 'ready') : racked;
+      if (!probe) return racked;
+      const probing = probingStore(racked, probe, dynomite, () => client.status === 'ready');
+      return role === 'quorum' ? this.resettable(probing, client) : probing;
     };
     const queues = actorQueues({
       config,
@@ -60,6 +64,29 @@ export class RealActor implements WorkloadActor {
     });
     this.queue = queues.queue;
     this.reaper = queues.reaper;
+  }
+
+  resetConnectionAt(nth: number): void {
+    this.resetLeft = nth;
+  }
+
+  /**
+   * The store, counting its requests for resetConnectionAt: right after the armed one is written to
+   * the socket the connection is closed and reconnects (ioredis re-sends nothing with connect()'s
+   * settings, so its reply is lost and it fails at the command timeout).
+   */
+  private resettable(store: Store, client: Redis): Store {
+    return new Proxy(store, {
+      get: (target, prop, receiver) => {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          const reply = (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          if (this.resetLeft > 0 && --this.resetLeft === 0) client.disconnect(true);
+          return reply;
+        };
+      },
+    });
   }
 
   get runsReaper(): boolean {

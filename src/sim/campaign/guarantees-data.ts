@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { PROPERTY_NAMES, VIOLATION_KINDS, type PropertyName } from '../../model/properties.js';
 import { FAULT_FAMILY_NAMES } from '../faults/index.js';
-import { RACE_NAMES } from '../workloads/race-names.js';
+import { RACE_NAMES, type RaceName } from '../workloads/race-names.js';
 import type { GuaranteeRow, MechanismScenario } from './guarantees.js';
 import { mechanismOf, type Mechanism } from './mechanisms.js';
 import { setupOf } from './setup-facets.js';
@@ -58,7 +58,8 @@ const rowSchema = z
     cells: z.record(z.enum(PROPERTY_NAMES), cellSchema),
     lateness: z.object({ p50: z.number(), p99: z.number(), max: z.number() }).strict(),
     boundMs: z.number(),
-    raceRuns: z.record(z.enum(RACE_NAMES), count),
+    // A race the data predates was made by none of its runs.
+    raceRuns: z.object(Object.fromEntries(RACE_NAMES.map((race) => [race, count.default(0)])) as Record<RaceName, ReturnType<typeof count.default>>).strict(),
   })
   .strict();
 

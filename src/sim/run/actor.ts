@@ -1,7 +1,7 @@
 import type { BaseQueue } from '../../queue/base-queue.js';
 import { actorQueues } from '../workloads/actor-queues.js';
 import { ActorTimers, SkewedClock } from '../kernel/actor-time.js';
-import type { Connection } from '../store/connection.js';
+import type { Connection, ConnectionReset } from '../store/connection.js';
 import { CallProbe, type SimStore } from '../store/sim-store.js';
 import type { SimWorld } from './world.js';
 
@@ -23,6 +23,8 @@ export class SimActor {
   /** Public queue methods the workload called on this client, and how often. */
   readonly calls = new Map<string, number>();
   crashed = false;
+  /** On the recorded calls' quorum connection (pops' scripts and claims): resetConnectionAt arms it. */
+  private readonly reset: ConnectionReset = { left: 0 };
   /** Called once when the process dies. */
   onCrash: (() => void) | null = null;
 
@@ -39,7 +41,10 @@ export class SimActor {
       const stores = (['quorum', 'nonQuorum'] as const).map((role) =>
         world.client(name, zone, { role, timers: this.timers, ...(probe ? { probe } : {}) }),
       ) as [SimStore, SimStore];
-      for (const s of stores) this.connections.push(s.connection);
+      for (const s of stores) {
+        this.connections.push(s.connection);
+        if (probe && s.connection.role === 'quorum') s.connection.reset = this.reset;
+      }
       return stores;
     };
     const queues = actorQueues({
@@ -61,6 +66,10 @@ export class SimActor {
 
   sleep(ms: number): Promise<void> {
     return new Promise((resolve) => this.timers.setTimeout(resolve, ms));
+  }
+
+  resetConnectionAt(nth: number): void {
+    this.reset.left = nth;
   }
 
   get runsReaper(): boolean {

@@ -75,7 +75,7 @@ export const PROFILES: Readonly<Record<ProfileName, ProfileSettings & { readonly
   },
   full: {
     description:
-      'every public operation: 40 % of messages delayed up to 6 s, priorities 0–9, every consumer loop, lease extensions, releases, reschedules, removes, ensures, pops by id and predicate, reads, and racers (a long-poll aborted after it leased, one id ensured from two zones at once, a reschedule racing a pop of the same id)',
+      'every public operation: 40 % of messages delayed up to 6 s, priorities 0–9, every consumer loop, lease extensions, releases, reschedules, removes, ensures, pops by id and predicate, reads, and racers (a long-poll and a consume() aborted after they leased, one id ensured from two zones at once, a reschedule and a setUnackTimeout racing a pop of the same id, a connection reset in the middle of a consume() batch)',
     maxDelayMs: 6_000,
     delayedFraction: 0.4,
     maxPriority: 9,

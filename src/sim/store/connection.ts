@@ -17,4 +17,17 @@ export interface Connection {
   close?: (error: string) => void;
   /** The node this connection uses died: the client's store reacts as its real client does (set by the store). */
   nodeDied?: () => void;
+  /** A reset armed by the client's own workload (shared by its connections): see ConnectionReset. */
+  reset?: ConnectionReset;
+}
+
+/**
+ * The server resets the client's connection while the `left`-th request from now (counted over the
+ * connections sharing this object) is in flight: a CLIENT KILL or a proxy's reset. ioredis with
+ * connect()'s settings reconnects at once and does not re-send what was in flight, so the replies of
+ * the requests on that connection are lost and they fail at the request timeout; they may have run.
+ * 0: disarmed.
+ */
+export interface ConnectionReset {
+  left: number;
 }

@@ -68,6 +68,8 @@ export class SimStore implements Store {
   readonly racks?: number;
   /** The requests in flight on this connection, to fail when the server closes it. */
   private readonly inFlight = new Set<(r: NodeReply) => void>();
+  /** Requests in flight when the connection was reset (ConnectionReset): their replies never arrive. */
+  private readonly repliesLost = new Set<(r: NodeReply) => void>();
 
   constructor(
     private readonly kernel: Kernel,
@@ -107,10 +109,11 @@ export class SimStore implements Store {
     return new Promise((resolve, reject) => {
       let settled = false;
       const finish = (r: NodeReply | 'timeout') => {
-        if (settled) return;
+        if (settled || (r !== 'timeout' && this.repliesLost.has(finish))) return;
         settled = true;
         timeout.cancel();
         this.inFlight.delete(finish);
+        this.repliesLost.delete(finish);
         if (this.options.probe && isWrite(op) && (r === 'timeout' || r.ok || !REFUSED_BEFORE_APPLY.test(r.error))) {
           this.options.probe.mayHaveApplied = true;
         }
@@ -132,7 +135,14 @@ export class SimStore implements Store {
       if (conn.nodeZone !== conn.zone) this.options.observations?.emit('remote', { actor: conn.actor, nodeZone: conn.nodeZone });
       this.inFlight.add(finish);
       this.topology.handle(conn, op, finish);
+      if (!settled && conn.reset && conn.reset.left > 0 && --conn.reset.left === 0) this.resetConnection();
     });
+  }
+
+  /** The server reset this connection (ConnectionReset): what is in flight on it never hears back. */
+  private resetConnection(): void {
+    for (const finish of this.inFlight) this.repliesLost.add(finish);
+    this.trace.record({ t: this.kernel.now, actor: this.connection.actor, op: 'connection-reset', args: this.connection.role });
   }
 
   private failover(): void {

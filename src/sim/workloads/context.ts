@@ -26,6 +26,12 @@ export interface WorkloadActor {
   crash(): void;
   /** Resolves after `ms` of this client's timers (never, once it crashed). */
   sleep(ms: number): Promise<void>;
+  /**
+   * The server resets this client's connection while the `nth` request the client's recorded calls
+   * send on their quorum connection from now is in flight (a CLIENT KILL, a proxy's reset): that request's reply is lost and it
+   * fails at the request timeout, having maybe run. 0 disarms a reset that has not struck yet.
+   */
+  resetConnectionAt(nth: number): void;
 }
 
 /** What the workload's drivers share: the world they act in and the run's bookkeeping. */

@@ -3,7 +3,23 @@ import { CONSUMER_LOOP_DRIVERS } from './consume-loops.js';
 import type { WorkloadActor, WorkloadContext } from './context.js';
 import { operatorLoop } from './operate.js';
 import { producerLoop } from './produce.js';
-import { raceLoop } from './race.js';
+import { raceLoop, resetRacerLoop } from './race.js';
+
+/** The trace event of a driver loop that threw (it ended; the run goes on). */
+export const LOOP_THREW = 'loop-threw';
+
+/**
+ * A driver loop, started without awaiting it: whatever it throws (an error the queue let out of
+ * consume(), say) is traced as LOOP_THREW and ends that loop only, never the run with an unhandled
+ * rejection. A consumer's loop that ends so is a consumer that stopped (keeps consuming judges it);
+ * any other client's is a finding only if a property sees its effect.
+ */
+function supervised(ctx: WorkloadContext, actor: WorkloadActor, loop: Promise<void>, consumer: boolean): Promise<void> {
+  return loop.catch((err: unknown) => {
+    ctx.trace.record({ t: ctx.time.now, actor: actor.name, op: LOOP_THREW, args: String(err) });
+    if (consumer && !actor.crashed && !ctx.finished()) ctx.recorder.stopped(actor.name, actor.zone);
+  });
+}
 
 /** Starts a client process: a simulated one or a real one; consumers run the un-ack reaper. */
 export type SpawnActor = (name: string, zone: string, runsReaper: boolean) => WorkloadActor;
@@ -27,19 +43,27 @@ export function startWorkload(ctx: WorkloadContext, spawn: SpawnActor, rng: Rng)
   let producing = w.producers;
   for (let i = 0; i < w.producers; i++) {
     const name = `producer-${i}`;
-    void producerLoop(ctx, spawn(name, zones[i % zones.length]!, false), i, rng.stream(name)).finally(() => producing--);
+    const actor = spawn(name, zones[i % zones.length]!, false);
+    void supervised(ctx, actor, producerLoop(ctx, actor, i, rng.stream(name)), false).finally(() => producing--);
   }
   const consumers: WorkloadActor[] = [];
   const startConsumer = (name: string, i: number) => {
     const loop = ctx.profile.consumerLoops[i % ctx.profile.consumerLoops.length]!;
     const actor = spawn(name, zones[i % zones.length]!, true);
     consumers[i] = actor;
-    void CONSUMER_LOOP_DRIVERS[loop](ctx, actor, rng.stream(name));
+    void supervised(ctx, actor, CONSUMER_LOOP_DRIVERS[loop](ctx, actor, rng.stream(name)), true);
   };
   for (let i = 0; i < w.consumers; i++) startConsumer(`consumer-${i}`, i);
-  if (ctx.profile.operator) void operatorLoop(ctx, spawn('operator', zones[0]!, false), rng.stream('operator'));
+  if (ctx.profile.operator) {
+    const operator = spawn('operator', zones[0]!, false);
+    void supervised(ctx, operator, operatorLoop(ctx, operator, rng.stream('operator')), false);
+  }
   if (ctx.profile.races && zones.length > 1) {
-    void raceLoop(ctx, spawn('racer-0', zones[0]!, false), spawn('racer-1', zones[zones.length - 1]!, false), rng.stream('racers'), ctx.profile.races.intervalMs);
+    const [a, b] = [spawn('racer-0', zones[0]!, false), spawn('racer-1', zones[zones.length - 1]!, false)];
+    // (a loop of two racers is traced under the first)
+    void supervised(ctx, a, raceLoop(ctx, a, b, rng.stream('racers'), ctx.profile.races.intervalMs), false);
+    const resetter = spawn('racer-2', zones[1]!, false);
+    void supervised(ctx, resetter, resetRacerLoop(ctx, resetter, rng.stream('racer-2'), ctx.profile.races.intervalMs), false);
   }
   return {
     producing: () => producing,

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import type { BaseQueue } from '../../src/queue/base-queue.js';
+import { createQueue } from '../../src/queue/create-queue.js';
+import type { QueueMode } from '../../src/queue/dyno-queue.js';
+import { backendNames, useBackend } from '../support/backends.js';
+import { FakeTime, settle } from '../support/fake-time.js';
+
+// A long-poll that leased a message and kept waiting for more, longer than the lease, handed the
+// message to its caller after the reaper had re-queued it and another consumer had taken it: two
+// holders at once (the simulator's connection-reset racer found it: a consume() batch waiting 2.2 s
+// on a 1 s lease). What a long-poll returns must still be its caller's.
+
+const MODES: QueueMode[] = ['atomic', 'legacy'];
+const LEASE = 1_000;
+const POLL = 10;
+
+describe.each(backendNames())('a long-poll returns what it leased while the lease is still its caller\'s on %s', (backendName) => {
+  const backend = useBackend(backendName);
+  let counter = 0;
+  const make = (mode: QueueMode, time: FakeTime, name: string) =>
+    createQueue({
+      name,
+      mode,
+      quorum: backend.store(),
+      clock: time,
+      timers: time,
+      unackInterval: 0,
+      unackTimeout: LEASE,
+      pollInterval: POLL,
+      ...backend.queueDefaults,
+    }) as BaseQueue;
+
+  /** One poll step of virtual time, once the long-poll sleeps on the fake timers (or has returned): a slow store never sees the clock run ahead. */
+  const step = async (time: FakeTime, returned: () => boolean) => {
+    for (let i = 0; i < 10_000 && time.pendingTimers === 0 && !returned(); i++) await settle(1);
+    await time.advance(POLL);
+  };
+
+  it.each(MODES)('%s: pop(2, { wait: 3 × the lease }) with one message due returns it by half the lease, before anyone else could take it', async (mode) => {
+    const time = new FakeTime();
+    const name = `lease-poll${++counter}`;
+    const waiting = make(mode, time, name);
+    const other = make(mode, time, name);
+    await other.push([{ id: 'm0', payload: 'p0' }]);
+    const start = time.now();
+    let returnedAt = Number.NaN;
+    let ackedOnReturn: boolean | undefined;
+    const popping = waiting.pop(2, { wait: 3 * LEASE }).then(async (got) => {
+      returnedAt = time.now();
+      ackedOnReturn = got.length === 1 ? await waiting.ack(got[0]!.id, got[0]!.token) : undefined;
+      return got.map((m) => m.id);
+    });
+    // Past the lease: the other consumer's reaper re-queues an expired lease and it pops.
+    for (let t = 0; t <= LEASE + 100; t += POLL) await step(time, () => !Number.isNaN(returnedAt));
+    await other.processUnacks();
+    const taken = (await other.pop(1)).map((m) => m.id);
+    for (let t = 0; t < 3 * LEASE && Number.isNaN(returnedAt); t += POLL) await step(time, () => !Number.isNaN(returnedAt));
+    expect(await popping).toEqual(['m0']);
+    expect(returnedAt - start).toBeLessThanOrEqual(LEASE / 2);
+    expect(ackedOnReturn, 'the caller still held the lease it was given').toBe(true);
+    expect(taken, 'taken by another consumer while the long-poll still waited with it').toEqual([]);
+    await waiting.close();
+    await other.close();
+  });
+
+  // (legacy mode's pop returns once its prefetched ids are claimed, as Dyno's does: atomic only)
+  it.each(['atomic'] as const)('%s: a wait shorter than half the lease is kept in full', async (mode) => {
+    const time = new FakeTime();
+    const name = `lease-poll${++counter}`;
+    const waiting = make(mode, time, name);
+    await waiting.push([{ id: 'm0', payload: 'p0' }]);
+    const start = time.now();
+    let returnedAt = Number.NaN;
+    const popping = waiting.pop(2, { wait: LEASE / 4 }).then((got) => {
+      returnedAt = time.now();
+      return got.map((m) => m.id);
+    });
+    for (let t = 0; t < LEASE && Number.isNaN(returnedAt); t += POLL) await step(time, () => !Number.isNaN(returnedAt));
+    expect(await popping).toEqual(['m0']);
+    expect(returnedAt - start).toBeGreaterThanOrEqual(LEASE / 4);
+    await waiting.close();
+  });
+});

@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 import { rollup } from 'rollup';
 import { dts } from 'rollup-plugin-dts';
 
-/** Entry points: the package's four exports, the CLI, and the simulation pool's worker (loaded by URL beside its chunk). */
+/** Entry points: the package's four exports, the CLI, and the worker threads of the simulation pool and of `dynoq judge` (each loaded by URL beside its chunk). */
 const ENTRIES = {
   dynoq: 'public/dynoq',
   sim: 'public/sim',
@@ -17,6 +17,7 @@ const ENTRIES = {
   testing: 'public/testing',
   cli: 'cli/main',
   'pool-worker': 'sim/campaign/pool-worker',
+  'judge-thread': 'cli/judge-thread',
 };
 /** Runtime dependencies and the optional peer stay imports; everything else (zod included) is bundled. */
 const EXTERNAL = ['ioredis', 'lua-redis-wasm', 'seedrandom', 'commander', 'fast-check'];

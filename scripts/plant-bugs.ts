@@ -68,8 +68,11 @@ const BUGS: Bug[] = [
   {
     id: 'B8',
     area: 'remove / script',
-    what: 'atomic remove keeps the payload hash entry (its Lua; the script has no twin)',
-    edits: [{ file: 'src/queue/scripts/atomic-remove.ts', from: "redis.call('hdel', KEYS[1], id)\n", to: '' }],
+    what: 'atomic remove keeps the payload hash entry (Lua and twin)',
+    edits: twinAndLua('src/queue/scripts/atomic-remove.ts', [
+      ["redis.call('hdel', KEYS[1], id)\n", ''],
+      ["    redis.call('hdel', keys[0]!, id);\n", ''],
+    ]),
   },
   {
     id: 'B9',
@@ -98,8 +101,11 @@ const BUGS: Bug[] = [
   {
     id: 'B12',
     area: 'reschedule / script',
-    what: 'atomic setTimeout writes the new due time as now − delay (early; the script has no twin)',
-    edits: [{ file: 'src/queue/scripts/atomic-reschedule.ts', from: "redis.call('zadd', queue, now + tonumber(ARGV[4]), id)", to: "redis.call('zadd', queue, now - tonumber(ARGV[4]), id)" }],
+    what: 'atomic setTimeout writes the new due time as now − delay (early; Lua and twin)',
+    edits: twinAndLua('src/queue/scripts/atomic-reschedule.ts', [
+      ["redis.call('zadd', queue, now + tonumber(ARGV[4]), id)", "redis.call('zadd', queue, now - tonumber(ARGV[4]), id)"],
+      ['formatRedisDouble(now + Number(argv[3]))', 'formatRedisDouble(now - Number(argv[3]))'],
+    ]),
   },
 ];
 

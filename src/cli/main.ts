@@ -195,6 +195,7 @@ program
   .option('--jobs <n>', 'processes to split the run between (real runs in parallel, on their own ports), added up at the end', positiveInt('--jobs'))
   .option('--claims <dir>', "this process's share of a run split between processes that name the same folder; its --data is written after every real run (add the shares up with --merge)")
   .option('--merge <files...>', 'add up the --data files of the shares of one run into the table (rows no share measured are kept from --data), measuring nothing')
+  .option('--published <file>', "the published guarantees data whose cells the table checks against the real twins (default: GUARANTEES.json beside --out; none there: not checked)")
   .action((opts) => run(false, async () => (await import('./commands/fidelity.js')).fidelityCommand(opts))());
 
 const nonNegative = (name: string) => (value: string): number => {

@@ -5,6 +5,7 @@
  * nested value, a malformed line) is declined and the caller parses the line properly; the second
  * pass validates every line, so the scan never has to.
  */
+import { DELIVERY_VIAS } from './history.js';
 
 /** The scanned fields of the last line `scanLineBytes` accepted (module scratch: one scan allocates nothing). */
 export const scanned = {
@@ -208,23 +209,44 @@ function keyText(b: Uint8Array, from: number, to: number): string {
 
 const isDigit = (c: number | undefined) => c !== undefined && c >= 48 && c <= 57;
 
-/** The end of the JSON number starting at `i` (its grammar exactly), or -1. */
+/** The value of the number numberEnd last read. */
+let numberValue = 0;
+
+/**
+ * The end of the JSON number starting at `i` (its grammar exactly), or -1; its value in numberValue
+ * (an integer of up to 15 digits read as it is scanned, anything else through numberAt).
+ */
 function numberEnd(b: Uint8Array, i: number, to: number): number {
-  if (b[i] === 45) i++;
-  if (b[i] === 48) i++;
-  else if (isDigit(b[i]) && i < to) while (i < to && isDigit(b[i])) i++;
+  const from = i;
+  const negative = b[i] === 45;
+  if (negative) i++;
+  let v = 0;
+  let digits = 0;
+  if (b[i] === 48) {
+    i++;
+    digits = 1;
+  } else if (isDigit(b[i]) && i < to)
+    while (i < to && isDigit(b[i])) {
+      v = v * 10 + (b[i]! - 48);
+      digits++;
+      i++;
+    }
   else return -1;
+  let integer = true;
   if (b[i] === 46) {
+    integer = false;
     i++;
     if (!isDigit(b[i]) || i >= to) return -1;
     while (i < to && isDigit(b[i])) i++;
   }
   if (b[i] === 101 || b[i] === 69) {
+    integer = false;
     i++;
     if (b[i] === 43 || b[i] === 45) i++;
     if (!isDigit(b[i]) || i >= to) return -1;
     while (i < to && isDigit(b[i])) i++;
   }
+  numberValue = integer && digits <= 15 ? (negative ? -v : v) : numberAt(b, from, i);
   return i;
 }
 
@@ -254,6 +276,16 @@ function OpObject(this: Record<string, unknown>, type: unknown, process: unknown
 }
 OpObject.prototype = Object.prototype;
 
+/** The recorder's own fields of the line parseOpBytes reads (one array for every line: most lines have one such field or none). */
+const extraFields: unknown[] = [];
+
+function addExtra(count: number, keyFrom: number, keyTo: number, value: unknown): number {
+  extraFields[count] = keyFrom;
+  extraFields[count + 1] = keyTo;
+  extraFields[count + 2] = value;
+  return count + 3;
+}
+
 /**
  * An operation line whose keys are all the format's own, read straight into an object of a fixed
  * shape (no JSON.parse, no generic object): what JSON.parse gives, but for the order of its keys, which
@@ -274,8 +306,8 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
   let via: unknown = ABSENT;
   let delivered: unknown = ABSENT;
   let created: unknown = ABSENT;
-  // The recorder's own fields, in their order.
-  let extra: unknown[] | undefined;
+  // The recorder's own fields, in their order: key start, key end, value, in a scratch array reused line after line.
+  let extras = 0;
   let i = from;
   while (i < to && isSpace(b[i]!)) i++;
   if (b[i] !== 123) return undefined;
@@ -315,7 +347,7 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
     } else if (c === 45 || isDigit(c)) {
       const end = numberEnd(b, i, to);
       if (end < 0) return undefined;
-      value = numberAt(b, i, end);
+      value = numberValue;
       i = end;
     } else if (c === 116 && b[i + 1] === 114 && b[i + 2] === 117 && b[i + 3] === 101) {
       value = true;
@@ -332,46 +364,46 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
     switch (keyTo - keyFrom) {
       case 2:
         if (k0 === 105 && b[keyFrom + 1] === 100) id = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 3:
         if (equals(b, keyFrom, keyTo, 'via')) via = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 4:
         if (equals(b, keyFrom, keyTo, 'type')) type = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 5:
         if (equals(b, keyFrom, keyTo, 'shard')) shard = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 7:
         if (k0 === 111 && equals(b, keyFrom, keyTo, 'outcome')) outcome = value;
         else if (k0 === 112 && equals(b, keyFrom, keyTo, 'process')) process = value;
         else if (k0 === 100 && equals(b, keyFrom, keyTo, 'delayMs')) delayMs = value;
         else if (k0 === 99 && equals(b, keyFrom, keyTo, 'created')) created = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 8:
         if (equals(b, keyFrom, keyTo, 'priority')) priority = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 9:
         if (k0 === 105 && equals(b, keyFrom, keyTo, 'invokedAt')) invokedAt = value;
         else if (k0 === 100 && equals(b, keyFrom, keyTo, 'delivered')) delivered = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 10:
         if (equals(b, keyFrom, keyTo, 'leaseUntil')) leaseUntil = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       case 11:
         if (equals(b, keyFrom, keyTo, 'completedAt')) completedAt = value;
-        else (extra ??= []).push(keyFrom, keyTo, value);
+        else extras = addExtra(extras, keyFrom, keyTo, value);
         break;
       default:
-        (extra ??= []).push(keyFrom, keyTo, value);
+        extras = addExtra(extras, keyFrom, keyTo, value);
     }
     while (i < to && isSpace(b[i]!)) i++;
     if (b[i] === 44) {
@@ -387,13 +419,136 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
   }
   // The fields in one order, each only when the line had it (absent stays absent, null stays null), then the recorder's own.
   const o = new (OpObject as unknown as new (...fields: unknown[]) => Record<string, unknown>)(type, process, id, invokedAt, completedAt, outcome, delayMs, priority, shard, leaseUntil, via, delivered, created);
-  if (extra !== undefined) {
-    for (let k = 0; k < extra.length; k += 3) {
-      const key = keyText(b, extra[k] as number, extra[k + 1] as number);
-      // A key the format knows was written once above; JSON.parse keeps the last value of a repeated key, as this does.
-      if (key === '__proto__') return undefined;
-      o[key] = extra[k + 2];
-    }
+  for (let k = 0; k < extras; k += 3) {
+    const key = keyText(b, extraFields[k] as number, extraFields[k + 1] as number);
+    const value = extraFields[k + 2];
+    extraFields[k + 2] = undefined;
+    // A key the format knows was written once above; JSON.parse keeps the last value of a repeated key, as this does.
+    if (key === '__proto__') return undefined;
+    o[key] = value;
   }
   return o;
+}
+
+/** Whether b[from, to) names one of the ways of popping. */
+function isViaText(b: Uint8Array, from: number, to: number): boolean {
+  for (const via of DELIVERY_VIAS) if (equals(b, from, to, via)) return true;
+  return false;
+}
+
+/**
+ * Whether the line b[from, to) is a pop that returned (ok or fail) and that the second pass would read
+ * through its plain path (parseOpBytes, then plainOp) without a word: strict JSON, no escape, and every
+ * field plainOp checks plainly valid. Such a pop changes nothing in a judgement without a delivery bound
+ * (no tally, no finding): the first pass settles it, and the second need not build it. Allocates nothing;
+ * true with its times in `scanned` (as scanLineBytes leaves them); false for anything else, at once for
+ * a line whose first type is not pop (the caller then scans or parses the line as before).
+ */
+export function settledPopLine(b: Uint8Array, from: number, to: number): boolean {
+  let isPop = false;
+  let processOk = false;
+  let invokedAt = NaN;
+  let completedAt = NaN;
+  let decided = false;
+  // Optional fields: valid until a value says otherwise (the last of a repeated key wins, as in JSON.parse).
+  let viaOk = true;
+  let shardOk = true;
+  let idOk = true;
+  let deliveredOk = true;
+  let i = from;
+  while (i < to && isSpace(b[i]!)) i++;
+  if (b[i] !== 123) return false;
+  i++;
+  while (i < to && isSpace(b[i]!)) i++;
+  for (;;) {
+    if (b[i] !== QUOTE) return false;
+    const keyFrom = ++i;
+    for (; i < to; i++) {
+      const c = b[i]!;
+      if (c === QUOTE) break;
+      if (c === BACKSLASH || c < 32) return false;
+    }
+    if (i >= to) return false;
+    const keyTo = i++;
+    while (i < to && isSpace(b[i]!)) i++;
+    if (b[i] !== 58) return false;
+    i++;
+    while (i < to && isSpace(b[i]!)) i++;
+    const c = b[i];
+    const valueFrom = i;
+    let isString = false;
+    let isNumber = false;
+    if (c === QUOTE) {
+      isString = true;
+      for (i++; i < to; i++) {
+        const d = b[i]!;
+        if (d === QUOTE) break;
+        if (d === BACKSLASH || d < 32) return false;
+      }
+      if (i >= to) return false;
+      i++;
+    } else if (c === 45 || isDigit(c)) {
+      const end = numberEnd(b, i, to);
+      if (end < 0) return false;
+      isNumber = true;
+      i = end;
+    } else if (c === 116 && b[i + 1] === 114 && b[i + 2] === 117 && b[i + 3] === 101) i += 4;
+    else if (c === 102 && b[i + 1] === 97 && b[i + 2] === 108 && b[i + 3] === 115 && b[i + 4] === 101) i += 5;
+    else if (c === 110 && b[i + 1] === 117 && b[i + 2] === 108 && b[i + 3] === 108) i += 4;
+    else return false;
+    if (i > to) return false;
+    // A string's text without its quotes.
+    const textFrom = valueFrom + 1;
+    const textTo = i - 1;
+    switch (keyTo - keyFrom) {
+      case 2:
+        if (equals(b, keyFrom, keyTo, 'id')) idOk = isString && textTo > textFrom;
+        break;
+      case 3:
+        if (equals(b, keyFrom, keyTo, 'via')) viaOk = isString && isViaText(b, textFrom, textTo);
+        break;
+      case 4:
+        if (equals(b, keyFrom, keyTo, 'type')) {
+          isPop = isString && equals(b, textFrom, textTo, 'pop');
+          // Not a pop (the type comes first on most lines): declined at once, for the caller's other scan.
+          if (!isPop) return false;
+        }
+        break;
+      case 5:
+        if (equals(b, keyFrom, keyTo, 'shard')) shardOk = isString && textTo > textFrom;
+        break;
+      case 7:
+        if (equals(b, keyFrom, keyTo, 'outcome')) decided = isString && (equals(b, textFrom, textTo, 'ok') || equals(b, textFrom, textTo, 'fail'));
+        else if (equals(b, keyFrom, keyTo, 'process')) processOk = isString && textTo > textFrom;
+        break;
+      case 9:
+        if (equals(b, keyFrom, keyTo, 'invokedAt')) invokedAt = isNumber ? numberValue : NaN;
+        else if (equals(b, keyFrom, keyTo, 'delivered')) {
+          const v = isNumber ? numberValue : NaN;
+          deliveredOk = Number.isSafeInteger(v) && v >= 0;
+        } else if (equals(b, keyFrom, keyTo, '__proto__')) return false;
+        break;
+      case 11:
+        if (equals(b, keyFrom, keyTo, 'completedAt')) completedAt = isNumber ? numberValue : NaN;
+        break;
+    }
+    while (i < to && isSpace(b[i]!)) i++;
+    if (b[i] === 44) {
+      i++;
+      while (i < to && isSpace(b[i]!)) i++;
+      continue;
+    }
+    if (b[i] !== 125) return false;
+    i++;
+    while (i < to && isSpace(b[i]!)) i++;
+    if (i !== to) return false;
+    break;
+  }
+  if (!(isPop && processOk && decided && viaOk && shardOk && idOk && deliveredOk && Number.isFinite(invokedAt) && Number.isFinite(completedAt) && completedAt >= invokedAt)) return false;
+  scanned.kind = 'pop';
+  scanned.idHash = 0;
+  scanned.invokedAt = invokedAt;
+  scanned.completedAt = completedAt;
+  scanned.decided = true;
+  return true;
 }

@@ -3,7 +3,7 @@ import { extrasOf, noEndings, tallyEndings, type OpExtra } from './endings.js';
 import { completeAtEnd, FaultSpans, HistoryFileError, historyLineOf, parseHistoryLine, plainOp, runOf, type HistoryLine, type RunLine } from './history-file.js';
 import type { DeliverOp, HistoryOp, PopOp, RunPhases } from './history.js';
 import { judgeReportOf, type JudgeOptions, type JudgeOverrides, type Judgement } from './judge.js';
-import { hashIdString, parseOpBytes, scanLineBytes, scanned } from './line-scan.js';
+import { hashIdString, parseOpBytes, scanLineBytes, scanned, settledPopLine } from './line-scan.js';
 import { addOp, noMessageOps, sortByReturn, type MessageOps } from './message-ops.js';
 
 /**
@@ -109,6 +109,24 @@ class LastLines {
   }
 }
 
+/** One bit per line, growing as lines are read. */
+class LineBits {
+  private bits = new Uint8Array(1 << 16);
+
+  set(line: number): void {
+    if (line >> 3 >= this.bits.length) {
+      const grown = new Uint8Array(Math.max(this.bits.length * 2, (line >> 3) + 1));
+      grown.set(this.bits);
+      this.bits = grown;
+    }
+    this.bits[line >> 3]! |= 1 << (line & 7);
+  }
+
+  has(line: number): boolean {
+    return line >> 3 < this.bits.length && (this.bits[line >> 3]! & (1 << (line & 7))) !== 0;
+  }
+}
+
 /**
  * What the first pass needs of a line, read with JSON.parse alone (no validation: the second pass
  * validates every line): its type, id and times. Undefined when the line is not a plain, completed
@@ -205,6 +223,8 @@ async function firstError(source: LineSource, file: string, upTo: number): Promi
 export async function judgeStream(source: LineSource, file = '<history>', overrides: JudgeOverrides = {}, options: JudgeOptions = {}, observer: StreamObserver = {}): Promise<StreamJudgement> {
   // Pass 1.
   const lastLines = new LastLines();
+  // Pops the first pass found plainly valid and returned (ok or fail): without a delivery bound or an observer of pops, the second pass skips them.
+  const settledPops = new LineBits();
   const faultSpans = new FaultSpans();
   const unknownPops: PopOp[] = [];
   const inFlightPops: PopOp[] = [];
@@ -268,8 +288,15 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
       for (let from = 0; from < b.length; ) {
         const to = b.indexOf(10, from);
         n++;
-        // The scan's plain line: a completed operation with numeric times (pops: ok or fail; others: a string id).
-        if (scanLineBytes(b, from, to) && scanned.kind !== 'run' && scanned.kind !== 'fault' && scanned.kind !== 'end' && scanned.invokedAt === scanned.invokedAt && scanned.completedAt === scanned.completedAt && (scanned.kind === 'pop' ? scanned.decided : scanned.idHash !== 0)) {
+        if (settledPopLine(b, from, to)) {
+          ops++;
+          popsRecorded = true;
+          if (scanned.invokedAt < first) first = scanned.invokedAt;
+          if (scanned.completedAt > last) last = scanned.completedAt;
+          settledPops.set(n);
+        } else if (
+          // The scan's plain line: a completed operation with numeric times (pops: ok or fail; others: a string id).
+          scanLineBytes(b, from, to) && scanned.kind !== 'run' && scanned.kind !== 'fault' && scanned.kind !== 'end' && scanned.invokedAt === scanned.invokedAt && scanned.completedAt === scanned.completedAt && (scanned.kind === 'pop' ? scanned.decided : scanned.idHash !== 0)) {
           ops++;
           if (scanned.invokedAt < first) first = scanned.invokedAt;
           if (scanned.completedAt > last) last = scanned.completedAt;
@@ -355,6 +382,8 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
       judge(op.id, m.ops, m.m, m.ordinal);
     }
   };
+  // A settled pop would only be tallied as nothing: skipped unless the shards' judgements or the observer read pops.
+  const skipSettled = bound === undefined && observer.pop === undefined;
   n = 0;
   for await (const batch of source()) {
     if (!('bytes' in batch)) {
@@ -370,6 +399,10 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     for (let from = 0; from < b.length; ) {
       const to = b.indexOf(10, from);
       n++;
+      if (skipSettled && settledPops.has(n)) {
+        from = to + 1;
+        continue;
+      }
       const json = parseOpBytes(b, from, to);
       // A plainly valid operation goes straight to the judgement; anything else through the schema (which names what is wrong).
       const plain = json === undefined ? undefined : plainOp(json);

@@ -52,12 +52,25 @@ function copyValue(value: Value): Value {
   return value instanceof SortedSet ? value.clone() : new Map(value);
 }
 
-/** The bytes of one key and its value in the estimate of memory.ts. */
-function valueBytes(key: string, value: Value): number {
-  let n = KEY_BYTES + stringBytes(key);
-  if (value instanceof SortedSet) n += value.size * ZSET_MEMBER_BYTES + value.memberBytes;
-  else for (const [f, v] of value) n += HASH_FIELD_BYTES + stringBytes(f) + stringBytes(v);
+/**
+ * The content bytes of values that are shared (see `Keyspace.shared`): a shared value never changes
+ * again, so its bytes are summed once however many replicas take it.
+ */
+const SHARED_CONTENT_BYTES = new WeakMap<Value, number>();
+
+function contentBytes(value: Value, shared: boolean): number {
+  if (value instanceof SortedSet) return value.size * ZSET_MEMBER_BYTES + value.memberBytes;
+  const known = shared ? SHARED_CONTENT_BYTES.get(value) : undefined;
+  if (known !== undefined) return known;
+  let n = 0;
+  for (const [f, v] of value) n += HASH_FIELD_BYTES + stringBytes(f) + stringBytes(v);
+  if (shared) SHARED_CONTENT_BYTES.set(value, n);
   return n;
+}
+
+/** The bytes of one key and its value in the estimate of memory.ts. */
+function valueBytes(key: string, value: Value, shared = false): number {
+  return KEY_BYTES + stringBytes(key) + contentBytes(value, shared);
 }
 
 /** A running script, for the memory rules: over the limit as it started, written yet, its flags. */
@@ -100,6 +113,12 @@ export class Keyspace {
   oomRefusals = 0;
   /** Inside `asReplica`: the limit is not applied (a replica obeys its primary, not its own maxmemory). */
   private replicating = false;
+  /**
+   * Keys whose value object other holders may share (a snapshot, a replica, a clone): copied before
+   * this keyspace first changes it in place, so that copies are made only of values that change
+   * (a replica used to copy every key a script named, on every script call).
+   */
+  private readonly shared = new Set<string>();
   /** SCRIPT LOAD's cache, by SHA1. Like a restarted redis-server, a new keyspace starts without it. */
   private readonly scriptCache = new Map<string, string>();
   /**
@@ -129,36 +148,60 @@ export class Keyspace {
     return this.data.get(key);
   }
 
+  /** Sets a key's value, which becomes this keyspace's own (the caller keeps no reference to change). */
   setRaw(key: string, value: Value | undefined): void {
+    this.put(key, value, false);
+  }
+
+  private put(key: string, value: Value | undefined, shared: boolean): void {
     this.changes++;
     const old = this.data.get(key);
-    if (old !== undefined) this.bytes -= valueBytes(key, old);
+    if (old !== undefined) this.bytes -= valueBytes(key, old, this.shared.has(key));
+    this.shared.delete(key);
     if (value === undefined || value.size === 0) this.data.delete(key);
     else {
       this.data.set(key, value);
-      this.bytes += valueBytes(key, value);
+      this.bytes += valueBytes(key, value, shared);
+      if (shared) this.shared.add(key);
     }
   }
 
-  /** A deep copy (a replica's full resync, a crash that keeps its data). */
+  /** The value of a key this keyspace is about to change in place: its own copy if it was shared. */
+  private own<V extends Value>(key: string, value: V): V {
+    if (!this.shared.has(key)) return value;
+    const copy = copyValue(value) as V;
+    this.data.set(key, copy);
+    this.shared.delete(key);
+    return copy;
+  }
+
+  /** An independent copy (a replica's full resync, a crash that keeps its data): both share every value until one changes it. */
   clone(nowMs: () => number = this.nowMs): Keyspace {
     const copy = new Keyspace(nowMs, this.scriptMode, this.scriptBudget);
-    for (const [key, value] of this.data) copy.data.set(key, copyValue(value));
+    for (const [key, value] of this.data) {
+      copy.data.set(key, value);
+      copy.shared.add(key);
+      this.shared.add(key);
+    }
     copy.bytes = this.bytes;
     return copy;
   }
 
-  /** Deep copies of these keys' values (undefined where a key does not exist): a script's effects. */
+  /**
+   * These keys' values (undefined where a key does not exist): a script's effects. The values are
+   * shared, not copied: read them or `restore` them, never change them.
+   */
   snapshot(keys: readonly string[]): [string, Value | undefined][] {
     return keys.map((k) => {
       const v = this.data.get(k);
-      return [k, v === undefined ? undefined : copyValue(v)];
+      if (v !== undefined) this.shared.add(k);
+      return [k, v];
     });
   }
 
   /** Applies a snapshot taken on another keyspace (as a replica applies a script's effects). */
   restore(entries: readonly [string, Value | undefined][]): void {
-    for (const [k, v] of entries) this.setRaw(k, v === undefined ? undefined : copyValue(v));
+    for (const [k, v] of entries) this.put(k, v, true);
   }
 
   /** A canonical dump of the whole keyspace, for comparing two keyspaces. */
@@ -205,10 +248,16 @@ export class Keyspace {
   }
 
   private runTwin(script: ScriptDef, keys: readonly string[], args: readonly string[]): Reply {
-    if (this.scriptBudget === undefined) return luaToReply(script.twin!(this.twinRedis, keys, args));
-    this.twinSteps = 0;
-    this.twinScript = script.name;
-    return luaToReply(script.twin!(this.countedTwinRedis, keys, args));
+    try {
+      if (this.scriptBudget === undefined) return luaToReply(script.twin!(this.twinRedis, keys, args));
+      this.twinSteps = 0;
+      this.twinScript = script.name;
+      return luaToReply(script.twin!(this.countedTwinRedis, keys, args));
+    } catch (err) {
+      // Worded as the Lua reports a failed redis.call (lua-engine.ts: the shadowed call is line 1).
+      if (err instanceof RedisError && !script.twinErrorsBare) throw new RedisError(`${err.message} script: ${scriptSha(script.lua)}, on @user_script:1.`);
+      throw err;
+    }
   }
 
   /**
@@ -334,8 +383,9 @@ export class Keyspace {
     if (!limit.policy.startsWith('allkeys-')) return;
     while (this.usedMemory > limit.maxmemory && this.data.size > 0) {
       const key = this.evictionVictim(limit);
-      this.bytes -= valueBytes(key, this.data.get(key)!);
+      this.bytes -= valueBytes(key, this.data.get(key)!, this.shared.has(key));
       this.data.delete(key);
+      this.shared.delete(key);
       this.access.delete(key);
       this.evicted.push(key);
       this.evictions++;
@@ -417,7 +467,8 @@ export class Keyspace {
     }
   }
 
-  private zset(key: string, create: boolean): SortedSet | undefined {
+  /** A key's sorted set; `write`: to change in place (made this keyspace's own first). */
+  private zset(key: string, create: boolean, write = false): SortedSet | undefined {
     const v = this.data.get(key);
     if (v === undefined) {
       if (!create) return undefined;
@@ -427,10 +478,11 @@ export class Keyspace {
       return z;
     }
     if (!(v instanceof SortedSet)) throw new RedisError(WRONGTYPE);
-    return v;
+    return write ? this.own(key, v) : v;
   }
 
-  private hash(key: string, create: boolean): Map<string, string> | undefined {
+  /** A key's hash; `write`: to change in place (made this keyspace's own first). */
+  private hash(key: string, create: boolean, write = false): Map<string, string> | undefined {
     const v = this.data.get(key);
     if (v === undefined) {
       if (!create) return undefined;
@@ -440,12 +492,13 @@ export class Keyspace {
       return h;
     }
     if (v instanceof SortedSet) throw new RedisError(WRONGTYPE);
-    return v;
+    return write ? this.own(key, v) : v;
   }
 
   private dropIfEmpty(key: string): void {
     if (this.data.get(key)?.size === 0) {
       this.data.delete(key);
+      this.shared.delete(key);
       this.bytes -= KEY_BYTES + stringBytes(key);
     }
   }
@@ -463,7 +516,7 @@ export class Keyspace {
       case 'zadd':
         return this.zadd(key, args);
       case 'zrem': {
-        const z = this.zset(key, false);
+        const z = this.zset(key, false, true);
         let n = 0;
         // Indexes, not slice: a command's arguments are one array per call on the hot path.
         for (let i = 1; i < args.length; i++) {
@@ -497,7 +550,7 @@ export class Keyspace {
       }
       case 'hset': {
         if (args.length < 3 || args.length % 2 === 0) throw new RedisError("ERR wrong number of arguments for 'hset' command");
-        const h = this.hash(key, true)!;
+        const h = this.hash(key, true, true)!;
         let added = 0;
         let changed = false;
         for (let i = 1; i < args.length; i += 2) {
@@ -515,7 +568,7 @@ export class Keyspace {
       case 'hget':
         return this.hash(key, false)?.get(args[1] ?? '') ?? null;
       case 'hdel': {
-        const h = this.hash(key, false);
+        const h = this.hash(key, false, true);
         let n = 0;
         for (let i = 1; i < args.length; i++) {
           const old = h?.get(args[i]!);
@@ -542,7 +595,7 @@ export class Keyspace {
         if (args[1] !== '0') throw new RedisError('ERR invalid cursor');
         return ['0', [...(this.hash(key, false)?.entries() ?? [])].flat()];
       case 'hincrby': {
-        const h = this.hash(key, true)!;
+        const h = this.hash(key, true, true)!;
         const had = h.has(args[1] ?? '');
         const current = had ? parseInteger(h.get(args[1] ?? '')) : 0;
         const next = current + parseInteger(args[2]);
@@ -557,8 +610,9 @@ export class Keyspace {
         for (const k of args) {
           const v = this.data.get(k);
           if (v === undefined) continue;
-          this.bytes -= valueBytes(k, v);
+          this.bytes -= valueBytes(k, v, this.shared.has(k));
           this.data.delete(k);
+          this.shared.delete(k);
           n++;
         }
         if (n > 0) this.changes++;
@@ -573,6 +627,7 @@ export class Keyspace {
       case 'flushall':
         if (this.data.size > 0) this.changes++;
         this.data.clear();
+        this.shared.clear();
         this.bytes = 0;
         return 'OK';
       case 'eval':
@@ -606,7 +661,7 @@ export class Keyspace {
     // Every score is parsed before anything changes: one bad score fails the whole command.
     const scores: number[] = [];
     for (let j = first; j < args.length; j += 2) scores.push(parseScore(args[j]));
-    const z = this.zset(key, !xx);
+    const z = this.zset(key, !xx, true);
     if (!z) return 0;
     let added = 0;
     let changed = 0;

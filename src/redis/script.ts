@@ -32,6 +32,12 @@ export interface ScriptDef {
   readonly lua: string;
   /** The optional JS twin: the same logic over `LuaRedis`; returns the Lua value the script returns. */
   readonly twin?: ScriptTwin;
+  /**
+   * The twin's failed `redis.call` is reported bare (`OOM command not allowed …`) where the Lua's
+   * carries ` script: SHA, on @user_script:1.`. Set on the first twins, whose error wording the
+   * recorded traces hold; every later twin words its errors as its Lua does.
+   */
+  readonly twinErrorsBare?: true;
 }
 
 /**

@@ -71,6 +71,23 @@ describe('a fidelity run split between processes', () => {
     expect((await dynoq(['fidelity', '--merge', 'a.json', '--jobs', '2', '--out', 'G.md'], cwd)).code).toBe(2);
   }, 60_000);
 
+  it('--merge of the data alone renders the page again, checked against GUARANTEES.json beside --out or --published; a bad published file is a usage error', async () => {
+    writeFileSync(join(cwd, 'R.json'), JSON.stringify(measured([part(first, 40, tally(0, 4), 4)])));
+    const none = await dynoq(['fidelity', '--merge', 'R.json', '--data', 'R.json', '--out', 'R.md'], cwd);
+    expect(none.code).toBe(0);
+    expect(readFileSync(join(cwd, 'R.md'), 'utf8')).not.toContain('## The published verdicts');
+    const published = readFileSync(new URL('../../docs/GUARANTEES.json', import.meta.url), 'utf8');
+    writeFileSync(join(cwd, 'P.json'), published);
+    expect((await dynoq(['fidelity', '--merge', 'R.json', '--data', 'R.json', '--published', 'P.json', '--out', 'R.md'], cwd)).code).toBe(0);
+    expect(readFileSync(join(cwd, 'R.md'), 'utf8')).toContain('## The published verdicts and their real twins');
+    expect(readFileSync(join(cwd, 'R.md'), 'utf8')).toContain('**Published:** no: a twin of the `basic` profile');
+    writeFileSync(join(cwd, 'bad.json'), '{"format": 1}');
+    const bad = await dynoq(['fidelity', '--merge', 'R.json', '--data', 'R.json', '--published', 'bad.json', '--out', 'R.md'], cwd);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--published: bad\.json/);
+    expect((await dynoq(['fidelity', '--merge', 'R.json', '--data', 'R.json', '--published', 'missing.json', '--out', 'R.md'], cwd)).code).toBe(2);
+  }, 60_000);
+
   it.runIf(available)('--jobs 2: two processes share the real seeds (each seed run once), the row is simulated once, and the table adds them up', async () => {
     const row = 'primary-replica/atomic/none';
     const r = await dynoq(['fidelity', '--jobs', '2', '--runs', '2', '--sim-seeds', '2', '--only', `${row},nothing-else`, '--out', 'J.md'], cwd);

@@ -2,10 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES } from '../../src/model/properties.js';
 import { agreement, DEFAULT_REAL_RUNS, detectable, FIDELITY_ROWS, mcnemarP, mergeFidelity, seedAgreement, verdict, type FidelityMeasurement, type PairTally, type RowFidelity, type Tally } from '../../src/real/twin/fidelity.js';
 import { formatFidelity } from '../../src/real/twin/fidelity-page.js';
+import { readFileSync } from 'node:fs';
+import { parseGuaranteesData } from '../../src/sim/campaign/guarantees-data.js';
 import { CONFIGURATIONS, configurationRun } from '../../src/sim/run/configurations.js';
 import { asHappened, type RealResult } from '../../src/real/twin/run-real.js';
 import { parseSimConfig } from '../../src/sim/run/config.js';
 import { runSimulation } from '../../src/sim/run/run.js';
+import { configProblems } from '../../src/sim/run/config-problems.js';
 
 const tally = (violated: number, exercised: number): Tally => Object.fromEntries(PROPERTY_NAMES.map((p) => [p, { violated, exercised }])) as Tally;
 const row = (name: string, real: Tally): RowFidelity => ({
@@ -70,6 +73,64 @@ describe('the fidelity table', () => {
     expect(resim.faults.slice(1)).toEqual(late.slice(1));
     expect((await runSimulation({ ...resim, keepTrace: false }, { traceHash: false })).report.pushed).toBeGreaterThan(0);
   }, 60_000);
+
+  it('a restart of the liveness phase that answered 2.5 s late keeps its node down 2.5 s in the re-simulation as it happened (was: restarted at the liveness start)', async () => {
+    const named = CONFIGURATIONS.find((c) => c.name === 'dynomite/DC_QUORUM/atomic/node-crash')!;
+    const crash = { at: 1_000, kind: 'crash-node', zone: 'b', loseUnreplicated: false } as const;
+    const config = parseSimConfig({ ...configurationRun(named, 'liveness-heal'), faults: [crash] });
+    const safety = config.phases.safetyMs;
+    const happened = [crash, { at: safety + 2_500, kind: 'restart-node', zone: 'b' }] as const;
+    const resim = asHappened({ config, happened: [...happened] });
+    expect(resim.faults).toEqual([crash]);
+    expect(resim.phases.livenessHeals).toEqual([{ at: safety + 2_500, zone: 'b', process: 'node' }]);
+    // consumer-1 pops zone b: nothing reaches it until its node answers again.
+    const firstPopOfB = async (c: typeof config) => {
+      const r = await runSimulation(c, { traceHash: false });
+      const delivered = r.history.filter((o) => o.type === 'deliver' && o.process === 'consumer-1' && o.invokedAt >= r.livenessStart);
+      expect(delivered.length).toBeGreaterThan(0);
+      return Math.min(...delivered.map((o) => o.completedAt)) - r.livenessStart;
+    };
+    expect(await firstPopOfB(resim)).toBeGreaterThanOrEqual(2_500);
+    expect(await firstPopOfB(config)).toBeLessThan(1_000);
+  }, 60_000);
+
+  it('a supervised crash that outlasted the safety phase keeps its node down to its real end; a heal inside the safety phase or of an unknown zone is refused', () => {
+    const named = CONFIGURATIONS.find((c) => c.name === 'primary-replica/atomic+server-time+durable+aof-always/process-crash')!;
+    const config = parseSimConfig(configurationRun(named, 'supervised-heal'));
+    const safety = config.phases.safetyMs;
+    const kill = { at: safety + 40, kind: 'kill-process', zone: 'a', durationMs: 3_000 } as const;
+    const resim = asHappened({ config, happened: [kill] });
+    expect(resim.faults).toEqual([{ ...kill, at: safety - 1, durationMs: 3_041 }]);
+    expect(resim.phases.livenessHeals).toEqual([{ at: safety + 3_040, zone: 'a', process: 'node' }]);
+    const bad = { ...config, phases: { ...config.phases, livenessHeals: [{ at: 5, zone: 'q', process: 'backend' as const }] } };
+    expect(() => parseSimConfig(bad)).not.toThrow();
+    expect(configProblems(parseSimConfig(bad))).toEqual([
+      'phases.livenessHeals.0: no zone "q"; zones are a, b, c',
+      `phases.livenessHeals.0: at 5 ms is inside the safety phase (${safety} ms); a heal there is a fault of the schedule`,
+      'phases.livenessHeals.0: a backend is the redis behind a Dynomite node; this topology is primary-replica',
+    ]);
+  });
+
+  it('the published cells next to their real twins: a published row whose cell parts from the real rate is named; a basic twin says it is not published; published rows without a twin are counted', () => {
+    const whole = JSON.parse(readFileSync(new URL('../../docs/GUARANTEES.json', import.meta.url), 'utf8')) as { rows: { name: string; cells: Record<string, { violated: number; exercised: number }> }[] };
+    const pick = (name: string) => structuredClone(whole.rows.find((r) => r.name === name)!);
+    const twinned = pick('dynomite/DC_QUORUM/atomic/none/full');
+    twinned.cells.atLeastOnce = { ...twinned.cells.atLeastOnce!, violated: 0, exercised: 80 };
+    const fixture = { ...whole, rows: [twinned, pick('primary-replica/atomic/none/full'), pick('primary-replica/atomic/none')] };
+    const published = parseGuaranteesData(JSON.stringify(fixture), 'fixture');
+    const realRow = (name: string, t: Tally) => ({ ...row(name, t), realRuns: 20 });
+    const m = measured([realRow('dynomite/DC_QUORUM/atomic/none/full', { ...tally(0, 20), atLeastOnce: { violated: 12, exercised: 20 } }), realRow('primary-replica/atomic/none', tally(0, 20))]);
+    const md = formatFidelity(m, {}, published);
+    const section = md.slice(md.indexOf('## The published verdicts'), md.indexOf('## dynomite/'));
+    expect(section).toContain('1 of its 2 published rows have a real twin here: `dynomite/DC_QUORUM/atomic/none/full`; the other 1 have none.');
+    expect(section).toContain('still holds 1 row of another profile');
+    expect(section).toContain('| dynomite/DC_QUORUM/atomic/none/full | at-least-once | 0/80 (0 %–5 %) | 12/20 (39 %–78 %) | published gentler |');
+    expect(section).toMatch(/\| dynomite\/DC_QUORUM\/atomic\/none\/full \| no double pop \| [^|]+ \| 0\/20 [^|]+ \| agree \|/);
+    expect(md).toContain('**Published:** yes (80 runs): at-least-once published 0/80 (0 %–5 %), real 12/20 (39 %–78 %) (published gentler).');
+    expect(md).toContain('**Published:** no: a twin of the `basic` profile, which the guarantees table no longer measures; the same set-up and faults under the `full` profile (`primary-replica/atomic/none/full`) has no real twin.');
+    // Without the published data the page is what it was.
+    expect(formatFidelity(m, {})).not.toContain('Published');
+  });
 
   it('seed by seed: McNemar\'s exact test on the seeds one side alone violated', () => {
     expect(mcnemarP(0, 0)).toBe(1);

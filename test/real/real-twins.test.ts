@@ -167,6 +167,21 @@ describe.runIf(dynomiteAvailable)('real twins on Dynomite (3 racks, DC_QUORUM)',
     console.log(`dynomite crash twin as it happened: ${real.happened.map((f) => `${f.kind} ${f.at} ms`).join(', ')}`);
   }, 120_000);
 
+  it('a crash left to the liveness phase: its restart is recorded when the node answered, and the re-simulation keeps the node down until then', async () => {
+    const config = parseSimConfig(withFaults('dynomite/DC_QUORUM/atomic/node-crash', [{ at: 800, kind: 'crash-node', zone: 'b', loseUnreplicated: false }]));
+    const real = await runReal(config);
+    expect(real.faults.filter((f) => f.error), 'every fault struck the real processes').toEqual([]);
+    const safety = config.phases.safetyMs;
+    const restarts = real.happened.filter((f) => f.kind === 'restart-node');
+    expect(restarts).toHaveLength(1);
+    expect(restarts[0]!.at).toBeGreaterThanOrEqual(safety);
+    expect(real.log.some((l) => /restart node b .*\(liveness\)/.test(l)), real.log.join('\n')).toBe(true);
+    const resim = asHappened(real);
+    expect(resim.phases.livenessHeals).toEqual([{ at: restarts[0]!.at, zone: 'b', process: 'node' }]);
+    expect((await runSimulation(resim, { traceHash: false })).report.pushed).toBeGreaterThan(0);
+    console.log(`dynomite liveness restart answered ${restarts[0]!.at - safety} ms after the safety phase`);
+  }, 120_000);
+
   it('a zone-failover client moved to another zone\'s node by a client-failover fault, and home again for the liveness phase', async () => {
     const config = parseSimConfig(configurationRun(CONFIGURATIONS.find((c) => c.name === 'dynomite/DC_QUORUM/atomic/client-failover')!, 'f1'));
     expect(config.network.clientFailover).toBe(true);

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { GuaranteesDataError, parseGuaranteesData, type GuaranteesData } from '../../sim/campaign/guarantees-data.js';
 import { FIDELITY_EXPLANATIONS } from '../../real/twin/fidelity-explanations.js';
 import { FIDELITY_ROWS, FidelityPartsError, measureFidelity, mergeFidelity, onlyMatches, sumFidelity, type FidelityMeasurement } from '../../real/twin/fidelity.js';
 import { formatFidelity } from '../../real/twin/fidelity-page.js';
@@ -22,6 +23,23 @@ interface FidelityFlags {
   jobs?: number;
   /** Measurements of parts of one run (`--claims`) to add up into the table, instead of measuring. */
   merge?: string[];
+  /** The published guarantees data whose cells the table checks (default: GUARANTEES.json beside the output). */
+  published?: string;
+}
+
+/** The published guarantees data, or null when there is none at the default place. */
+function readPublished(flags: FidelityFlags): GuaranteesData | null {
+  const path = flags.published ?? join(dirname(flags.out), 'GUARANTEES.json');
+  if (!existsSync(path)) {
+    if (flags.published !== undefined) throw new CliError(`--published ${path}: no such file`);
+    return null;
+  }
+  try {
+    return parseGuaranteesData(readFileSync(path, 'utf8'), path);
+  } catch (err) {
+    if (err instanceof GuaranteesDataError) throw new CliError(`--published: ${err.message}`);
+    throw err;
+  }
 }
 
 function readMeasurement(path: string): FidelityMeasurement {
@@ -59,7 +77,7 @@ function claimsIn(dir: string): (unit: string) => boolean {
 
 function write(flags: FidelityFlags, dataPath: string, m: FidelityMeasurement): void {
   writeOutput(dataPath, `${JSON.stringify(m, null, 1)}\n`);
-  writeOutput(flags.out, formatFidelity(m, FIDELITY_EXPLANATIONS));
+  writeOutput(flags.out, formatFidelity(m, FIDELITY_EXPLANATIONS, readPublished(flags)));
 }
 
 /** The parts added up (only the rows `--only` picks) over the earlier data (rows no part measured are kept from it). */

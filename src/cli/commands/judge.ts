@@ -2,12 +2,12 @@ import { statSync } from 'node:fs';
 import type { FaultSpan } from '../../model/history-file.js';
 import type { JudgeReport } from '../../model/judge.js';
 import { VIOLATION_KINDS, WORST_FIRST } from '../../model/properties.js';
-import { judgeStream, type StreamJudgement } from '../../model/stream-judge.js';
+import type { StreamJudgement } from '../../model/stream-judge.js';
 import { relativeTimes } from '../../model/relative-times.js';
 import { latenessLine, verdictLine } from '../verdicts.js';
 import { CliError } from '../cli-error.js';
 import { EXIT } from '../exit-codes.js';
-import { fileLines } from '../line-reader.js';
+import { judgeInThread } from '../judge-in-thread.js';
 import { emitJson } from '../output.js';
 import { regularFileOrThrow } from '../regular-file.js';
 
@@ -109,18 +109,17 @@ export async function judgeCommand(file: string, flags: JudgeFlags): Promise<num
   } catch (err) {
     throw new CliError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const h = await judgeStream(
-    fileLines(file),
+  const h = await judgeInThread({
     file,
-    {
+    overrides: {
       ...(flags.livenessStart !== undefined ? { livenessStart: flags.livenessStart } : {}),
       ...(flags.end !== undefined ? { end: flags.end } : {}),
       ...(flags.reaperInterval !== undefined ? { reaperIntervalMs: flags.reaperInterval } : {}),
       ...(flags.recoveryBound !== undefined ? { recoveryBoundMs: flags.recoveryBound } : {}),
       ...(flags.deliveryBound !== undefined ? { deliveryBoundMs: flags.deliveryBound } : {}),
     },
-    flags.maxUndetermined !== undefined ? { maxUndetermined: flags.maxUndetermined } : {},
-  );
+    options: flags.maxUndetermined !== undefined ? { maxUndetermined: flags.maxUndetermined } : {},
+  });
   const report = h.report;
   if (flags.json) emitJson(judgementJson(file, h));
   else console.log(formatJudgement(report, file, h.start, h.settings.deliveryBoundMs));

@@ -19,6 +19,7 @@ export const atomicAckAndPop: ScriptDef = {
   keyCount: 'variable',
   writes: true,
   lua,
+  twinErrorsBare: true,
   twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     const k = localPopKeys(keys);

@@ -23,6 +23,7 @@ export const atomicAckManyAndPop: ScriptDef = {
   keyCount: 'variable',
   writes: true,
   lua,
+  twinErrorsBare: true,
   twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     const k = localPopKeys(keys);

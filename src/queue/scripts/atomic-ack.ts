@@ -18,6 +18,7 @@ export const atomicAck: ScriptDef = {
   keyCount: 'variable',
   writes: true,
   lua,
+  twinErrorsBare: true,
   twin(redis, keys, argv) {
     return ack(redis, keys[0]!, keys[1]!, keys[2]!, keysFrom(keys, 3), argv[0]!, argv[1]!);
   },

@@ -83,13 +83,18 @@ export interface LeaseKeys {
   readonly unack: string;
 }
 
-export function lease(redis: LuaRedis, id: string, k: LeaseKeys, token: string, deadline: number): LuaValue[] | null {
+/**
+ * `number` writes the deadline as an argument: Lua hands Redis "%.17g" (formatRedisDouble); the first
+ * twins' `String` (shortest form) can differ from it for a fractional deadline and is kept where
+ * recorded traces hold it.
+ */
+export function lease(redis: LuaRedis, id: string, k: LeaseKeys, token: string, deadline: number, number: (n: number) => string = String): LuaValue[] | null {
   const payload = redis.call('hget', k.msg, id);
   if (!luaTruthy(payload)) {
     redis.call('hdel', k.meta, id);
     return null;
   }
-  redis.call('zadd', k.unack, String(deadline), id);
+  redis.call('zadd', k.unack, number(deadline), id);
   redis.call('hset', k.leases, id, token);
   return [id, payload, token, deadline];
 }

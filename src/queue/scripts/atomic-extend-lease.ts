@@ -1,5 +1,6 @@
 import type { ScriptDef } from '../../redis/script.js';
-import { NOW_LUA, STALE_TOKEN_LUA } from './atomic-common.js';
+import { formatRedisDouble } from '../../redis/number-format.js';
+import { NOW_LUA, STALE_TOKEN_LUA, scriptNow, staleToken } from './atomic-common.js';
 
 /**
  * Atomic setUnackTimeout: moves the lease deadline of an un-acked id to now + timeout, only while
@@ -26,4 +27,17 @@ export const atomicExtendLease: ScriptDef = {
   keyCount: 'variable',
   writes: true,
   lua,
+  twin(redis, keys, argv) {
+    const now = scriptNow(redis, argv);
+    const leases = keys[0]!;
+    const id = argv[2]!;
+    if (staleToken(redis, leases, id, argv[3]!)) return 0;
+    for (let i = 1; i < keys.length; i++) {
+      if (redis.call('zrem', keys[i]!, id) === 1) {
+        redis.call('zadd', keys[i]!, formatRedisDouble(now + Number(argv[4])), id);
+        return 1;
+      }
+    }
+    return 0;
+  },
 };

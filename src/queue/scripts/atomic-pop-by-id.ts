@@ -1,5 +1,6 @@
 import type { ScriptDef } from '../../redis/script.js';
-import { LEASE_LUA, NOW_LUA } from './atomic-common.js';
+import { formatRedisDouble } from '../../redis/number-format.js';
+import { LEASE_LUA, NOW_LUA, lease, scriptNow } from './atomic-common.js';
 
 /**
  * Atomic popWithMsgId on one shard: leases the id if it is in that shard's QUEUE or READY, due or
@@ -19,4 +20,11 @@ export const atomicPopById: ScriptDef = {
   keyCount: 7,
   writes: true,
   lua,
+  twin(redis, keys, argv) {
+    const now = scriptNow(redis, argv);
+    const id = argv[2]!;
+    const removed = (redis.call('zrem', keys[4]!, id) as number) + (redis.call('zrem', keys[5]!, id) as number);
+    if (removed === 0) return [];
+    return lease(redis, id, { msg: keys[0]!, meta: keys[1]!, leases: keys[2]!, unack: keys[6]! }, argv[4]!, now + Number(argv[3]), formatRedisDouble) ?? [];
+  },
 };

@@ -17,6 +17,7 @@ export const atomicPop: ScriptDef = {
   keyCount: 7,
   writes: true,
   lua,
+  twinErrorsBare: true,
   twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     return pop(redis, localPopKeys(keys), argv[4]!, now - Number(argv[5]), Number(argv[2]), now + Number(argv[3]), []);

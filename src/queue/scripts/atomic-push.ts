@@ -56,6 +56,7 @@ export const atomicPush: ScriptDef = {
   keyCount: 'variable',
   writes: true,
   lua,
+  twinErrorsBare: true,
   twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     const msg = keys[0]!;

@@ -1,5 +1,5 @@
-import type { ScriptDef } from '../../redis/script.js';
-import { STALE_TOKEN_LUA } from './atomic-common.js';
+import { luaTruthy, type ScriptDef } from '../../redis/script.js';
+import { STALE_TOKEN_LUA, staleToken } from './atomic-common.js';
 
 /**
  * Atomic release: hands a leased id back, visible again now (RSMQ's visibility 0, BullMQ's
@@ -33,4 +33,25 @@ export const atomicRelease: ScriptDef = {
   keyCount: 'variable',
   writes: true,
   lua,
+  twin(redis, keys, argv) {
+    const msg = keys[0]!;
+    const meta = keys[1]!;
+    const leases = keys[2]!;
+    const id = argv[0]!;
+    if (staleToken(redis, leases, id, argv[1]!)) return 0;
+    for (let i = 3; i < keys.length; i += 2) {
+      if (redis.call('zrem', keys[i + 1]!, id) === 1) {
+        redis.call('hdel', leases, id);
+        const rank = redis.call('hget', meta, id);
+        if (luaTruthy(rank) && redis.call('hexists', msg, id) === 1) {
+          redis.call('zadd', keys[i]!, rank as string, id);
+          return 1;
+        }
+        redis.call('hdel', meta, id);
+        redis.call('hdel', msg, id);
+        return 0;
+      }
+    }
+    return 0;
+  },
 };

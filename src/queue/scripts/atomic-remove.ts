@@ -1,4 +1,4 @@
-import type { ScriptDef } from '../../redis/script.js';
+import { luaTruthy, type ScriptDef } from '../../redis/script.js';
 
 /**
  * Atomic remove: takes the id out of every shard's QUEUE, READY and UNACK and deletes its payload,
@@ -27,4 +27,19 @@ export const atomicRemove: ScriptDef = {
   keyCount: 'variable',
   writes: true,
   lua,
+  twin(redis, keys, argv) {
+    const id = argv[0]!;
+    const token = argv[1] ?? '';
+    if (token !== '' || argv[2] === '1') {
+      const lease = redis.call('hget', keys[2]!, id);
+      if (token !== '' && lease !== token) return 0;
+      if (token === '' && luaTruthy(lease)) return 0;
+    }
+    let removed = 0;
+    for (let i = 3; i < keys.length; i++) removed += redis.call('zrem', keys[i]!, id) as number;
+    redis.call('hdel', keys[0]!, id);
+    redis.call('hdel', keys[1]!, id);
+    redis.call('hdel', keys[2]!, id);
+    return removed > 0 ? 1 : 0;
+  },
 };

@@ -33,6 +33,7 @@ export const atomicRequeueExpired: ScriptDef = {
   keyCount: 5,
   writes: true,
   lua,
+  twinErrorsBare: true,
   twin(redis, keys, argv) {
     const now = scriptNow(redis, argv);
     const msg = keys[0]!;

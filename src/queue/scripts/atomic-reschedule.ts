@@ -1,5 +1,6 @@
-import type { ScriptDef } from '../../redis/script.js';
-import { NOW_LUA } from './atomic-common.js';
+import { luaTruthy, type ScriptDef } from '../../redis/script.js';
+import { formatRedisDouble } from '../../redis/number-format.js';
+import { NOW_LUA, scriptNow } from './atomic-common.js';
 
 /**
  * Atomic setTimeout: a queued (delayed or due) id becomes due at now + timeout, in the shard where
@@ -22,4 +23,16 @@ export const atomicReschedule: ScriptDef = {
   keyCount: 'variable',
   writes: true,
   lua,
+  twin(redis, keys, argv) {
+    const now = scriptNow(redis, argv);
+    const id = argv[2]!;
+    for (let i = 0; i < keys.length; i += 2) {
+      const queue = keys[i]!;
+      if (luaTruthy(redis.call('zscore', queue, id)) || redis.call('zrem', keys[i + 1]!, id) === 1) {
+        redis.call('zadd', queue, formatRedisDouble(now + Number(argv[3])), id);
+        return 1;
+      }
+    }
+    return 0;
+  },
 };

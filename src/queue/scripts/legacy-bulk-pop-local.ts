@@ -1,4 +1,4 @@
-import type { ScriptDef } from '../../redis/script.js';
+import { luaTruthy, type LuaValue, type ScriptDef } from '../../redis/script.js';
 
 /**
  * Dyno-queues v1 `atomicBulkPopScriptLocalOnly`, logic as written (the queue and un-ack shard names
@@ -44,4 +44,27 @@ export const legacyBulkPopLocal: ScriptDef = {
   keyCount: 3,
   writes: true,
   lua,
+  twin(redis, keys, argv) {
+    const [hkey, queueShard, unackShard] = [keys[0]!, keys[1]!, keys[2]!];
+    const count = Number(argv[0]);
+    const peekUntil = argv[1]!;
+    const unackScore = argv[2]!;
+    const out: LuaValue[] = [];
+    for (let i = 0; i <= count - 1; i++) {
+      const id = argv[3 + i]!;
+      const exists = redis.call('zscore', queueShard, id);
+      if (!luaTruthy(exists)) return [];
+      // Lua compares the two strings, as the original does: lexicographically.
+      if ((exists as string) <= peekUntil) {
+        const value = redis.call('hget', hkey, id);
+        if (luaTruthy(value)) {
+          // The original's `if (zadd_ret)` is always true (0 is truthy in Lua): an id already in un-ack is popped again.
+          redis.call('zadd', unackShard, 'NX', unackScore, id);
+          redis.call('zrem', queueShard, id);
+          out.push(value);
+        }
+      }
+    }
+    return out;
+  },
 };

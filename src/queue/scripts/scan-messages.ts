@@ -1,4 +1,4 @@
-import type { ScriptDef } from '../../redis/script.js';
+import { luaTruthy, type LuaValue, type ScriptDef } from '../../redis/script.js';
 
 /**
  * One page of the message hash: a single HSCAN step (COUNT ARGV[2], a hint Redis honours on a
@@ -29,4 +29,16 @@ export const scanMessages: ScriptDef = {
   keyCount: 'variable',
   writes: false,
   lua,
+  twin(redis, keys, argv) {
+    const [cursor, entries] = redis.call('hscan', keys[0]!, argv[0]!, 'COUNT', String(Number(argv[1]))) as [string, string[]];
+    const out: LuaValue[] = [cursor];
+    for (let i = 0; i < entries.length; i += 2) {
+      let keep = keys.length === 1;
+      for (let k = 1; k < keys.length; k++) {
+        if (!keep && luaTruthy(redis.call('zscore', keys[k]!, entries[i]!))) keep = true;
+      }
+      if (keep) out.push(entries[i]!, entries[i + 1]!);
+    }
+    return out;
+  },
 };

@@ -1,6 +1,9 @@
 import { PROPERTIES, PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
 import { wilson } from '../../sim/campaign/guarantees.js';
+import type { GuaranteesData } from '../../sim/campaign/guarantees-data.js';
+import { TABLE_PROFILE } from '../../sim/run/configurations.js';
 import { agreement, detectable, verdict, type FidelityMeasurement, type RowFidelity, type SeedPairs } from './fidelity.js';
+import { publishedStanding, publishedTwins, type PublishedStanding } from './published-check.js';
 
 const pct = (x: number) => `${Math.round(100 * x)} %`;
 function rate(t: { violated: number; exercised: number }): string {
@@ -107,8 +110,53 @@ function summary(m: FidelityMeasurement, explanations: Explanations): string[] {
   return lines;
 }
 
-/** docs/FIDELITY.md from a measurement. */
-export function formatFidelity(m: FidelityMeasurement, explanations: Explanations = {}): string {
+const names = (rows: readonly string[]) => rows.map((r) => `\`${r}\``).join(', ');
+
+/** The published verdicts next to the real twins: which published rows have one, and how their cells compare. */
+function publishedSection(m: FidelityMeasurement, published: GuaranteesData): string[] {
+  const { withTwin, without } = publishedTwins(m, published);
+  const twins = new Set(m.rows.map((r) => r.row));
+  const others = m.rows.filter((r) => publishedStanding(r, published, twins).kind === 'other profile');
+  const older = published.rows.filter((p) => p.profile !== TABLE_PROFILE).length;
+  const lines = [
+    '## The published verdicts and their real twins',
+    '',
+    `The guarantees page ([GUARANTEES.md](GUARANTEES.md), data [GUARANTEES.json](GUARANTEES.json): \`${published.command}\`) measures and publishes the \`${TABLE_PROFILE}\` workload profile's rows${older > 0 ? ` (its data, measured when the table measured every profile, still holds ${rowsWord(older)} of another profile; the next regeneration drops them)` : ''}. ${withTwin.length} of its ${withTwin.length + without.length} published rows have a real twin here${withTwin.length > 0 ? `: ${names(withTwin)}` : ''}; the other ${without.length} have none. ${others.length} of the ${rowsWord(m.rows.length)} here are twins of configurations of another profile, which the table no longer measures: they compare the simulator with reality, not a published cell (each row's section says which).`,
+    '',
+  ];
+  const checked = m.rows.flatMap((r) => {
+    const s = publishedStanding(r, published, twins);
+    return s.kind === 'published' ? s.cells.map((c) => ({ row: r.row, runs: s.runs, ...c })) : [];
+  });
+  if (checked.length === 0) return [...lines, 'No published cell has a real twin to compare with.'];
+  lines.push(
+    `Each published cell (violating runs / runs that exercised the property, over the published row's seeds) next to the real runs of its twin: **agree** when the 95 % intervals overlap, else the side that breaks the property more often (the seeds differ, so there is no seed-by-seed test here). ${checked.filter((c) => c.verdict !== 'agree').length} of ${checked.length} cells differ.`,
+    '',
+    '| row | property | published | real | verdict |',
+    '|---|---|---|---|---|',
+  );
+  for (const c of checked) lines.push(`| ${c.row} | ${PROPERTIES[c.property].label} | ${rate(c.published)} | ${rate(c.real)} | ${c.verdict === 'agree' ? 'agree' : c.verdict.replace('simulator', 'published')} |`);
+  return lines;
+}
+
+/** A row's line about the published page. */
+function standingLine(s: PublishedStanding): string {
+  if (s.kind === 'not in the data') return '**Published:** no: the published data has no row of this configuration (measured before it existed).';
+  if (s.kind === 'other profile') {
+    const sibling = s.sibling === null ? `has no configuration under the \`${TABLE_PROFILE}\` profile` : `under the \`${TABLE_PROFILE}\` profile (\`${s.sibling}\`) ${s.siblingHasTwin ? 'has a twin here' : 'has no real twin'}`;
+    return `**Published:** no: a twin of the \`${s.profile}\` profile, which the guarantees table no longer measures; the same set-up and faults ${sibling}.`;
+  }
+  const differ = s.cells.filter((c) => c.verdict !== 'agree');
+  return `**Published:** yes (${s.runs} runs): ${differ.length === 0 ? 'every cell both exercised agrees with the real runs' : differ.map((c) => `${PROPERTIES[c.property].label} published ${rate(c.published)}, real ${rate(c.real)} (${c.verdict.replace('simulator', 'published')})`).join('; ')}.`;
+}
+
+/**
+ * docs/FIDELITY.md from a measurement; with the published guarantees data, each published cell that
+ * has a real twin is checked against it and every row says whether it is published.
+ */
+export function formatFidelity(m: FidelityMeasurement, explanations: Explanations = {}, published: GuaranteesData | null = null): string {
+  const twins = new Set(m.rows.map((r) => r.row));
+  const beforeLiveness = m.rows.filter((r) => !r.livenessRestartsAsHappened).length;
   const lines = [
     '# Fidelity: the simulator next to real processes',
     '',
@@ -116,7 +164,7 @@ export function formatFidelity(m: FidelityMeasurement, explanations: Explanation
     '',
     `Each row is a configuration of the guarantees table (docs/GUARANTEES.md) run twice: on the simulator (${m.options.simSeeds} seeds), and as its **real twin** — the same configuration, workload profile and fault schedule on real processes on loopback (redis-server primary with two replicas and three Sentinels; or three Dynomite nodes built from the vendored Dynomite source by \`scripts/build-dynomite.sh\`, each with its own redis-server), in real time, judged by the same checker (\`dynoq sim --real\`). Each row has at most ${m.options.realRuns} real runs (rows take turns until each process\'s time budget is spent).`,
     '',
-    'A real run does not strike its faults exactly when drawn: a restart on a loaded machine takes seconds, and a fault waits for the one before it on the same process (a crash of a zone still restarting strikes once it is up). The twin records every fault **as it happened** — when it took effect, how long a partition or pause lasted — and the simulator runs that schedule again on the same seed: the column *simulated, as happened* and the **seed-by-seed** column compare the two run by run.',
+    `A real run does not strike its faults exactly when drawn: a restart on a loaded machine takes seconds, and a fault waits for the one before it on the same process (a crash of a zone still restarting strikes once it is up). The twin records every fault **as it happened** — when it took effect, how long a partition or pause lasted, when each restart of the liveness phase answered again — and the simulator runs that schedule again on the same seed, each process kept down until its real restart: the column *simulated, as happened* and the **seed-by-seed** column compare the two run by run.${beforeLiveness > 0 ? ` ${beforeLiveness === m.rows.length ? 'Every row here was' : `${rowsWord(beforeLiveness)} here were`} measured before the twin recorded its liveness restarts: ${beforeLiveness === 1 ? 'its' : 'their'} re-simulations restart every process at the liveness start.` : ''}`,
     '',
     'A cell is *runs that violated the property / runs that exercised it (95 % Wilson interval)*. The seed-by-seed cell is *runs with the same verdict on both sides / runs both exercised*, with how many only the simulator or only reality violated. A property **agrees** only when both say so: the intervals of the simulated and the real rate overlap, **and** the seeds where one side alone violated are not significantly lopsided (McNemar\'s exact test, 5 %). Otherwise the verdict names the side that breaks the property more often: **simulator harsher** or **simulator gentler**. The column *could detect* says how far the real rate would have to be from the simulated one for the intervals to part with this many real runs: *agree* means "no difference larger than that", not proof of none.',
     '',
@@ -136,6 +184,7 @@ export function formatFidelity(m: FidelityMeasurement, explanations: Explanation
       `| ${r.row} | ${r.realRuns} | ${gap ? `${Math.round(100 * gap.gap)} points (${PROPERTIES[gap.property].label})` : 'none'} | ${disagree.length === 0 ? 'none (agree)' : disagree.map((p) => `${PROPERTIES[p].label}: ${verdict(r.simulated[p], r.real[p], r.perSeed?.[p])}`).join('; ')} |`,
     );
   }
+  if (published) lines.push('', ...publishedSection(m, published));
   for (const r of m.rows) {
     lines.push('', `## ${r.row}`, '', `${r.description}. ${r.simSeeds} simulated seeds; ${r.realRuns} real run(s), ${r.realSeconds} s on real processes${r.skipped > 0 ? `; ${r.skipped} seed(s) skipped (a fault with no real means)` : ''}.`, '');
     lines.push('| property | simulated | simulated, as happened | real | seed by seed | could detect | verdict |', '|---|---|---|---|---|---|---|');
@@ -145,6 +194,7 @@ export function formatFidelity(m: FidelityMeasurement, explanations: Explanation
     }
     if (r.replicasEqual) lines.push('', `Replicas equal at the end: simulated ${r.replicasEqual.simulated}/${r.realRuns} (same seeds, as happened), real ${r.replicasEqual.real}/${r.realRuns}.`);
     if (r.faultErrors.length > 0) lines.push('', `Real runs not counted or faults that failed to strike: ${r.faultErrors.join('; ')}.`);
+    if (published) lines.push('', standingLine(publishedStanding(r, published, twins)));
     const why = explanations[r.row];
     if (why) lines.push('', `**Why they differ.** ${why}`);
   }

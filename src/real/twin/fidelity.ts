@@ -107,6 +107,8 @@ export interface RowFidelity {
   readonly simulatedTwins: Tally;
   /** Seed by seed, the simulator (schedule as it happened) next to the real run (absent in older data). */
   readonly perSeed?: PairTally;
+  /** Its re-simulations kept each process down until its liveness restart really answered (absent in older data: restarted at the liveness start). */
+  readonly livenessRestartsAsHappened?: boolean;
   readonly real: Tally;
   readonly realRuns: number;
   /** Seeds skipped because their schedule had a fault with no real means (a node's clock, a partition). */
@@ -229,6 +231,7 @@ function addRows(a: RowFidelity, b: RowFidelity): RowFidelity {
     simulated: addTallies(completeTally(a.simulated), completeTally(b.simulated)),
     simulatedTwins: addTallies(completeTally(a.simulatedTwins), completeTally(b.simulatedTwins)),
     ...(perSeed ? { perSeed } : {}),
+    ...(a.livenessRestartsAsHappened && b.livenessRestartsAsHappened ? { livenessRestartsAsHappened: true } : {}),
     real: addTallies(completeTally(a.real), completeTally(b.real)),
     realRuns: a.realRuns + b.realRuns,
     skipped: a.skipped + b.skipped,
@@ -320,6 +323,7 @@ export async function measureFidelity(options: FidelityOptions = {}): Promise<Fi
         simulated: s.simulated,
         simulatedTwins: s.simulatedTwins,
         perSeed: s.perSeed,
+        livenessRestartsAsHappened: true,
         real: s.real,
         realRuns: s.realRuns,
         skipped: s.skipped,

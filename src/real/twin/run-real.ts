@@ -22,15 +22,37 @@ interface StruckRealFault {
   readonly error?: string;
 }
 
+/** Faults a supervisor ends after `durationMs` (process-crash, process-crash-failover). */
+const SUPERVISED_KINDS: ReadonlySet<string> = new Set(['kill-process', 'kill-process-past-failover']);
+type LivenessHeal = NonNullable<SimConfig['phases']['livenessHeals']>[number];
+
 /**
  * The configuration of a real run with its schedule as it really happened (HappenedSchedule): what the
- * simulator must run to compare with that run seed by seed.
+ * simulator must run to compare with that run seed by seed. A restart that answered only after the
+ * safety phase (a liveness restart, or a scheduled one that finished late) is a liveness heal at its
+ * real time, so the re-simulation keeps that process down as long as it really was down; any other
+ * fault that took effect after the phase ended is re-simulated at the phase's last millisecond (a
+ * simulated fault must strike inside it).
  */
-export function asHappened(result: RealResult): SimConfig {
-  // A fault that took effect after the safety phase ended (a restart that finished late on a loaded
-  // machine) is re-simulated at the phase's last millisecond: a simulated fault must strike inside it.
-  const last = result.config.phases.safetyMs - 1;
-  return { ...result.config, faults: result.happened.map((f) => (f.at > last ? { ...f, at: last } : f)) };
+export function asHappened(result: Pick<RealResult, 'config' | 'happened'>): SimConfig {
+  const safety = result.config.phases.safetyMs;
+  const last = safety - 1;
+  const faults: Fault[] = [];
+  const heals: LivenessHeal[] = [];
+  for (const f of result.happened) {
+    if ((f.kind === 'restart-node' || f.kind === 'restart-backend') && f.at >= safety) {
+      heals.push({ at: f.at, zone: f.zone, process: f.kind === 'restart-node' ? 'node' : 'backend' });
+      continue;
+    }
+    if (SUPERVISED_KINDS.has(f.kind) && 'durationMs' in f && 'zone' in f && f.at + f.durationMs >= safety) {
+      heals.push({ at: f.at + f.durationMs, zone: f.zone, process: 'node' });
+      faults.push(f.at > last ? { ...f, at: last, durationMs: f.at + f.durationMs - last } : f);
+      continue;
+    }
+    faults.push(f.at > last ? { ...f, at: last } : f);
+  }
+  const phases = heals.length > 0 ? { ...result.config.phases, livenessHeals: heals } : result.config.phases;
+  return { ...result.config, faults, phases };
 }
 
 

@@ -1,7 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { moduleWorker } from '../../runtime/module-worker.js';
 
 /**
  * A worker's young generation, MB: a simulation allocates short-lived objects by the million
@@ -41,18 +39,11 @@ export async function runInPool<T, R>(
     }
     return results;
   }
-  // Bundled, every chunk sits in dist/ beside pool-worker.js; from the sources it sits beside this file.
-  const workerUrl = new URL(`./pool-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url);
-  // From the TypeScript sources (tsx, vitest) a worker first registers tsx's loader, then loads them.
-  const fromSources = workerUrl.pathname.endsWith('.ts');
-  const boot = fromSources
-    ? `import(${JSON.stringify(pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs'))}).then((m) => { m.register(); return import(${JSON.stringify(workerUrl.href)}); })`
-    : null;
   const resourceLimits = { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };
   let next = 0;
   const worker = () =>
     new Promise<void>((resolve, reject) => {
-      const w = boot ? new Worker(boot, { eval: true, execArgv: [], resourceLimits }) : new Worker(workerUrl, { resourceLimits });
+      const w = moduleWorker('pool-worker', import.meta.url, { resourceLimits });
       const feed = () => {
         const task = take();
         if (task === undefined) {

@@ -24,6 +24,12 @@ export function setupProblems(config: SimConfig): string[] {
   if (config.topology.keepEmptyPrimaryDown && config.topology.kind !== 'primary-replica') {
     problems.push('topology.keepEmptyPrimaryDown: a supervisor rule about a primary; this topology is dynomite (every node takes writes)');
   }
+  for (const [i, h] of (config.phases.livenessHeals ?? []).entries()) {
+    const where = `phases.livenessHeals.${i}`;
+    if (!zones.includes(h.zone)) problems.push(`${where}: no zone ${JSON.stringify(h.zone)}; zones are ${zones.join(', ')}`);
+    if (h.at < config.phases.safetyMs) problems.push(`${where}: at ${h.at} ms is inside the safety phase (${config.phases.safetyMs} ms); a heal there is a fault of the schedule`);
+    if (h.process === 'backend' && config.topology.kind !== 'dynomite') problems.push(`${where}: a backend is the redis behind a Dynomite node; this topology is ${config.topology.kind}`);
+  }
   return problems;
 }
 

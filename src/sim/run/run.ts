@@ -13,6 +13,7 @@ import { SimConfigError } from '../settings/sim-config-error.js';
 import { compareDumps, type ReplicaComparison } from '../store/replica-comparison.js';
 import type { KernelStop, WallDeadline } from '../kernel/kernel.js';
 import { TimeBudgetReachedError } from './time-budget.js';
+import { keepDownUntilHealed } from './liveness-heals.js';
 
 export { SIM_EPOCH } from './world.js';
 export { SimConfigError } from '../settings/sim-config-error.js';
@@ -155,6 +156,7 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
   // Liveness: every fault family heals what it still has in effect; crashed consumers are replaced.
   const livenessStart = kernel.now;
   if (kernel.stopped === null) {
+    keepDownUntilHealed(kernel, trace, world.topology, config.phases.livenessHeals ?? [], SIM_EPOCH);
     healAllFaults(faultWorld);
     workload.replaceCrashedConsumers();
     trace.record({ t: kernel.now, actor: 'sim', op: 'liveness', args: { livenessStart } });

@@ -130,6 +130,19 @@ export const settingsFields = {
       .object({
         safetyMs: ms.min(1).default(10_000).describe('ms of workload and faults (default 10000)'),
         livenessMs: ms.default(60_000).describe('ms after every fault healed in which each message must be delivered and every un-acked delivery recovered (default 60000)'),
+        livenessHeals: z
+          .array(
+            z
+              .object({
+                at: ms.describe('when it answers again, in ms after the start of the run (at or after the safety phase)'),
+                zone: zone.describe('the zone whose process it is'),
+                process: z.enum(['node', 'backend']).describe("node: the zone's store node; backend: the redis behind its Dynomite node (dynomite only)"),
+              })
+              .strict(),
+          )
+          .max(SCENARIO_LIMITS.faults)
+          .optional()
+          .describe('restarts of the liveness phase that took time, as a real twin recorded them: each process stays down past the liveness start until its `at` (default none: every fault heals at the liveness start)'),
       })
       .strict()
       .default({ safetyMs: 10_000, livenessMs: 60_000 })

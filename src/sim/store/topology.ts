@@ -19,8 +19,13 @@ export interface Topology {
   restart(node: SimNode): void;
   /** After a partition heals: let replication catch up where the topology buffers it. */
   resume(): void;
-  /** Brings every node back (liveness phase). */
+  /** Brings every node back (liveness phase), but those in `keptDown`. */
   recoverAll(): void;
+  /**
+   * Processes the liveness phase leaves down until a heal of their own (phases.livenessHeals, a real
+   * twin's restarts as they happened), as `node:<zone>` or `backend:<zone>`.
+   */
+  readonly keptDown: Set<string>;
 }
 
 export const REFUSED: NodeReply = { ok: false, error: 'ECONNREFUSED node is down' };

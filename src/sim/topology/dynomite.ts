@@ -78,6 +78,7 @@ export class DynomiteTopology implements Topology {
   readonly kind = 'dynomite' as const;
   readonly nodes: SimNode[];
   private readonly racks = new Map<SimNode, Rack>();
+  readonly keptDown = new Set<string>();
   /** Each node's open links, by peer (a crashed node's are dropped: it reconnects afresh). */
   private readonly links = new Map<SimNode, Map<SimNode, PeerLink>>();
 
@@ -309,7 +310,7 @@ export class DynomiteTopology implements Topology {
   resume(): void {}
 
   recoverAll(): void {
-    for (const n of this.nodes) this.restart(n);
+    for (const n of this.nodes) if (!this.keptDown.has(`node:${n.zone}`)) this.restart(n);
   }
 
   /** The node's redis dies; with `loseData` it comes back empty (no persistence). */
@@ -327,7 +328,7 @@ export class DynomiteTopology implements Topology {
 
   /** Every redis back up (the liveness phase). */
   restartAllBackends(): void {
-    for (const r of this.racks.values()) r.backend.restart();
+    for (const [n, r] of this.racks) if (!this.keptDown.has(`backend:${n.zone}`)) r.backend.restart();
   }
 
   /** Pauses the node's Dynomite process or its redis until `until` (true time). */

@@ -25,6 +25,7 @@ export class PrimaryReplicaTopology implements Topology {
   readonly kind = 'primary-replica' as const;
   readonly nodes: SimNode[];
   primary: SimNode;
+  readonly keptDown = new Set<string>();
   private offset = 0;
   private readonly applied = new Map<SimNode, number>();
   private readonly acked = new Map<SimNode, number>();
@@ -217,14 +218,16 @@ export class PrimaryReplicaTopology implements Topology {
    * rejoins as a replica of whoever was promoted.
    */
   recoverAll(): void {
-    for (const n of this.replicas()) if (!n.up) this.restart(n);
+    for (const n of this.replicas()) if (!n.up && !this.keptDown.has(`node:${n.zone}`)) this.restart(n);
     const down = this.primary;
-    if (!down.up && this.primaryDownSince !== null) {
+    // A primary kept down is restarted by its own heal.
+    const waits = down.up || this.keptDown.has(`node:${down.zone}`);
+    if (!waits && this.primaryDownSince !== null) {
       this.kernel.at(this.primaryDownSince + this.failoverDelayMs, () => {
         if (!down.up) this.restart(down);
         this.resume();
       });
-    } else if (!down.up) this.restart(down);
+    } else if (!waits) this.restart(down);
     this.resume();
   }
 }

@@ -39,6 +39,8 @@ export function processCrash<F extends Fault & { readonly zone: string }>(which:
           await Promise.all(
             [...down].map(async ([zone, empty]) => {
               await restart(zone, empty);
+              // When it answered again: a restart on a loaded machine takes seconds, the simulator's none.
+              w.struck({ at: 0, kind: which === 'node' ? 'restart-node' : 'restart-backend', zone }, w.now());
               w.log(`restart ${named(zone)}${empty ? ' empty' : ' from its AOF'} (liveness)`);
             }),
           );

@@ -317,9 +317,13 @@ export abstract class BaseQueue implements DynoQueue {
    * Repeats `attempt` until `count` messages are in hand, `wait` ms have passed on the injected
    * clock, the signal aborts or the queue closes. Once something is leased it waits for more only
    * until half a lease after the attempt that leased it began: a message handed over after its lease
-   * ran out may already be re-queued and held by another consumer. Leased messages are always
-   * returned: when an attempt fails after earlier ones leased some, those come back with the error
-   * attached (PoppedBatch.error); when none was leased the error is thrown.
+   * ran out may already be re-queued and held by another consumer. For the same reason a message
+   * whose lease may have run out before the call returns (a whole lease has passed on the injected
+   * clock since the attempt that leased it began: a reply held by a pause, a request that timed out
+   * after an earlier attempt leased it) is not handed over: its lease is over, and the reaper
+   * re-queues it as any expired lease. The others are returned: when an attempt fails after earlier
+   * ones leased some, those come back with the error attached (PoppedBatch.error); when none is left
+   * the error is thrown.
    */
   protected async longPoll(
     count: number,
@@ -332,31 +336,37 @@ export abstract class BaseQueue implements DynoQueue {
     // No earlier than the attempt's start (the last clock read plus the sleep since): its leases end after it.
     let attemptFrom = deadline - wait;
     let leaseBound = Number.POSITIVE_INFINITY;
+    // Each message's lease runs at least a whole lease from the start of the attempt that leased it.
+    const leasedFrom: number[] = [];
     const out: PoppedMessage[] = [];
+    const unack = this.options.unackTimeout;
+    const stillHeld = (now: number): PoppedMessage[] => (out.length > 0 && now - leasedFrom[0]! >= unack ? out.filter((_, i) => now - leasedFrom[i]! < unack) : out);
     if (signal?.aborted) return out;
     for (;;) {
       let got: PoppedMessage[];
       try {
         got = await attempt(count - out.length);
         out.push(...got);
+        for (let i = 0; i < got.length; i++) leasedFrom.push(attemptFrom);
       } catch (err) {
-        return keepLeased(out, err);
+        // (read only when something is in hand: a failed attempt with nothing leased reads no clock, as before)
+        return keepLeased(out.length > 0 ? stillHeld(clock.now()) : out, err);
       }
-      if (got.length > 0 && out.length === got.length) leaseBound = attemptFrom + this.options.unackTimeout / 2;
+      if (got.length > 0 && out.length === got.length) leaseBound = attemptFrom + unack / 2;
       // (the clock is read as before the bound existed: a simulated clock's reads are part of its run)
       const now = clock.now();
       const left = Math.min(deadline, leaseBound) - now;
-      if (out.length >= count || this.closed || signal?.aborted) return out;
+      if (out.length >= count || this.closed || signal?.aborted) return stillHeld(now);
       // one script leases at most popScriptCount: a full one means more may be due, so go on at once
       if (got.length >= this.popScriptCount && now < leaseBound) {
         attemptFrom = now;
         continue;
       }
-      if (left <= 0) return out;
+      if (left <= 0) return stillHeld(now);
       const nap = Math.min(this.options.pollInterval, left);
       await this.sleep(nap, signal);
       attemptFrom = now + nap;
-      if (this.closed || signal?.aborted) return out;
+      if (this.closed || signal?.aborted) return stillHeld(attemptFrom);
     }
   }
 

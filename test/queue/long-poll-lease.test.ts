@@ -81,3 +81,68 @@ describe.each(backendNames())('a long-poll returns what it leased while the leas
     await waiting.close();
   });
 });
+
+// A reply that comes back after a whole lease (a paused client, or a later attempt of the same call
+// that hung until its request timed out) carries messages whose lease may be over: the reaper may
+// have re-queued them and another consumer may hold them. The simulator's connection-reset racer
+// found it: a consume() batch returned, 5 s after its first attempt leased it, a message another
+// consumer then held (primary-replica/atomic/none/full, seed g195).
+describe('a long-poll never hands over a message whose lease may have run out', () => {
+  const message = (id: string) => ({ id, payload: 'p', priority: 0, timeout: 0, token: `t-${id}`, leaseDeadline: 0 });
+  const backend = useBackend('ioredis-mock');
+  let counter = 0;
+  // The attempts are given: the store is never reached.
+  const queueOn = (time: FakeTime) =>
+    createQueue({ name: `lease-gone${++counter}`, mode: 'atomic', quorum: backend.store(), clock: time, timers: time, unackInterval: 0, unackTimeout: LEASE, pollInterval: POLL }) as BaseQueue;
+  type LongPoll = (count: number, wait: number, signal: AbortSignal | undefined, attempt: (n: number) => Promise<ReturnType<typeof message>[]>) => Promise<ReturnType<typeof message>[] & { error?: unknown }>;
+  const longPollOf = (q: BaseQueue) => (q as unknown as { longPoll: LongPoll }).longPoll.bind(q);
+  /** Runs the long-poll, moving virtual time a poll step at a time while it sleeps between attempts. */
+  const driven = async <T>(time: FakeTime, running: Promise<T>): Promise<T> => {
+    let done = false;
+    const settled = running.finally(() => {
+      done = true;
+    });
+    settled.catch(() => undefined);
+    for (let i = 0; i < 1_000 && !done; i++) await time.advance(POLL);
+    return settled;
+  };
+
+  it('a later attempt that fails after a whole lease: what the first leased is not returned, the error is thrown', async () => {
+    const time = new FakeTime();
+    const q = queueOn(time);
+    let calls = 0;
+    const attempt = async () => {
+      if (calls++ === 0) return [message('m0')];
+      await time.advance(LEASE + 50);
+      throw new Error('connection reset');
+    };
+    await expect(driven(time, longPollOf(q)(2, 3 * LEASE, undefined, attempt))).rejects.toThrow('connection reset');
+    await q.close();
+  });
+
+  it('the same failure within the lease: the message comes back with the error attached', async () => {
+    const time = new FakeTime();
+    const q = queueOn(time);
+    let calls = 0;
+    const attempt = async () => {
+      if (calls++ === 0) return [message('m0')];
+      await time.advance(LEASE / 4);
+      throw new Error('connection reset');
+    };
+    const got = await driven(time, longPollOf(q)(2, LEASE / 2, undefined, attempt));
+    expect(got.map((m) => m.id)).toEqual(['m0']);
+    expect(String(got.error)).toContain('connection reset');
+    await q.close();
+  });
+
+  it('one attempt whose reply arrives after a whole lease (a paused client): nothing handed over', async () => {
+    const time = new FakeTime();
+    const q = queueOn(time);
+    const attempt = async () => {
+      await time.advance(LEASE);
+      return [message('m0')];
+    };
+    expect(await longPollOf(q)(1, 0, undefined, attempt)).toEqual([]);
+    await q.close();
+  });
+});

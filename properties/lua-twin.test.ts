@@ -19,7 +19,21 @@ const TWINNED = ALL_SCRIPTS.filter((s) => s.twin !== undefined);
 
 describe('Lua and twin agree on random states (no redis-server)', () => {
   it('every script the simulator runs often has a twin, the others run as Lua', () => {
-    expect(TWINNED.map((s) => s.name).sort()).toEqual(['atomicAck', 'atomicAckAndPop', 'atomicAckManyAndPop', 'atomicPop', 'atomicPush', 'atomicRequeueExpired']);
+    expect(TWINNED.map((s) => s.name).sort()).toEqual([
+      'atomicAck',
+      'atomicAckAndPop',
+      'atomicAckManyAndPop',
+      'atomicExtendLease',
+      'atomicPop',
+      'atomicPopById',
+      'atomicPush',
+      'atomicRelease',
+      'atomicRemove',
+      'atomicRequeueExpired',
+      'atomicReschedule',
+      'legacyBulkPopLocal',
+      'scanMessages',
+    ]);
   });
 
   it.each(TWINNED.map((s) => [s.name, s] as [string, ScriptDef]))('%s', (_name, script) => {

@@ -112,11 +112,13 @@ describe('the fidelity table', () => {
   });
 
   it('the published cells next to their real twins: a published row whose cell parts from the real rate is named; a basic twin says it is not published; published rows without a twin are counted', () => {
-    const whole = JSON.parse(readFileSync(new URL('../../docs/GUARANTEES.json', import.meta.url), 'utf8')) as { rows: { name: string; cells: Record<string, { violated: number; exercised: number }> }[] };
+    const whole = JSON.parse(readFileSync(new URL('../../docs/GUARANTEES.json', import.meta.url), 'utf8')) as { rows: { name: string; runs: number; cells: Record<string, { violated: number; exercised: number }> }[] };
     const pick = (name: string) => structuredClone(whole.rows.find((r) => r.name === name)!);
     const twinned = pick('dynomite/DC_QUORUM/atomic/none/full');
     twinned.cells.atLeastOnce = { ...twinned.cells.atLeastOnce!, violated: 0, exercised: 80 };
-    const fixture = { ...whole, rows: [twinned, pick('primary-replica/atomic/none/full'), pick('primary-replica/atomic/none')] };
+    // A basic-profile row, as the table published before it measured the full profile only.
+    const basic = { ...pick('primary-replica/atomic/none/full'), name: 'primary-replica/atomic/none', profile: 'basic' };
+    const fixture = { ...whole, rows: [twinned, pick('primary-replica/atomic/none/full'), basic] };
     const published = parseGuaranteesData(JSON.stringify(fixture), 'fixture');
     const realRow = (name: string, t: Tally) => ({ ...row(name, t), realRuns: 20 });
     const m = measured([realRow('dynomite/DC_QUORUM/atomic/none/full', { ...tally(0, 20), atLeastOnce: { violated: 12, exercised: 20 } }), realRow('primary-replica/atomic/none', tally(0, 20))]);
@@ -126,7 +128,7 @@ describe('the fidelity table', () => {
     expect(section).toContain('still holds 1 row of another profile');
     expect(section).toContain('| dynomite/DC_QUORUM/atomic/none/full | at-least-once | 0/80 (0 %–5 %) | 12/20 (39 %–78 %) | published gentler |');
     expect(section).toMatch(/\| dynomite\/DC_QUORUM\/atomic\/none\/full \| no double pop \| [^|]+ \| 0\/20 [^|]+ \| agree \|/);
-    expect(md).toContain('**Published:** yes (80 runs): at-least-once published 0/80 (0 %–5 %), real 12/20 (39 %–78 %) (published gentler).');
+    expect(md).toContain(`**Published:** yes (${twinned.runs} runs): at-least-once published 0/80 (0 %–5 %), real 12/20 (39 %–78 %) (published gentler).`);
     expect(md).toContain('**Published:** no: a twin of the `basic` profile, which the guarantees table no longer measures; the same set-up and faults under the `full` profile (`primary-replica/atomic/none/full`) has no real twin.');
     // Without the published data the page is what it was.
     expect(formatFidelity(m, {})).not.toContain('Published');

@@ -235,9 +235,10 @@ describe('operation outcomes in a run', () => {
     expect(m.every((x) => x.cause.startsWith('clock of a client'))).toBe(true);
   });
 
-  it('a pause that began while a pop was in flight touched what that pop delivered, and the mechanism names it', async () => {
+  it('a pause that began while a pop was in flight holds that pop past its lease: the exposure counts the call, and the queue keeps what it leased back instead of handing over a lease another consumer may hold', async () => {
     // consumer-0's pop is on the wire (50 ms each way) when it stalls; the reply reaches it 800 ms
-    // later, after its lease ran out and another consumer took the message: a double pop.
+    // later, after its 500 ms lease ran out and another consumer may have taken the message. The queue
+    // keeps such a lease back (docs/API.md), so this is no double pop any more.
     const r = await runSimulation(
       parseSimConfig(
         small({
@@ -251,11 +252,12 @@ describe('operation outcomes in a run', () => {
     );
     const pause = r.faults[0]!.exposure;
     const doublePops = r.report.violations.filter((v) => v.kind === 'double-pop');
-    expect(doublePops.length).toBeGreaterThan(0);
-    expect(pause.counts['deliveries held by the pause']).toBeGreaterThan(0);
-    for (const v of doublePops) expect(pause.ids).toContain(v.id);
-    expect(classifyFindings(doublePops, r.history, r.faults).map((m) => m.cause)).toEqual(
-      doublePops.map(() => 'client-pause (deliveries held by the pause)'),
-    );
+    expect(doublePops).toEqual([]);
+    expect(pause.counts['calls in flight'], 'the pause held the pop in flight').toBeGreaterThan(0);
+    // The held pop returned after the pause and handed consumer-0 none of what the pause held.
+    const heldPops = r.history.filter((o) => o.type === 'pop' && o.process === 'consumer-0' && o.completedAt - o.invokedAt >= 800) as unknown as { delivered: number }[];
+    expect(heldPops.length).toBeGreaterThan(0);
+    const lateDeliveries = r.history.filter((o) => o.type === 'deliver' && o.process === 'consumer-0' && o.completedAt - o.invokedAt >= 800);
+    expect(lateDeliveries).toEqual([]);
   });
 });

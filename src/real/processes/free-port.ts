@@ -1,14 +1,47 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** A TCP port on 127.0.0.1 nothing listens on right now (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Ports below this are left alone (well-known and registered services). */
+const LOWEST = 10_000;
+
+/**
+ * The first port of the kernel's ephemeral range, where outgoing connections take their local ports
+ * (Linux default 32768). A port the OS picked from that range for us can be taken by any client's
+ * connection before our server binds it ("Address already in use" in a busy test run), so ports are
+ * drawn below it.
+ */
+function ephemeralLow(): number {
+  try {
+    const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    return low !== undefined && Number.isInteger(low) && low > LOWEST + 1_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function listensOn(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.once('error', () => resolve(null));
+    srv.listen(port, '127.0.0.1', () => {
       const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
+      const bound = typeof address === 'object' && address ? address.port : null;
+      srv.close(() => resolve(bound));
     });
   });
+}
+
+/**
+ * A TCP port on 127.0.0.1 nothing listens on right now, outside the ephemeral range when one is free
+ * there (drawn at random, so parallel test files rarely draw the same); else one the OS picks.
+ */
+export async function freePort(): Promise<number> {
+  const high = ephemeralLow();
+  for (let i = 0; i < 64; i++) {
+    const port = await listensOn(LOWEST + Math.floor(Math.random() * (high - LOWEST)));
+    if (port !== null) return port;
+  }
+  const picked = await listensOn(0);
+  if (picked === null) throw new Error('no free TCP port on 127.0.0.1');
+  return picked;
 }

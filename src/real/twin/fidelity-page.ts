@@ -195,8 +195,10 @@ export function formatFidelity(m: FidelityMeasurement, explanations: Explanation
     if (r.replicasEqual) lines.push('', `Replicas equal at the end: simulated ${r.replicasEqual.simulated}/${r.realRuns} (same seeds, as happened), real ${r.replicasEqual.real}/${r.realRuns}.`);
     if (r.faultErrors.length > 0) lines.push('', `Real runs not counted or faults that failed to strike: ${r.faultErrors.join('; ')}.`);
     if (published) lines.push('', standingLine(publishedStanding(r, published, twins)));
+    // An explanation stands under a row only while the row differs: a mechanism found on one run is no verdict on the next.
     const why = explanations[r.row];
-    if (why) lines.push('', `**Why they differ.** ${why}`);
+    const differs = differences(r).length > 0 || (replicasVerdict(r) ?? 'agree') !== 'agree';
+    if (why && differs) lines.push('', `**Why they differ.** ${why}`);
   }
   lines.push('');
   return lines.join('\n');

@@ -37,8 +37,11 @@ function meansOf(kind: FaultKind): RealMeans<Fault> | undefined {
   return REAL_MEANS[familyOf(kind)] as RealMeans<Fault> | undefined;
 }
 
+/** The fault families a real twin can strike (some refuse a fault of theirs: `problem`). */
+export const REAL_FAULT_FAMILIES: readonly FaultFamily[] = FAULT_FAMILY_NAMES.filter((f) => REAL_MEANS[f]);
+
 /** The fault kinds a real twin can strike. */
-const REAL_FAULT_KINDS: readonly FaultKind[] = FAULT_FAMILY_NAMES.filter((f) => REAL_MEANS[f]).flatMap(kindsOf);
+const REAL_FAULT_KINDS: readonly FaultKind[] = REAL_FAULT_FAMILIES.flatMap(kindsOf);
 
 /** Why a configuration cannot run on real processes (none: it can). */
 export function realTwinProblems(config: SimConfig): string[] {

@@ -12,4 +12,16 @@ export class CallProbe {
   mayHaveApplied = false;
   /** What replicas do with the writes of the recorded call in flight (none between calls: a pop's writes are not an ack's). */
   effects: CallEffects | null = null;
+
+  /**
+   * A write of the call was answered, or failed after it may have left: it may have been applied.
+   * Where replies are votes (`votes`: Dynomite, whose coordinator answers with its own reply or a
+   * vote while the other replicas run the write too), the client cannot tell a refusal from a write
+   * another replica ran, so a refusal the call returns is `unknown` at once — scored as a client sees
+   * it, the same in the simulator (which could know) and on real processes (which cannot).
+   */
+  writeMayHaveApplied(votes: boolean, effects: CallEffects | null = this.effects): void {
+    this.mayHaveApplied = true;
+    if (votes) effects?.note();
+  }
 }

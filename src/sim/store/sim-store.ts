@@ -115,7 +115,7 @@ export class SimStore implements Store {
         this.inFlight.delete(finish);
         this.repliesLost.delete(finish);
         if (this.options.probe && isWrite(op) && (r === 'timeout' || r.ok || !REFUSED_BEFORE_APPLY.test(r.error))) {
-          this.options.probe.mayHaveApplied = true;
+          this.options.probe.writeMayHaveApplied(this.replication === 'dynomite', effects ?? null);
         }
         this.trace.record({
           t: this.kernel.now,

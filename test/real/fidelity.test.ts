@@ -75,6 +75,16 @@ describe('the fidelity table', () => {
     expect(formatFidelity(merged, { [first]: 'stale.' })).not.toContain('stale.');
   });
 
+  it('the page says what it measured from the data: the budget, the families without real means, and no profile it does not hold', () => {
+    const whole = readFileSync(new URL('../../docs/GUARANTEES.json', import.meta.url), 'utf8');
+    const m = { ...measured([{ ...row(FIDELITY_ROWS[0]!.name, tally(0, 20)), realRuns: 20, livenessRestartsAsHappened: true }]), options: { realRuns: 20, simSeeds: 40, budgetMs: 80 * 60_000 } };
+    const md = formatFidelity(m, {}, parseGuaranteesData(whole, 'GUARANTEES.json'));
+    expect(md).toContain('--runs 20 --sim-seeds 40 --budget-minutes 80');
+    for (const f of FAULT_FAMILY_NAMES.filter((x) => !REAL_FAULT_FAMILIES.includes(x))) expect(md).toContain(`${f} (`);
+    expect(md).not.toContain('another profile');
+    expect(md).not.toContain('measured before the twin recorded its liveness restarts');
+  });
+
   it('every explanation is keyed to a fidelity row', () => {
     for (const key of Object.keys(FIDELITY_EXPLANATIONS)) expect(FIDELITY_ROWS.map((r) => r.name)).toContain(key);
   });

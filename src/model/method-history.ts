@@ -144,7 +144,7 @@ const READ = 'a read: it changes nothing';
 /**
  * What each recorded queue call and its reply become in the history (docs/CHECKER.md §1.1). The two
  * recorders add what only they know: the shard the queue picked for a pushed message, the outcome of
- * a throw, and (the simulator) whether a refused write was applied by a replica.
+ * a throw, and (the simulator's) whether the reply was a Dynomite vote, which makes a refusal unknown.
  */
 const RECORDED = {
   push: { records: 'call', parts: ([messages]) => [{ type: 'push', messages: pushed(messages) }], reply: () => ({ outcome: 'ok', result: {} }) },

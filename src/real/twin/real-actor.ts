@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { BaseQueue } from '../../queue/base-queue.js';
-import { CallProbe } from '../../sim/store/call-probe.js';
+import { CallProbe, repliesAreVotes } from '../../sim/store/call-probe.js';
 import type { SimConfig } from '../../sim/run/config.js';
 import { actorQueues } from '../../sim/workloads/actor-queues.js';
 import type { WorkloadActor } from '../../sim/workloads/index.js';
@@ -48,7 +48,7 @@ export class RealActor implements WorkloadActor {
       // The queue holds settled messages back only with more than one rack (base-queue reads racks).
       const racked: Store = dynomite ? Object.assign(Object.create(s) as Store, { racks: cluster.zones.length }) : s;
       if (!probe) return racked;
-      const probing = probingStore(racked, probe, dynomite, () => client.status === 'ready');
+      const probing = probingStore(racked, probe, repliesAreVotes(racked), () => client.status === 'ready');
       return role === 'quorum' ? this.resettable(probing, client) : probing;
     };
     const queues = actorQueues({

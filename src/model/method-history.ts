@@ -132,10 +132,11 @@ const delivered = (messages: readonly (LeasedMessage | null)[], site: CallSite):
 const trueIsOk = (value: boolean): ReadReply => ({ outcome: value ? 'ok' : 'fail', result: {} });
 /**
  * A pop's reply: ok, or unknown when it came back with a store error after leasing (PoppedBatch.error):
- * the attempt that failed may have leased more to nobody, and the pop did not just wait.
+ * the attempt that failed may have leased more to nobody, and the pop did not just wait; or when it
+ * kept back leases that may have run out (PoppedBatch.leasesKeptBack): it leased those to nobody.
  */
 const popped = (messages: readonly (LeasedMessage | null)[], site: CallSite): ReadReply => ({
-  outcome: Object.hasOwn(messages, 'error') ? 'unknown' : 'ok',
+  outcome: Object.hasOwn(messages, 'error') || ((messages as { leasesKeptBack?: number }).leasesKeptBack ?? 0) > 0 ? 'unknown' : 'ok',
   result: { delivered: delivered(messages, site) },
 });
 

@@ -90,3 +90,14 @@ describe('what a call becomes in the history', () => {
     expect(METHOD_HISTORY[METHOD_HISTORY.consume.stepsAs].records).toBe('call');
   });
 });
+
+describe("a pop's reply in the history", () => {
+  const site = { invokedAt: 1_000, leaseMs: 500, localShard: 'a' };
+  const m = { id: 'm1', shard: 'a' };
+  it('is ok with its deliveries; unknown when it kept back leases (leased to nobody) or came back with a store error', () => {
+    expect(METHOD_HISTORY.pop.reply(Object.assign([m], {}) as never, [1] as never, site)).toMatchObject({ outcome: 'ok', result: { delivered: [{ id: 'm1', leaseUntil: 1_500 }] } });
+    expect(METHOD_HISTORY.pop.reply(Object.assign([m], { leasesKeptBack: 1 }) as never, [1] as never, site)).toMatchObject({ outcome: 'unknown', result: { delivered: [{ id: 'm1' }] } });
+    expect(METHOD_HISTORY.pop.reply(Object.assign([], { leasesKeptBack: 2 }) as never, [1] as never, site).outcome).toBe('unknown');
+    expect(METHOD_HISTORY.pop.reply(Object.assign([m], { error: new Error('reset') }) as never, [1] as never, site).outcome).toBe('unknown');
+  });
+});

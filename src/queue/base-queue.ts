@@ -267,9 +267,9 @@ export abstract class BaseQueue implements DynoQueue {
           await this.pauseAfter(err, ++failures, options);
           continue;
         }
-        if (popped.leasesKeptBack) {
+        if (popped.keptBack) {
           try {
-            options.onLeasesKeptBack?.(popped.leasesKeptBack);
+            options.onLeasesKeptBack?.(popped.keptBack);
           } catch {
             // a failing hook must not end the loop
           }

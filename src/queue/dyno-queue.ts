@@ -21,11 +21,11 @@ export interface ConsumeOptions extends PopOptions {
    */
   readonly onError?: (error: unknown, retryInMs: number) => void;
   /**
-   * Called when a pop of the loop leased messages it did not yield because their lease may have run
+   * Called with the ids a pop of the loop leased and did not yield because their lease may have run
    * out before its reply came back (a reply held up a whole lease: raise `unackTimeout` if it is
    * often); the reaper re-queues them. The loop goes on.
    */
-  readonly onLeasesKeptBack?: (count: number) => void;
+  readonly onLeasesKeptBack?: (ids: readonly string[]) => void;
 }
 
 export interface ShardSize {

@@ -9,28 +9,28 @@ import type { PoppedMessage } from './message.js';
 export type PoppedBatch = PoppedMessage[] & {
   readonly error?: unknown;
   /**
-   * Set (> 0) when the call leased this many more messages than it returns: their lease may have run
-   * out before the call could return them (a reply held up a whole lease), so they are left to the
-   * reaper. Nobody holds them until it re-queues them.
+   * Set (never empty) when the call leased more messages than it returns: the ids of those whose lease
+   * may have run out before the call could return them (a reply held up a whole lease). They are left
+   * to the reaper; nobody holds them until it re-queues them.
    */
-  readonly leasesKeptBack?: number;
+  readonly keptBack?: readonly string[];
 };
 
-/** The messages whose lease still runs, marked with how many were kept back (none: `leased` itself). */
+/** The messages whose lease still runs, with the ids of the others kept back (none: `leased` itself). */
 export function withoutKeptBack(leased: PoppedMessage[], stillHeld: readonly boolean[]): PoppedBatch {
+  if (stillHeld.every(Boolean)) return leased;
   const kept = leased.filter((_, i) => stillHeld[i]);
-  return kept.length === leased.length ? leased : Object.assign(kept, { leasesKeptBack: leased.length - kept.length });
+  return Object.assign(kept, { keptBack: leased.filter((_, i) => !stillHeld[i]).map((m) => m.id) });
 }
 
 /**
  * Ends a pop on a store error. Nothing leased: the error is thrown. Something leased: the messages
- * still held are returned with the error attached (and how many were kept back, when some were; all
- * of them may be). Releasing them instead would go down the connection that just failed; when that
- * fails too they would stay leased to nobody for a whole lease while their caller was waiting for them.
+ * still held are returned with the error attached (and the ids kept back, when some were; all of them
+ * may be). Releasing them instead would go down the connection that just failed; when that fails too
+ * they would stay leased to nobody for a whole lease while their caller was waiting for them.
  */
 export function keepLeased(leased: PoppedBatch, error: unknown): PoppedBatch {
-  const keptBack = leased.leasesKeptBack ?? 0;
-  if (leased.length === 0 && keptBack === 0) throw error;
-  return Object.assign([...leased], keptBack > 0 ? { error, leasesKeptBack: keptBack } : { error });
+  const keptBack = leased.keptBack;
+  if (leased.length === 0 && keptBack === undefined) throw error;
+  return Object.assign([...leased], keptBack !== undefined ? { error, keptBack } : { error });
 }
-

@@ -142,21 +142,21 @@ async function consumeLoop(ctx: WorkloadContext, actor: WorkloadActor, rng: Rng)
   const beginStep = () => beginCall(ctx, actor, METHOD_HISTORY.consume.stepsAs, [1, { wait: w.pollWaitMs }]);
   let step = beginStep();
   let invokedAt = ctx.time.now;
-  // Leases a pop of the loop kept back (their reply came a whole lease late): the step leased to nobody.
-  let keptBack = 0;
+  // Leases a pop of the loop kept back (their reply came a whole lease late): the step leased them to nobody.
+  let keptBack: string[] = [];
   const stepReply = (messages: PoppedMessage[]) => {
-    const reply = keptBack > 0 ? Object.assign(messages, { leasesKeptBack: keptBack }) : messages;
-    keptBack = 0;
+    const reply = keptBack.length > 0 ? Object.assign(messages, { keptBack }) : messages;
+    keptBack = [];
     return reply;
   };
   const onError = (err: unknown) => {
     step.threw(err);
-    keptBack = 0;
+    keptBack = [];
     step = beginStep();
     invokedAt = ctx.time.now;
   };
-  const onLeasesKeptBack = (count: number) => {
-    keptBack += count;
+  const onLeasesKeptBack = (ids: readonly string[]) => {
+    keptBack.push(...ids);
   };
   const iterator = actor.queue.consume({ batch: 1, wait: w.pollWaitMs, signal: stop.signal, onError, onLeasesKeptBack });
   for (;;) {

@@ -3,6 +3,7 @@ import type { Fault, SimConfig } from '../../../sim/run/config.js';
 import { backendCrash } from './backend-crash.js';
 import { clientCrash } from './client-crash.js';
 import { clientFailover } from './client-failover.js';
+import { clientPause } from './client-pause.js';
 import { clock } from './clock.js';
 import { consumerClocks } from './consumer-clocks.js';
 import { HappenedSchedule } from './happened-schedule.js';
@@ -27,6 +28,7 @@ const REAL_MEANS: { readonly [F in FaultFamily]?: RealMeans<FaultOfFamily<F>> } 
   'node-crash': nodeCrash,
   'client-failover': clientFailover,
   'client-crash': clientCrash,
+  'client-pause': clientPause,
   clock,
   'consumer-clocks': consumerClocks,
   'process-crash': supervisedCrash,

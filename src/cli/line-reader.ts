@@ -56,11 +56,22 @@ export function fileLines(path: string, chunkBytes = 1 << 20, onRead?: (bytes: n
         }
         // The unfinished line ends here: a line of a chunk is never longer than the chunk, so only it can be too long.
         if (pending + data.indexOf(10) > MAX_LINE_BYTES) throw tooLong(line);
-        const whole = pending > 0 ? Buffer.concat([...pieces, data.subarray(0, lastBreak + 1)]) : data.subarray(0, lastBreak + 1);
-        if (!isUtf8(whole)) throw utf8Error(path, whole, line);
-        const count = countLines(whole);
-        yield { bytes: whole, count };
-        line += count;
+        let rest = data.subarray(0, lastBreak + 1);
+        if (pending > 0) {
+          // The line the last chunk cut, joined alone (not the whole chunk with it) and yielded first.
+          const firstBreak = data.indexOf(10);
+          const joined = Buffer.concat([...pieces, data.subarray(0, firstBreak + 1)]);
+          if (!isUtf8(joined)) throw utf8Error(path, joined, line);
+          yield { bytes: joined, count: 1 };
+          line++;
+          rest = data.subarray(firstBreak + 1, lastBreak + 1);
+        }
+        if (rest.length > 0) {
+          if (!isUtf8(rest)) throw utf8Error(path, rest, line);
+          const count = countLines(rest);
+          yield { bytes: rest, count };
+          line += count;
+        }
         pieces = lastBreak + 1 < bytesRead ? [data.subarray(lastBreak + 1)] : [];
         pending = bytesRead - lastBreak - 1;
       }

@@ -173,11 +173,14 @@ const internedText: (string | undefined)[] = new Array<string | undefined>(4096)
 const utf8 = new TextDecoder();
 
 /** b[from, to) as a string; `ascii` when every byte is below 0x80. */
-function textAt(b: Uint8Array, from: number, to: number, ascii: boolean, hash: number): string {
+function textAt(b: Uint8Array, from: number, to: number, ascii: boolean): string {
   if (!ascii) return utf8.decode(b.subarray(from, to));
   const length = to - from;
   if (length <= 24) {
-    const slot = (hash ^ length) & 4095;
+    // The slot: from the length, the first byte and the last four (ids counting up differ at their end); a collision only costs a string.
+    let h = length * 257 + b[from]!;
+    for (let i = Math.max(from + 1, to - 4); i < to; i++) h = h * 31 + b[i]!;
+    const slot = h & 4095;
     const known = internedText[slot];
     if (known !== undefined && known.length === length) {
       let same = true;
@@ -198,22 +201,18 @@ function textAt(b: Uint8Array, from: number, to: number, ascii: boolean, hash: n
 
 /** A key of the recorder's own (the same few on every line): made once, as textAt makes values. */
 function keyText(b: Uint8Array, from: number, to: number): string {
-  let hash = FNV_OFFSET;
   let ascii = true;
-  for (let i = from; i < to; i++) {
-    if (b[i]! >= 128) ascii = false;
-    hash = Math.imul(hash ^ b[i]!, FNV_PRIME);
-  }
-  return textAt(b, from, to, ascii, hash);
+  for (let i = from; i < to; i++) if (b[i]! >= 128) ascii = false;
+  return textAt(b, from, to, ascii);
 }
 
 const isDigit = (c: number | undefined) => c !== undefined && c >= 48 && c <= 57;
 
-/** The value of the number numberEnd last read. */
-let numberValue = 0;
+/** The value of the number numberEnd last read (in a typed array: a double kept in a module variable is a new heap number at every write). */
+const lastNumber = new Float64Array(1);
 
 /**
- * The end of the JSON number starting at `i` (its grammar exactly), or -1; its value in numberValue
+ * The end of the JSON number starting at `i` (its grammar exactly), or -1; its value in lastNumber
  * (an integer of up to 15 digits read as it is scanned, anything else through numberAt).
  */
 function numberEnd(b: Uint8Array, i: number, to: number): number {
@@ -246,7 +245,7 @@ function numberEnd(b: Uint8Array, i: number, to: number): number {
     if (!isDigit(b[i]) || i >= to) return -1;
     while (i < to && isDigit(b[i])) i++;
   }
-  numberValue = integer && digits <= 15 ? (negative ? -v : v) : numberAt(b, from, i);
+  lastNumber[0] = integer && digits <= 15 ? (negative ? -v : v) : numberAt(b, from, i);
   return i;
 }
 
@@ -332,22 +331,23 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
     let value: unknown;
     if (c === QUOTE) {
       const valueFrom = ++i;
-      let hash = FNV_OFFSET;
       let ascii = true;
       for (; i < to; i++) {
         const d = b[i]!;
         if (d === QUOTE) break;
-        if (d === BACKSLASH || d < 32) return undefined;
-        if (d >= 128) ascii = false;
-        hash = Math.imul(hash ^ d, FNV_PRIME);
+        // One test for the rare bytes (a control character, a backslash, a byte of a multi-byte character).
+        if (d < 32 || d === BACKSLASH || d >= 128) {
+          if (d < 128) return undefined;
+          ascii = false;
+        }
       }
       if (i >= to) return undefined;
-      value = textAt(b, valueFrom, i, ascii, hash);
+      value = textAt(b, valueFrom, i, ascii);
       i++;
     } else if (c === 45 || isDigit(c)) {
       const end = numberEnd(b, i, to);
       if (end < 0) return undefined;
-      value = numberValue;
+      value = lastNumber[0]!;
       i = end;
     } else if (c === 116 && b[i + 1] === 114 && b[i + 2] === 117 && b[i + 3] === 101) {
       value = true;
@@ -522,14 +522,14 @@ export function settledPopLine(b: Uint8Array, from: number, to: number): boolean
         else if (equals(b, keyFrom, keyTo, 'process')) processOk = isString && textTo > textFrom;
         break;
       case 9:
-        if (equals(b, keyFrom, keyTo, 'invokedAt')) invokedAt = isNumber ? numberValue : NaN;
+        if (equals(b, keyFrom, keyTo, 'invokedAt')) invokedAt = isNumber ? lastNumber[0]! : NaN;
         else if (equals(b, keyFrom, keyTo, 'delivered')) {
-          const v = isNumber ? numberValue : NaN;
+          const v = isNumber ? lastNumber[0]! : NaN;
           deliveredOk = Number.isSafeInteger(v) && v >= 0;
         } else if (equals(b, keyFrom, keyTo, '__proto__')) return false;
         break;
       case 11:
-        if (equals(b, keyFrom, keyTo, 'completedAt')) completedAt = isNumber ? numberValue : NaN;
+        if (equals(b, keyFrom, keyTo, 'completedAt')) completedAt = isNumber ? lastNumber[0]! : NaN;
         break;
     }
     while (i < to && isSpace(b[i]!)) i++;

@@ -92,6 +92,99 @@ function numberAt(b: Uint8Array, from: number, to: number): number {
   return Number(text);
 }
 
+// The format's keys (history-file.ts), numbered for keyAt; KEY_OTHER: any other key.
+const KEY_OTHER = 0;
+const KEY_TYPE = 1;
+const KEY_PROCESS = 2;
+const KEY_ID = 3;
+const KEY_INVOKED_AT = 4;
+const KEY_COMPLETED_AT = 5;
+const KEY_OUTCOME = 6;
+const KEY_DELAY_MS = 7;
+const KEY_PRIORITY = 8;
+const KEY_SHARD = 9;
+const KEY_LEASE_UNTIL = 10;
+const KEY_VIA = 11;
+const KEY_DELIVERED = 12;
+const KEY_CREATED = 13;
+/** Each key's text, by its number above. */
+const KEY_TEXT = ['', 'type', 'process', 'id', 'invokedAt', 'completedAt', 'outcome', 'delayMs', 'priority', 'shard', 'leaseUntil', 'via', 'delivered', 'created'];
+const KEY_LENGTH = KEY_TEXT.map((k) => k.length);
+
+/** Four bytes of `text` from `at`, as one little-endian number (as DataView.getUint32 reads them). */
+const wordOf = (text: string, at: number): number => (text.charCodeAt(at) | (text.charCodeAt(at + 1) << 8) | (text.charCodeAt(at + 2) << 16) | (text.charCodeAt(at + 3) << 24)) >>> 0;
+/** Per key of four bytes or more: its first four bytes, bytes 4–7 (or 0), its last four (overlapping the others: together every byte). */
+const KEY_FIRST = KEY_TEXT.map((k) => (k.length >= 4 ? wordOf(k, 0) : 0));
+const KEY_MIDDLE = KEY_TEXT.map((k) => (k.length > 8 ? wordOf(k, 4) : 0));
+const KEY_LAST = KEY_TEXT.map((k) => (k.length >= 4 ? wordOf(k, k.length - 4) : 0));
+
+/** A view of the last batch keyAt read, for its four-byte reads. */
+let viewed: Uint8Array | undefined;
+let view: DataView = new DataView(new ArrayBuffer(0));
+
+/** Whether the key `key` (four bytes or more) starts at b[k] and its closing quote follows it, before `to`. */
+function isKeyAt(b: Uint8Array, k: number, to: number, key: number): boolean {
+  const n = KEY_LENGTH[key]!;
+  return k + n < to && b[k + n] === QUOTE && view.getUint32(k, true) === KEY_FIRST[key] && view.getUint32(k + n - 4, true) === KEY_LAST[key] && (n <= 8 || view.getUint32(k + 4, true) === KEY_MIDDLE[key]);
+}
+
+/**
+ * Which of the format's keys starts at b[k] (just after its opening quote) and ends with its closing
+ * quote, read in place — a few compares of four bytes, no scan to the quote first; KEY_OTHER for any
+ * other key (the caller scans those; one of these written with an escape is one of those, and the
+ * callers decline an escape).
+ */
+function keyAt(b: Uint8Array, k: number, to: number): number {
+  if (b !== viewed) {
+    viewed = b;
+    view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  }
+  switch (b[k]) {
+    case 116: // t
+      return isKeyAt(b, k, to, KEY_TYPE) ? KEY_TYPE : KEY_OTHER;
+    case 112: // p
+      return isKeyAt(b, k, to, KEY_PROCESS) ? KEY_PROCESS : isKeyAt(b, k, to, KEY_PRIORITY) ? KEY_PRIORITY : KEY_OTHER;
+    case 105: // i
+      if (k + 2 < to && b[k + 1] === 100 && b[k + 2] === QUOTE) return KEY_ID;
+      return isKeyAt(b, k, to, KEY_INVOKED_AT) ? KEY_INVOKED_AT : KEY_OTHER;
+    case 99: // c
+      return isKeyAt(b, k, to, KEY_COMPLETED_AT) ? KEY_COMPLETED_AT : isKeyAt(b, k, to, KEY_CREATED) ? KEY_CREATED : KEY_OTHER;
+    case 111: // o
+      return isKeyAt(b, k, to, KEY_OUTCOME) ? KEY_OUTCOME : KEY_OTHER;
+    case 100: // d
+      return isKeyAt(b, k, to, KEY_DELAY_MS) ? KEY_DELAY_MS : isKeyAt(b, k, to, KEY_DELIVERED) ? KEY_DELIVERED : KEY_OTHER;
+    case 115: // s
+      return isKeyAt(b, k, to, KEY_SHARD) ? KEY_SHARD : KEY_OTHER;
+    case 108: // l
+      return isKeyAt(b, k, to, KEY_LEASE_UNTIL) ? KEY_LEASE_UNTIL : KEY_OTHER;
+    case 118: // v
+      return k + 3 < to && b[k + 1] === 105 && b[k + 2] === 97 && b[k + 3] === QUOTE ? KEY_VIA : KEY_OTHER;
+    default:
+      return KEY_OTHER;
+  }
+}
+
+/** The number of the key keyEnd last read (KEY_OTHER: not one of the format's). */
+let lastKey = KEY_OTHER;
+
+/**
+ * The index of the closing quote of the key that starts at b[k] (just after its opening quote), its
+ * number in lastKey: one of the format's keys matched in place, any other scanned to its quote; -1
+ * when the key has an escape or a control character, or does not end on the line. The key reader of
+ * every scan.
+ */
+function keyEnd(b: Uint8Array, k: number, to: number): number {
+  const key = keyAt(b, k, to);
+  lastKey = key;
+  if (key !== KEY_OTHER) return k + KEY_LENGTH[key]!;
+  for (let i = k; i < to; i++) {
+    const c = b[i]!;
+    if (c === QUOTE) return i;
+    if (c === BACKSLASH || c < 32) return -1;
+  }
+  return -1;
+}
+
 /**
  * Scans the line b[from, to) into `scanned`; false when it is not a plain line (then nothing is
  * promised about `scanned`). Repeated keys: the last wins, as in JSON.parse.
@@ -111,10 +204,10 @@ export function scanLineBytes(b: Uint8Array, from: number, to: number): boolean 
     while (i < to && isSpace(b[i]!)) i++;
     if (b[i] === 125 && !typeSeen) return false;
     if (b[i] !== QUOTE) return false;
-    const keyFrom = ++i;
-    while (i < to && b[i] !== QUOTE) if (b[i++] === BACKSLASH) return false;
-    if (i >= to) return false;
-    const keyTo = i++;
+    i = keyEnd(b, i + 1, to);
+    if (i < 0) return false;
+    const key = lastKey;
+    i++;
     while (i < to && isSpace(b[i]!)) i++;
     if (b[i] !== 58) return false;
     i++;
@@ -135,25 +228,23 @@ export function scanLineBytes(b: Uint8Array, from: number, to: number): boolean 
       if (!equals(b, valueFrom, i, 'true') && !equals(b, valueFrom, i, 'false') && !equals(b, valueFrom, i, 'null')) return false;
     } else return false;
     const valueTo = i;
-    switch (keyTo - keyFrom) {
-      case 2:
-        if (equals(b, keyFrom, keyTo, 'id')) scanned.idHash = isString ? hashIdBytes(b, valueFrom + 1, valueTo - 1) : 0;
+    switch (key) {
+      case KEY_ID:
+        scanned.idHash = isString ? hashIdBytes(b, valueFrom + 1, valueTo - 1) : 0;
         break;
-      case 4:
-        if (equals(b, keyFrom, keyTo, 'type')) {
-          if (!isString) return false;
-          typeSeen = true;
-          scanned.kind = equals(b, valueFrom + 1, valueTo - 1, 'pop') ? 'pop' : equals(b, valueFrom + 1, valueTo - 1, 'run') ? 'run' : equals(b, valueFrom + 1, valueTo - 1, 'fault') ? 'fault' : equals(b, valueFrom + 1, valueTo - 1, 'end') ? 'end' : 'other';
-        }
+      case KEY_TYPE:
+        if (!isString) return false;
+        typeSeen = true;
+        scanned.kind = equals(b, valueFrom + 1, valueTo - 1, 'pop') ? 'pop' : equals(b, valueFrom + 1, valueTo - 1, 'run') ? 'run' : equals(b, valueFrom + 1, valueTo - 1, 'fault') ? 'fault' : equals(b, valueFrom + 1, valueTo - 1, 'end') ? 'end' : 'other';
         break;
-      case 7:
-        if (equals(b, keyFrom, keyTo, 'outcome')) scanned.decided = isString && (equals(b, valueFrom + 1, valueTo - 1, 'ok') || equals(b, valueFrom + 1, valueTo - 1, 'fail'));
+      case KEY_OUTCOME:
+        scanned.decided = isString && (equals(b, valueFrom + 1, valueTo - 1, 'ok') || equals(b, valueFrom + 1, valueTo - 1, 'fail'));
         break;
-      case 9:
-        if (equals(b, keyFrom, keyTo, 'invokedAt')) scanned.invokedAt = c === QUOTE || c! > 57 ? NaN : numberAt(b, valueFrom, valueTo);
+      case KEY_INVOKED_AT:
+        scanned.invokedAt = c === QUOTE || c! > 57 ? NaN : numberAt(b, valueFrom, valueTo);
         break;
-      case 11:
-        if (equals(b, keyFrom, keyTo, 'completedAt')) scanned.completedAt = c === QUOTE || c! > 57 ? NaN : numberAt(b, valueFrom, valueTo);
+      case KEY_COMPLETED_AT:
+        scanned.completedAt = c === QUOTE || c! > 57 ? NaN : numberAt(b, valueFrom, valueTo);
         break;
     }
     while (i < to && isSpace(b[i]!)) i++;
@@ -316,12 +407,9 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
   for (;;) {
     if (b[i] !== QUOTE) return undefined;
     const keyFrom = ++i;
-    for (; i < to; i++) {
-      const c = b[i]!;
-      if (c === QUOTE) break;
-      if (c === BACKSLASH || c < 32) return undefined;
-    }
-    if (i >= to) return undefined;
+    i = keyEnd(b, i, to);
+    if (i < 0) return undefined;
+    const key = lastKey;
     const keyTo = i++;
     while (i < to && isSpace(b[i]!)) i++;
     if (b[i] !== 58) return undefined;
@@ -360,47 +448,45 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
       i += 4;
     } else return undefined;
     if (i > to) return undefined;
-    const k0 = b[keyFrom];
-    switch (keyTo - keyFrom) {
-      case 2:
-        if (k0 === 105 && b[keyFrom + 1] === 100) id = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+    switch (key) {
+      case KEY_TYPE:
+        type = value;
         break;
-      case 3:
-        if (equals(b, keyFrom, keyTo, 'via')) via = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_PROCESS:
+        process = value;
         break;
-      case 4:
-        if (equals(b, keyFrom, keyTo, 'type')) type = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_ID:
+        id = value;
         break;
-      case 5:
-        if (equals(b, keyFrom, keyTo, 'shard')) shard = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_INVOKED_AT:
+        invokedAt = value;
         break;
-      case 7:
-        if (k0 === 111 && equals(b, keyFrom, keyTo, 'outcome')) outcome = value;
-        else if (k0 === 112 && equals(b, keyFrom, keyTo, 'process')) process = value;
-        else if (k0 === 100 && equals(b, keyFrom, keyTo, 'delayMs')) delayMs = value;
-        else if (k0 === 99 && equals(b, keyFrom, keyTo, 'created')) created = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_COMPLETED_AT:
+        completedAt = value;
         break;
-      case 8:
-        if (equals(b, keyFrom, keyTo, 'priority')) priority = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_OUTCOME:
+        outcome = value;
         break;
-      case 9:
-        if (k0 === 105 && equals(b, keyFrom, keyTo, 'invokedAt')) invokedAt = value;
-        else if (k0 === 100 && equals(b, keyFrom, keyTo, 'delivered')) delivered = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_DELAY_MS:
+        delayMs = value;
         break;
-      case 10:
-        if (equals(b, keyFrom, keyTo, 'leaseUntil')) leaseUntil = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_PRIORITY:
+        priority = value;
         break;
-      case 11:
-        if (equals(b, keyFrom, keyTo, 'completedAt')) completedAt = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_SHARD:
+        shard = value;
+        break;
+      case KEY_LEASE_UNTIL:
+        leaseUntil = value;
+        break;
+      case KEY_VIA:
+        via = value;
+        break;
+      case KEY_DELIVERED:
+        delivered = value;
+        break;
+      case KEY_CREATED:
+        created = value;
         break;
       default:
         extras = addExtra(extras, keyFrom, keyTo, value);
@@ -463,12 +549,9 @@ export function settledPopLine(b: Uint8Array, from: number, to: number): boolean
   for (;;) {
     if (b[i] !== QUOTE) return false;
     const keyFrom = ++i;
-    for (; i < to; i++) {
-      const c = b[i]!;
-      if (c === QUOTE) break;
-      if (c === BACKSLASH || c < 32) return false;
-    }
-    if (i >= to) return false;
+    i = keyEnd(b, i, to);
+    if (i < 0) return false;
+    const key = lastKey;
     const keyTo = i++;
     while (i < to && isSpace(b[i]!)) i++;
     if (b[i] !== 58) return false;
@@ -500,36 +583,41 @@ export function settledPopLine(b: Uint8Array, from: number, to: number): boolean
     // A string's text without its quotes.
     const textFrom = valueFrom + 1;
     const textTo = i - 1;
-    switch (keyTo - keyFrom) {
-      case 2:
-        if (equals(b, keyFrom, keyTo, 'id')) idOk = isString && textTo > textFrom;
+    switch (key) {
+      case KEY_ID:
+        idOk = isString && textTo > textFrom;
         break;
-      case 3:
-        if (equals(b, keyFrom, keyTo, 'via')) viaOk = isString && isViaText(b, textFrom, textTo);
+      case KEY_VIA:
+        viaOk = isString && isViaText(b, textFrom, textTo);
         break;
-      case 4:
-        if (equals(b, keyFrom, keyTo, 'type')) {
-          isPop = isString && equals(b, textFrom, textTo, 'pop');
-          // Not a pop (the type comes first on most lines): declined at once, for the caller's other scan.
-          if (!isPop) return false;
-        }
+      case KEY_TYPE:
+        isPop = isString && equals(b, textFrom, textTo, 'pop');
+        // Not a pop (the type comes first on most lines): declined at once, for the caller's other scan.
+        if (!isPop) return false;
         break;
-      case 5:
-        if (equals(b, keyFrom, keyTo, 'shard')) shardOk = isString && textTo > textFrom;
+      case KEY_SHARD:
+        shardOk = isString && textTo > textFrom;
         break;
-      case 7:
-        if (equals(b, keyFrom, keyTo, 'outcome')) decided = isString && (equals(b, textFrom, textTo, 'ok') || equals(b, textFrom, textTo, 'fail'));
-        else if (equals(b, keyFrom, keyTo, 'process')) processOk = isString && textTo > textFrom;
+      case KEY_OUTCOME:
+        decided = isString && (equals(b, textFrom, textTo, 'ok') || equals(b, textFrom, textTo, 'fail'));
         break;
-      case 9:
-        if (equals(b, keyFrom, keyTo, 'invokedAt')) invokedAt = isNumber ? lastNumber[0]! : NaN;
-        else if (equals(b, keyFrom, keyTo, 'delivered')) {
-          const v = isNumber ? lastNumber[0]! : NaN;
-          deliveredOk = Number.isSafeInteger(v) && v >= 0;
-        } else if (equals(b, keyFrom, keyTo, '__proto__')) return false;
+      case KEY_PROCESS:
+        processOk = isString && textTo > textFrom;
         break;
-      case 11:
-        if (equals(b, keyFrom, keyTo, 'completedAt')) completedAt = isNumber ? lastNumber[0]! : NaN;
+      case KEY_INVOKED_AT:
+        invokedAt = isNumber ? lastNumber[0]! : NaN;
+        break;
+      case KEY_DELIVERED: {
+        const v = isNumber ? lastNumber[0]! : NaN;
+        deliveredOk = Number.isSafeInteger(v) && v >= 0;
+        break;
+      }
+      case KEY_COMPLETED_AT:
+        completedAt = isNumber ? lastNumber[0]! : NaN;
+        break;
+      case KEY_OTHER:
+        // A key parseOpBytes declines: the second pass would not read the line plainly.
+        if (equals(b, keyFrom, keyTo, '__proto__')) return false;
         break;
     }
     while (i < to && isSpace(b[i]!)) i++;

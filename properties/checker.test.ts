@@ -950,3 +950,34 @@ describe('history files (dynoq judge)', () => {
     expect(bad('{"type":"deliver","process":"c","id":"m","invokedAt":1,"completedAt":2,"outcome":"unknown","leaseUntil":9}')).toMatch(/outcome/);
   });
 });
+
+describe('a lease a pop kept back (its reply came a whole lease late: it handed nothing over)', () => {
+  /** c1's pop [100, 700] leased m (lease 500) and kept it back: a kept-back operation and an empty pop. */
+  const keptBack = (id: string, process: string, invokedAt: number, completedAt: number, lease = 500): HistoryOp => ({ type: 'kept-back', process, id, invokedAt, completedAt, outcome: 'ok', leaseUntil: completedAt + lease, shard: 's' });
+  const keptPop = [keptBack('m', 'c1', 100, 700), pop('c1', 's', 100, 700, 0)];
+  // m (urgent) due at 0, u (less urgent) pushed at 150; while m sat in the un-ack set c2 popped u, and m came back after its lease.
+  const h = [pushTo('m', 0, 's', 0), pushTo('u', 150, 's', 5), ...keptPop, pop('c2', 's', 180, 190, 1), deliverVia('u', 190, 'c2', 'schedule', 's', 180), ack('u', 200, 'c2'), pop('c2', 's', 1_500, 1_510, 1), deliverVia('m', 1_510, 'c2', 'schedule', 's', 1_500), ack('m', 1_520, 'c2')];
+  it('is not free while leased: no priority order or delivered promptly finding blames the pops for it', () => {
+    exactly(h, {}, bounded);
+    // Without its kept-back line the checker counts m free and due from 0 and blames the pops.
+    const without = h.filter((o) => o.type !== 'kept-back');
+    expect(kinds(without, bounded)['priority-inversion']).toBeGreaterThan(0);
+    expect(kinds(without, bounded).late).toBeGreaterThan(0);
+  });
+  it('excuses only the message it leased: another message of the shard left waiting meanwhile is still late', () => {
+    // n, due at 0 on the same shard, free all along: c3's pop [300, 600] came back empty, n was popped at 800.
+    const breadth = [...h, pushTo('n', 0, 's', 0), pop('c3', 's', 300, 600, 0), pop('c3', 's', 800, 810, 1), deliverVia('n', 810, 'c3', 'schedule', 's', 800), ack('n', 820, 'c3')];
+    const report = check(breadth, phases, bounded);
+    expect(report.violations.filter((v) => v.kind === 'late').map((v) => v.id)).toContain('n');
+    expect(report.violations.filter((v) => v.id === 'm')).toEqual([]);
+  });
+  it('is held by nobody: a delivery while it is still leased is no double pop', () => {
+    exactly([pushTo('m', 0, 's', 0), ...keptPop, deliverVia('m', 900, 'c2', 'schedule', 's', 890), ack('m', 910, 'c2')]);
+  });
+  it('owes a re-delivery after its lease (un-ack recovery), and not before', () => {
+    // Lease to 1,200, then reaper 100 + bound 400: owed by 1,700.
+    exactly([pushTo('m', 0, 's', 0), ...keptPop, deliverVia('m', 1_650, 'c2', 'schedule', 's', 1_650), ack('m', 1_660, 'c2')]);
+    const never = check([pushTo('m', 0, 's', 0), ...keptPop], phases, settings);
+    expect(never.violations.filter((v) => v.kind === 'slow-recovery').map((v) => v.detail)).toEqual([expect.stringContaining('kept back by its pop')]);
+  });
+});

@@ -28,6 +28,8 @@ const extras = fc.option(fc.record({ attempt: fc.integer({ min: 1, max: 3 }), jo
 const lineAbout = (id: fc.Arbitrary<string>) => fc.oneof(
   fc.record({ type: fc.constantFrom('push', 'ensure'), id, process: fc.constant('p'), at: span, outcome, delayMs: fc.constantFrom(0, 0, 50, 150), priority: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }), shard, created: fc.option(fc.boolean(), { nil: undefined }), extras, inFlight: fc.boolean() }),
   fc.record({ type: fc.constant('deliver'), id, process: proc, at: span, lease: fc.constantFrom(100, 500), via: fc.option(fc.constantFrom('schedule', 'id', 'predicate'), { nil: undefined }), shard, extras }),
+  // A lease a pop kept back (leased to nobody): its pop's process and times, lease to the return + lease.
+  fc.record({ type: fc.constant('kept-back'), id, process: proc, at: span, lease: fc.constantFrom(100, 500), shard, extras }),
   fc.record({ type: fc.constantFrom('ack', 'release', 'remove'), id, process: proc, at: span, outcome, extras, inFlight: fc.boolean() }),
   fc.record({ type: fc.constant('extend'), id, process: proc, at: span, outcome, until: fc.integer({ min: 0, max: 1_000 }) }),
   fc.record({ type: fc.constant('reschedule'), id, process: proc, at: span, outcome, delayMs: fc.constantFrom(0, 100) }),
@@ -44,7 +46,7 @@ function toLine(g: Gen): string {
   if (g.type === 'fault') return JSON.stringify({ type: 'fault', phase: g.phase, kind: g.kind, ...(g.target !== undefined ? { target: g.target } : {}), at: g.at, detail: 'generated' });
   const [t, d] = g.at as [number, number];
   // An operation in flight at the end has no completedAt and an unknown outcome.
-  const inFlight = g.inFlight === true && g.type !== 'deliver' && (g.outcome === 'unknown' || g.type === 'pop');
+  const inFlight = g.inFlight === true && g.type !== 'deliver' && g.type !== 'kept-back' && (g.outcome === 'unknown' || g.type === 'pop');
   const base: Record<string, unknown> = { type: g.type, process: g.process, invokedAt: t, ...(inFlight ? {} : { completedAt: t + d }), outcome: inFlight ? 'unknown' : (g.outcome ?? 'ok') };
   if (g.type !== 'pop') base.id = g.id;
   switch (g.type) {
@@ -54,6 +56,9 @@ function toLine(g: Gen): string {
       break;
     case 'deliver':
       Object.assign(base, { leaseUntil: t + (g.lease as number) }, g.via !== undefined ? { via: g.via } : {}, g.shard !== undefined ? { shard: g.shard } : {});
+      break;
+    case 'kept-back':
+      Object.assign(base, { leaseUntil: t + d + (g.lease as number) }, g.shard !== undefined ? { shard: g.shard } : {});
       break;
     case 'extend':
       base.leaseUntil = g.until;

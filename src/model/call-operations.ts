@@ -34,6 +34,8 @@ export interface CallResult {
   readonly created?: boolean;
   /** What its pop part returned. */
   readonly delivered?: readonly Delivered[];
+  /** What its pop part leased and kept back (its reply came a whole lease late), and the lease length. */
+  readonly keptBack?: { readonly ids: readonly string[]; readonly leaseMs: number };
 }
 
 /** A call as the history sees it: who made it, and when it was made and returned. */
@@ -52,7 +54,8 @@ export interface CallOperationsOptions {
 
 /**
  * The operations of one call (docs/CHECKER.md §1.1): its message operations in the order of its
- * parts, then for its pop part a `deliver` per message returned and the `pop` line. `returned` is
+ * parts, then for its pop part a `deliver` per message returned, a `kept-back` per message it leased
+ * and kept back, and the `pop` line. `returned` is
  * the call's outcome as the recorder saw it (ok with the result, or a throw's outcome); `outcome`
  * is the call's settled outcome. A pop's deliveries are ok whatever else the call did: the
  * messages are in the caller's hands.
@@ -104,6 +107,10 @@ export function callOperations(
     const delivered = returned === 'ok' || (result.delivered?.length ?? 0) > 0 ? (result.delivered ?? []) : [];
     for (const d of delivered) {
       ops.push({ type: 'deliver', process: call.process, id: d.id, invokedAt: call.invokedAt, completedAt: call.completedAt, outcome: 'ok', leaseUntil: d.leaseUntil, via: part.via, shard: d.shard });
+    }
+    // Leased to nobody until, at the latest, the pop's return + the lease (the store set it before the reply).
+    for (const id of result.keptBack?.ids ?? []) {
+      ops.push({ type: 'kept-back', process: call.process, id, invokedAt: call.invokedAt, completedAt: call.completedAt, outcome: 'ok', leaseUntil: call.completedAt + result.keptBack!.leaseMs, ...(part.shard !== undefined ? { shard: part.shard } : {}) });
     }
     ops.push({
       type: 'pop',

@@ -109,7 +109,7 @@ export function messageJudge(phases: RunPhases, settings: CheckerSettings, out: 
   let judging: PropertyName | null = null;
   const j: { -readonly [K in keyof MessageJudging<string>]: MessageJudging<string>[K] } = {
     id: '',
-    m: { pushes: [], deliveries: [], acks: [], extends: [], removes: [], reschedules: [], releases: [] },
+    m: { pushes: [], deliveries: [], keptBack: [], acks: [], extends: [], removes: [], reschedules: [], releases: [] },
     holds: [],
     phases,
     settings,

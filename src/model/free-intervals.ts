@@ -31,7 +31,7 @@ export function freeIntervals(id: string, priorityAt: number | ((t: number) => n
   // Operations after which the message is gone (taken, acked, removed), whenever they took effect. One
   // that overlaps a visibility operation may have come after it, so that operation proves nothing free:
   // a pop waiting [203, 256] returned m5 pushed at [252, 256]; counted free from 256 on, m5 was blamed late.
-  const takers: { invokedAt: number; completedAt: number }[] = [...m.deliveries, ...m.acks.filter(mayHaveApplied), ...m.removes.filter(mayHaveApplied), ...takenBy];
+  const takers: { invokedAt: number; completedAt: number }[] = [...m.deliveries, ...m.keptBack, ...m.acks.filter(mayHaveApplied), ...m.removes.filter(mayHaveApplied), ...takenBy];
   const overlapsATaker = (v: { invokedAt: number; completedAt: number }) => takers.some((g) => g.invokedAt <= v.completedAt && g.completedAt >= v.invokedAt);
   // An unknown one that returned while this ok one was in flight may have taken effect after it (unless
   // an ok reschedule or release found the message it made): still uncertain. A push [529, 540] and an
@@ -86,6 +86,8 @@ export function freeIntervals(id: string, priorityAt: number | ((t: number) => n
   for (const a of m.acks) if (mayHaveApplied(a)) goneDuring(a);
   for (const r of m.removes) if (mayHaveApplied(r)) goneDuring(r);
   for (const d of m.deliveries) goneDuring(d);
+  // A lease a pop kept back: taken from the pop's invocation, like a delivery whose lease then ran out.
+  for (const k of m.keptBack) goneDuring(k);
   for (const p of takenBy) goneDuring(p);
   steps.sort((a, b) => a.t - b.t || (a.last ? 1 : 0) - (b.last ? 1 : 0));
   const out: FreeInterval[] = [];

@@ -40,6 +40,17 @@ const opSchema = z.discriminatedUnion('type', [
     })
     .loose()
     .describe('a pop returned this message'),
+  z
+    .object({
+      type: z.literal('kept-back').describe('the line: kept-back'),
+      ...common,
+      ...returned,
+      outcome: z.literal('ok').default('ok').describe("always ok: the pop's process and times"),
+      leaseUntil: time.describe('when the lease ran out at the latest: pop return + lease length'),
+      shard: z.string().min(1).optional().describe('the shard it was leased from'),
+    })
+    .loose()
+    .describe('a pop leased this message and kept it back (its reply came a whole lease late): leased to nobody until leaseUntil'),
   z.object({ type: z.literal('ack').describe('the line: ack'), ...common }).loose().describe('an ack'),
   z.object({ type: z.literal('extend').describe('the line: extend'), ...common, leaseUntil: time.describe('the new lease deadline') }).loose().describe('setUnackTimeout on a held message'),
   z.object({ type: z.literal('reschedule').describe('the line: reschedule'), ...common, delayMs: delayMs.describe('the new delay, from the call') }).loose().describe('setTimeout on a queued message'),
@@ -172,7 +183,7 @@ export function plainOp(json: unknown): HistoryOp | undefined {
   const o = json as Record<string, unknown>;
   if (!isName(o.process) || !isTime(o.invokedAt) || !isTime(o.completedAt) || o.completedAt < o.invokedAt) return undefined;
   const type = o.type;
-  if (type === 'deliver') {
+  if (type === 'deliver' || type === 'kept-back') {
     if (o.outcome === undefined) o.outcome = 'ok';
     else if (o.outcome !== 'ok') return undefined;
   } else if (!OUTCOME_SET.has(o.outcome)) return undefined;
@@ -194,6 +205,9 @@ export function plainOp(json: unknown): HistoryOp | undefined {
       return o as unknown as HistoryOp;
     case 'deliver':
       if (!isTime(o.leaseUntil) || !optional(o.via, (x) => VIA_SET.has(x)) || !optional(o.shard, isName)) return undefined;
+      return o as unknown as HistoryOp;
+    case 'kept-back':
+      if (!isTime(o.leaseUntil) || !optional(o.shard, isName)) return undefined;
       return o as unknown as HistoryOp;
     case 'extend':
       return isTime(o.leaseUntil) ? (o as unknown as HistoryOp) : undefined;

@@ -71,6 +71,19 @@ export interface DeliverOp extends Operation {
   readonly shard?: string;
 }
 
+/**
+ * A message a pop leased and kept back (never handed over): the pop's reply came a whole lease or more
+ * after it leased, so that lease may already have run out. It is leased to nobody until `leaseUntil`
+ * (at the latest: the pop's return + lease length), then the reaper re-queues it as any expired lease.
+ * Always `ok`, with the pop's process and times; the pop line does not count it as delivered.
+ */
+export interface KeptBackOp extends Operation {
+  readonly type: 'kept-back';
+  readonly leaseUntil: number;
+  /** The shard it was leased from, when known. */
+  readonly shard?: string;
+}
+
 export interface AckOp extends Operation {
   readonly type: 'ack';
 }
@@ -112,13 +125,14 @@ export interface PopOp extends Call {
 }
 
 /** The operations about one message (everything but pops). */
-export type MessageOp = PushOp | EnsureOp | DeliverOp | AckOp | ExtendOp | RescheduleOp | ReleaseOp | RemoveOp;
+export type MessageOp = PushOp | EnsureOp | DeliverOp | KeptBackOp | AckOp | ExtendOp | RescheduleOp | ReleaseOp | RemoveOp;
 export type HistoryOp = MessageOp | PopOp;
 export type OpType = HistoryOp['type'];
 export const OP_TYPES = [
   'push',
   'ensure',
   'deliver',
+  'kept-back',
   'ack',
   'extend',
   'reschedule',
@@ -131,9 +145,9 @@ export const OP_TYPES = [
  * The history format's version (the `run` line's `version`): 1 knew push, deliver, ack, extend, remove;
  * 2 added ensure, reschedule, release, pop, priority, shard and via; 3 added fault lines, operations in
  * flight at the end (no completedAt) and keeps fields it does not know; 4 added the `end` line (when
- * the recording stopped). A newer version is refused.
+ * the recording stopped); 5 added `kept-back` (a lease a pop kept back). A newer version is refused.
  */
-export const HISTORY_FORMAT_VERSION = 4;
+export const HISTORY_FORMAT_VERSION = 5;
 
 export interface RunPhases {
   /** When the liveness phase began (faults healed) and when the run ended. */

@@ -1,9 +1,12 @@
-import type { AckOp, DeliverOp, ReleaseOp } from './history.js';
+import type { AckOp, DeliverOp, KeptBackOp, ReleaseOp } from './history.js';
 import { mayHaveApplied, mayHaveCreated, type MessageOps } from './message-ops.js';
 
-/** One delivery and how its hold ended (docs/CHECKER.md §2.1). */
+/**
+ * One delivery and how its hold ended (docs/CHECKER.md §2.1); or a lease a pop kept back (`d` a
+ * kept-back operation): held by nobody, it ends when its lease runs out (or a remove deletes it).
+ */
 export interface Hold {
-  readonly d: DeliverOp;
+  readonly d: DeliverOp | KeptBackOp;
   /** The lease deadline, extended by ok extends that returned while held. */
   readonly leaseEnd: number;
   /** The holder's first ack of this delivery (any outcome), if it returned. */
@@ -37,6 +40,7 @@ export function holdsOf(m: MessageOps): Hold[] {
   // Loops, not map and find with closures: this runs for every message of a history of millions.
   const holds: Hold[] = [];
   for (const d of m.deliveries) {
+    if (m.keptBack.length > 0) keptBackBefore(m, holds, d.completedAt);
     let ack: AckOp | undefined;
     for (const a of m.acks) {
       if (deliveryOf(m.deliveries, a) === d) {
@@ -62,7 +66,22 @@ export function holdsOf(m: MessageOps): Hold[] {
     const lapsedAt = Math.min(leaseEnd, releaseEnd, removedAt(m, d));
     holds.push({ d, leaseEnd, ack, release, until: Math.min(ackEndOf(m, d, ack), lapsedAt), lapsedAt });
   }
+  if (m.keptBack.length > 0) keptBackBefore(m, holds, Infinity);
   return holds;
+}
+
+/**
+ * Adds, in return order, the kept-back leases that returned before `t` and are not yet among `holds`:
+ * nobody acks, releases or extends them; each lapses at its lease end, or at a remove.
+ */
+function keptBackBefore(m: MessageOps, holds: Hold[], t: number): void {
+  let added = 0;
+  for (const h of holds) if (h.d.type === 'kept-back') added++;
+  for (let i = added; i < m.keptBack.length && m.keptBack[i]!.completedAt < t; i++) {
+    const k = m.keptBack[i]!;
+    const lapsedAt = Math.min(k.leaseUntil, removedAt(m, k));
+    holds.push({ d: k, leaseEnd: k.leaseUntil, ack: undefined, release: undefined, until: lapsedAt, lapsedAt });
+  }
 }
 
 /**
@@ -92,7 +111,7 @@ function ackEndOf(m: MessageOps, d: DeliverOp, ack: AckOp | undefined): number {
  * may take. A remove that may have applied after the pop took the message (it returned after the pop
  * was invoked) ends the hold — as early as it may have applied, never before the delivery.
  */
-function removedAt(m: MessageOps, d: DeliverOp): number {
+function removedAt(m: MessageOps, d: DeliverOp | KeptBackOp): number {
   let at = Infinity;
   for (const r of m.removes) {
     if (mayHaveApplied(r) && r.completedAt > d.invokedAt) at = Math.min(at, Math.max(r.invokedAt, d.completedAt));

@@ -1,10 +1,12 @@
-import type { AckOp, DeliverOp, EnsureOp, ExtendOp, HistoryOp, PopOp, PushOp, ReleaseOp, RemoveOp, RescheduleOp } from './history.js';
+import type { AckOp, DeliverOp, EnsureOp, ExtendOp, HistoryOp, KeptBackOp, PopOp, PushOp, ReleaseOp, RemoveOp, RescheduleOp } from './history.js';
 
 /** The operations of one message, split by type; deliveries, acks, extends and releases in the order they returned. */
 export interface MessageOps {
   /** Pushes and ensures: the operations that may create the message. */
   readonly pushes: (PushOp | EnsureOp)[];
   readonly deliveries: DeliverOp[];
+  /** Leases a pop took and kept back (leased to nobody), in the order their pops returned. */
+  readonly keptBack: KeptBackOp[];
   readonly acks: AckOp[];
   readonly extends: ExtendOp[];
   readonly removes: RemoveOp[];
@@ -19,7 +21,7 @@ export const mayHaveCreated = (op: PushOp | EnsureOp): boolean => mayHaveApplied
 
 /** A message with no operations yet (see addOp). */
 export function noMessageOps(): MessageOps {
-  return { pushes: [], deliveries: [], acks: [], extends: [], removes: [], reschedules: [], releases: [] };
+  return { pushes: [], deliveries: [], keptBack: [], acks: [], extends: [], removes: [], reschedules: [], releases: [] };
 }
 
 /** Adds one of the message's operations (not a pop), in file order; sortByReturn once all are in. */
@@ -31,6 +33,9 @@ export function addOp(m: MessageOps, op: Exclude<HistoryOp, PopOp>): void {
       break;
     case 'deliver':
       m.deliveries.push(op);
+      break;
+    case 'kept-back':
+      m.keptBack.push(op);
       break;
     case 'ack':
       m.acks.push(op);
@@ -55,6 +60,7 @@ const byReturn = (a: { completedAt: number }, b: { completedAt: number }) => a.c
 /** Puts deliveries, acks, extends and releases in the order they returned (a stable sort: file order among equals). */
 export function sortByReturn(m: MessageOps): void {
   if (m.deliveries.length > 1) m.deliveries.sort(byReturn);
+  if (m.keptBack.length > 1) m.keptBack.sort(byReturn);
   if (m.acks.length > 1) m.acks.sort(byReturn);
   if (m.extends.length > 1) m.extends.sort(byReturn);
   if (m.releases.length > 1) m.releases.sort(byReturn);

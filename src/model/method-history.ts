@@ -35,8 +35,8 @@ interface AckItem {
 export interface QueueCalls {
   push(messages: readonly SentMessage[]): Promise<unknown>;
   ensure(message: SentMessage): Promise<boolean>;
-  pop(count: number, options?: unknown): Promise<readonly LeasedMessage[]>;
-  bulkPop(count: number, options?: unknown): Promise<readonly LeasedMessage[]>;
+  pop(count: number, options?: unknown): Promise<readonly LeasedMessage[] & { readonly keptBack?: readonly string[] }>;
+  bulkPop(count: number, options?: unknown): Promise<readonly LeasedMessage[] & { readonly keptBack?: readonly string[] }>;
   popWithMsgId(id: string): Promise<LeasedMessage | null>;
   popMsgWithPredicate(luaPattern: string, localShardOnly?: boolean): Promise<LeasedMessage | null>;
   ack(id: string, token?: string): Promise<boolean>;
@@ -132,19 +132,24 @@ const delivered = (messages: readonly (LeasedMessage | null)[], site: CallSite):
 const trueIsOk = (value: boolean): ReadReply => ({ outcome: value ? 'ok' : 'fail', result: {} });
 /**
  * A pop's reply: ok, or unknown when it came back with a store error after leasing (PoppedBatch.error):
- * the attempt that failed may have leased more to nobody, and the pop did not just wait.
+ * the attempt that failed may have leased more to nobody, and the pop did not just wait. The ids it
+ * leased and kept back (PoppedBatch.keptBack: their lease may have run out before its reply) are
+ * leases to nobody, each a `kept-back` operation.
  */
-const popped = (messages: readonly (LeasedMessage | null)[], site: CallSite): ReadReply => ({
-  outcome: Object.hasOwn(messages, 'error') ? 'unknown' : 'ok',
-  result: { delivered: delivered(messages, site) },
-});
+const popped = (messages: readonly (LeasedMessage | null)[], site: CallSite): ReadReply => {
+  const keptBack = (messages as { keptBack?: readonly string[] }).keptBack;
+  return {
+    outcome: Object.hasOwn(messages, 'error') ? 'unknown' : 'ok',
+    result: { delivered: delivered(messages, site), ...(keptBack && keptBack.length > 0 ? { keptBack: { ids: keptBack, leaseMs: site.leaseMs } } : {}) },
+  };
+};
 
 const READ = 'a read: it changes nothing';
 
 /**
  * What each recorded queue call and its reply become in the history (docs/CHECKER.md §1.1). The two
  * recorders add what only they know: the shard the queue picked for a pushed message, the outcome of
- * a throw, and (the simulator) whether a refused write was applied by a replica.
+ * a throw, and (the simulator's) whether the reply was a Dynomite vote, which makes a refusal unknown.
  */
 const RECORDED = {
   push: { records: 'call', parts: ([messages]) => [{ type: 'push', messages: pushed(messages) }], reply: () => ({ outcome: 'ok', result: {} }) },

@@ -1,12 +1,10 @@
-import type { AckOp, DeliverOp, EnsureOp, ExtendOp, HistoryOp, PopOp, PushOp, ReleaseOp, RemoveOp, RescheduleOp } from './history.js';
+import type { AckOp, DeliverOp, EnsureOp, ExtendOp, HistoryOp, KeptBackOp, MessageOp, PushOp, ReleaseOp, RemoveOp, RescheduleOp } from './history.js';
 import type { MessageOps } from './message-ops.js';
-
-type MessageOp = Exclude<HistoryOp, PopOp>;
 
 /** What a message with no operations of a type shares (nothing writes to a MessageOps' arrays). */
 const NONE: never[] = [];
 
-/** A message operation's list in MessageOps, in its order: pushes (and ensures), deliveries, acks, extends, removes, reschedules, releases. */
+/** A message operation's list in MessageOps, in its order: pushes (and ensures), deliveries, kept-back leases, acks, extends, removes, reschedules, releases. */
 function groupOf(type: MessageOp['type']): number {
   switch (type) {
     case 'push':
@@ -14,22 +12,24 @@ function groupOf(type: MessageOp['type']): number {
       return 0;
     case 'deliver':
       return 1;
-    case 'ack':
+    case 'kept-back':
       return 2;
-    case 'extend':
+    case 'ack':
       return 3;
-    case 'remove':
+    case 'extend':
       return 4;
-    case 'reschedule':
+    case 'remove':
       return 5;
-    case 'release':
+    case 'reschedule':
       return 6;
+    case 'release':
+      return 7;
   }
 }
 
 /**
  * The operations of the messages a streaming judge holds open at once (read, not yet judged), as
- * chains through one pool: a message is a number in a map, not eight growing arrays (the open
+ * chains through one pool: a message is a number in a map, not nine growing arrays (the open
  * messages change by the million; their arrays were most of what the judge allocated). `take` hands
  * a message's operations over, in file order and grouped by type, and frees its slots.
  */
@@ -49,7 +49,7 @@ export class OpenMessages {
   private freeOps = -1;
   private nextOrdinal = 0;
   /** grouped's lists, reused (each list it returns is new). */
-  private readonly lists: MessageOp[][] = [NONE, NONE, NONE, NONE, NONE, NONE, NONE];
+  private readonly lists: MessageOp[][] = [NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE];
 
   get size(): number {
     return this.slotOf.size;
@@ -96,7 +96,7 @@ export class OpenMessages {
       if (lists[g] === NONE) lists[g] = [op];
       else lists[g]!.push(op);
     }
-    return { pushes: lists[0] as (PushOp | EnsureOp)[], deliveries: lists[1] as DeliverOp[], acks: lists[2] as AckOp[], extends: lists[3] as ExtendOp[], removes: lists[4] as RemoveOp[], reschedules: lists[5] as RescheduleOp[], releases: lists[6] as ReleaseOp[] };
+    return { pushes: lists[0] as (PushOp | EnsureOp)[], deliveries: lists[1] as DeliverOp[], keptBack: lists[2] as KeptBackOp[], acks: lists[3] as AckOp[], extends: lists[4] as ExtendOp[], removes: lists[5] as RemoveOp[], reschedules: lists[6] as RescheduleOp[], releases: lists[7] as ReleaseOp[] };
   }
 
   /** Forgets the message (its slots are reused). */

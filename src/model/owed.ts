@@ -1,4 +1,4 @@
-import type { CheckerSettings, DeliverOp, PopOp, RunPhases } from './history.js';
+import type { CheckerSettings, DeliverOp, KeptBackOp, PopOp, RunPhases } from './history.js';
 import { latestDue } from './due-time.js';
 import type { Hold } from './holds.js';
 import type { OwedStretch } from './properties/judging.js';
@@ -43,14 +43,14 @@ export function owedOf(m: MessageOps, holds: readonly Hold[], phases: RunPhases,
       if (mayHaveApplied(r) && r.invokedAt > h.d.completedAt && r.invokedAt <= from + bound) from = Math.max(from, latestDue(r) + allowance);
     }
     if (from + bound > phases.end) continue;
-    const ended = released !== null ? `released at ${released}` : h.ack ? `ack refused at ${h.ack.completedAt}` : `lease ended at ${h.leaseEnd}`;
+    const ended = released !== null ? `released at ${released}` : h.ack ? `ack refused at ${h.ack.completedAt}` : h.d.type === 'kept-back' ? `kept back by its pop, lease ended by ${h.leaseEnd}` : `lease ended at ${h.leaseEnd}`;
     out.push({ h, index, ended, from, deadline: from + bound });
   }
   return out;
 }
 
 /** The latest push or ensure that may have created the life a delivery came from (-Infinity: none). */
-export function lifeStart(m: MessageOps, d: DeliverOp): number {
+export function lifeStart(m: MessageOps, d: DeliverOp | KeptBackOp): number {
   return Math.max(-Infinity, ...m.pushes.filter((p) => mayHaveCreated(p) && p.invokedAt <= d.completedAt).map((p) => p.invokedAt));
 }
 

@@ -9,7 +9,7 @@ import { ID_PATTERN, MAX_ID_LENGTH, validateDelay } from './message.js';
 import { compileLuaPattern, luaPatternMatches } from './lua-pattern.js';
 import { QueueScripts, type ScriptCall } from './scripts/queue-scripts.js';
 import { parseStoredMessage } from './stored-message.js';
-import { keepLeased, type PoppedBatch } from './popped-batch.js';
+import { keepLeased, withoutKeptBack, type PoppedBatch } from './popped-batch.js';
 import { checkOptionKeys } from './option-keys.js';
 import { shownValue } from './shown-value.js';
 import { DYNOMITE_SETTLE_MS, type QueueOptions } from './options.js';
@@ -20,7 +20,7 @@ import { RECORDING_HOOKS, observedSharding, type RecordingHooks } from './record
 
 export const MAX_POP_COUNT = 10_000;
 const POP_OPTIONS: readonly (keyof PopOptions)[] = ['wait', 'signal'];
-const CONSUME_OPTIONS: readonly (keyof ConsumeOptions)[] = ['batch', 'wait', 'signal', 'onError'];
+const CONSUME_OPTIONS: readonly (keyof ConsumeOptions)[] = ['batch', 'wait', 'signal', 'onError', 'onLeasesKeptBack'];
 /** consume()'s pause after a store error: doubling from the first to the cap while errors go on. */
 export const CONSUME_RETRY_FIRST_MS = 100;
 export const CONSUME_RETRY_MAX_MS = 5_000;
@@ -249,6 +249,9 @@ export abstract class BaseQueue implements DynoQueue {
     if (options.onError !== undefined && typeof options.onError !== 'function') {
       throw new InvalidArgumentError('onError', `must be a function (got ${shownValue(options.onError)})`);
     }
+    if (options.onLeasesKeptBack !== undefined && typeof options.onLeasesKeptBack !== 'function') {
+      throw new InvalidArgumentError('onLeasesKeptBack', `must be a function (got ${shownValue(options.onLeasesKeptBack)})`);
+    }
     const batch = options.batch ?? 1;
     this.checkCount(batch, 'batch');
     const wait = options.wait ?? 1_000;
@@ -263,6 +266,13 @@ export abstract class BaseQueue implements DynoQueue {
           if (!healable(err)) throw err;
           await this.pauseAfter(err, ++failures, options);
           continue;
+        }
+        if (popped.keptBack) {
+          try {
+            options.onLeasesKeptBack?.(popped.keptBack);
+          } catch {
+            // a failing hook must not end the loop
+          }
         }
         pending = [...popped];
         while (pending.length > 0) yield pending.shift()!;
@@ -340,7 +350,8 @@ export abstract class BaseQueue implements DynoQueue {
     const leasedFrom: number[] = [];
     const out: PoppedMessage[] = [];
     const unack = this.options.unackTimeout;
-    const stillHeld = (now: number): PoppedMessage[] => (out.length > 0 && now - leasedFrom[0]! >= unack ? out.filter((_, i) => now - leasedFrom[i]! < unack) : out);
+    const stillHeld = (now: number): PoppedBatch =>
+      out.length > 0 && now - leasedFrom[0]! >= unack ? withoutKeptBack(out, leasedFrom.map((from) => now - from < unack)) : out;
     if (signal?.aborted) return out;
     for (;;) {
       let got: PoppedMessage[];

@@ -20,6 +20,12 @@ export interface ConsumeOptions extends PopOptions {
    * instead, thrown from it.
    */
   readonly onError?: (error: unknown, retryInMs: number) => void;
+  /**
+   * Called with the ids a pop of the loop leased and did not yield because their lease may have run
+   * out before its reply came back (a reply held up a whole lease: raise `unackTimeout` if it is
+   * often); the reaper re-queues them. The loop goes on.
+   */
+  readonly onLeasesKeptBack?: (ids: readonly string[]) => void;
 }
 
 export interface ShardSize {

@@ -22,6 +22,8 @@ export interface PrimaryReplicaSpec {
   readonly failoverDelayMs: number;
   /** How every server fsyncs its AOF (default always: a SIGKILL loses nothing a node acknowledged). */
   readonly appendfsync?: 'always' | 'everysec';
+  /** Every server's `repl-diskless-sync-delay`, in ms (whole seconds); absent: Redis's default (5 s). */
+  readonly fullSyncDelayMs?: number;
 }
 
 /** The Sentinel master group name. */
@@ -32,6 +34,7 @@ const SENTINEL_QUORUM = 2;
 const FAILOVER_TIMEOUT_MS = 3_000;
 /** An AOF: with `always` every write is fsynced before it is answered; with either, a SIGKILL loses nothing acknowledged by that node (written to the file before the reply). */
 const aofArgs = (appendfsync: 'always' | 'everysec') => ['--appendonly', 'yes', '--appendfsync', appendfsync];
+const fullSyncArgs = (spec: PrimaryReplicaSpec) => (spec.fullSyncDelayMs === undefined ? [] : ['--repl-diskless-sync-delay', String(spec.fullSyncDelayMs / 1000)]);
 
 /**
  * Every server starts from its own configuration file, which holds its role (`replicaof`, zones
@@ -115,7 +118,7 @@ export async function startPrimaryReplicaCluster(spec: PrimaryReplicaSpec): Prom
       const dir = join(root, `zone-${i}`);
       mkdirSync(dir);
       const configFile = writeServerConfig(dir, i === 0 ? null : primaryPort);
-      servers.push(await startRedisServer({ dir, configFile, args: aofArgs(spec.appendfsync ?? 'always'), ...(i === 0 ? { port: primaryPort } : {}) }));
+      servers.push(await startRedisServer({ dir, configFile, args: [...aofArgs(spec.appendfsync ?? 'always'), ...fullSyncArgs(spec)], ...(i === 0 ? { port: primaryPort } : {}) }));
     }
     const replicaPorts = servers.slice(1).map((s) => s.port);
     await until('every replica in sync with the primary', 30_000, () => replicasInSync(primaryPort, replicaPorts));

@@ -280,6 +280,13 @@ class RecordingQueue implements RecordedQueue {
     try {
       while (!options.signal?.aborted && !isClosed(this.queue)) {
         const popped = await this.pop(batch, { wait, ...(options.signal ? { signal: options.signal } : {}) });
+        if (popped.keptBack) {
+          try {
+            options.onLeasesKeptBack?.(popped.keptBack);
+          } catch {
+            // a failing hook must not end the loop (as the queue's own consume)
+          }
+        }
         pending = [...popped];
         while (pending.length > 0) yield pending.shift()!;
         if (Object.hasOwn(popped, 'error')) throw popped.error;

@@ -131,7 +131,7 @@ describe('dynoq judge', () => {
   it('refuses a newer format version with a clear error, keeps unknown fields, still refuses a missing field', () => {
     const newer = dynoq('judge', file('v9.jsonl', [{ type: 'run', version: 9 }, op('push', 'p', 0, 1, 'ok')]));
     expect(newer.code).toBe(2);
-    expect(newer.out).toMatch(/v9\.jsonl:1: version: 9 is newer than this dynoq reads \(versions 1 to 4\); upgrade dynoq/);
+    expect(newer.out).toMatch(/v9\.jsonl:1: version: 9 is newer than this dynoq reads \(versions 1 to 5\); upgrade dynoq/);
     // a typo in a required field: the field is missing
     const typo = dynoq('judge', file('typo.jsonl', [{ type: 'push', proces: 'p', id: 'm1', invokedAt: 0, completedAt: 1, outcome: 'ok' }]));
     expect(typo.code).toBe(2);

@@ -11,6 +11,8 @@ import type { Store } from '../../src/store/store.js';
 import { FakeTime } from '../support/fake-time.js';
 import { redisRequired, redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { world } from '../sim/fixtures.js';
+import { parseSimConfig } from '../../src/sim/run/config.js';
+import { SimWorld } from '../../src/sim/run/world.js';
 
 const available = redisServerBinary() !== null;
 if (!available && redisRequired) throw new Error('REQUIRE_REDIS=1 but redis-server is not installed');
@@ -167,6 +169,68 @@ describe.runIf(available)('real replication and failover (primary + replica on l
       expect(staleTokens.has(m.token)).toBe(false);
       expect(await after.ack(m.id, stale.token!)).toBe(false);
       expect(await after.ack(m.id, m.token!)).toBe(true);
+    }
+  }, 60_000);
+
+  /**
+   * A restarted Redis has a new replication history: its replicas resynchronise in full, and the
+   * primary starts a full (diskless) sync only `repl-diskless-sync-delay` after the first replica
+   * asks. Until then WAIT counts none of them, so every durable write fails for that long.
+   */
+  const FULL_SYNC_DELAY_MS = 2_000;
+
+  async function realWaitAfterRestart(): Promise<{ atOnce: number; countedAfterMs: number }> {
+    const args = ['--appendonly', 'yes', '--appendfsync', 'always', '--repl-diskless-sync-delay', String(FULL_SYNC_DELAY_MS / 1000)];
+    const primary = await startRedisServer({ args });
+    const replica = await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
+    servers.push(primary, replica);
+    const rc = new Redis({ ...safeRedisOptions({ commandTimeout: 20_000 }), port: replica.port, host: '127.0.0.1' });
+    clients.push(rc);
+    await until(async () => (await rc.info('replication')).includes('master_link_status:up'), 'the replica link');
+    await primary.kill();
+    await primary.restart();
+    const restartedAt = Date.now();
+    const pc = new Redis({ ...safeRedisOptions({ commandTimeout: 20_000 }), port: primary.port, host: '127.0.0.1' });
+    clients.push(pc);
+    await pc.set('after-restart', 'v');
+    const atOnce = await pc.wait(1, 100);
+    let counted = 0;
+    while (counted < 1 && Date.now() - restartedAt < 15_000) counted = await pc.wait(1, 100);
+    expect(counted).toBe(1);
+    return { atOnce, countedAfterMs: Date.now() - restartedAt };
+  }
+
+  async function simulatedWaitAfterRestart(): Promise<{ atOnce: number; countedAfterMs: number }> {
+    const w = new SimWorld(
+      parseSimConfig({
+        seed: 'full-sync',
+        topology: { kind: 'primary-replica', zones: ['a', 'b'], failoverDelayMs: 10_000, fullSyncDelayMs: FULL_SYNC_DELAY_MS },
+        network: { latencyBaseMs: 1, latencyJitterMs: 0, lagMeanMs: 0, lagSpikeProbability: 0, requestTimeoutMs: 20_000, clientFailover: false },
+      }),
+    );
+    const pr = w.topology as PrimaryReplicaTopology;
+    const client = w.client('client', 'a', { role: 'quorum' });
+    await w.settle(client.zadd('k', [{ member: 'a', score: 1 }]));
+    expect(await w.settle(client.wait(1, 1_000))).toBe(1);
+    pr.crash(pr.primary, false);
+    await w.advance(300);
+    pr.restart(pr.primary);
+    const restartedAt = w.kernel.now;
+    await w.settle(client.zadd('k', [{ member: 'b', score: 2 }]));
+    const atOnce = await w.settle(client.wait(1, 100));
+    let counted = 0;
+    while (counted < 1 && w.kernel.now - restartedAt < 15_000) counted = await w.settle(client.wait(1, 100));
+    return { atOnce, countedAfterMs: w.kernel.now - restartedAt };
+  }
+
+  it('a restarted primary: WAIT counts no replica until the full resynchronisation repl-diskless-sync-delay later, on Redis and on the simulator', async () => {
+    const real = await realWaitAfterRestart();
+    const simulated = await simulatedWaitAfterRestart();
+    for (const side of [real, simulated]) {
+      expect(side.atOnce).toBe(0);
+      // The replica retries its link once a second; the sync starts the delay after it asks.
+      expect(side.countedAfterMs).toBeGreaterThanOrEqual(FULL_SYNC_DELAY_MS - 500);
+      expect(side.countedAfterMs).toBeLessThan(FULL_SYNC_DELAY_MS + 2_500);
     }
   }, 60_000);
 });

@@ -90,3 +90,26 @@ describe('what a call becomes in the history', () => {
     expect(METHOD_HISTORY[METHOD_HISTORY.consume.stepsAs].records).toBe('call');
   });
 });
+
+describe("a pop's reply in the history", () => {
+  const site = { invokedAt: 1_000, leaseMs: 500, localShard: 'a' };
+  const m = { id: 'm1', shard: 'a' };
+  it('is ok with its deliveries and the ids it kept back (leases to nobody); unknown when it came back with a store error', () => {
+    expect(METHOD_HISTORY.pop.reply(Object.assign([m], {}) as never, [1] as never, site)).toMatchObject({ outcome: 'ok', result: { delivered: [{ id: 'm1', leaseUntil: 1_500 }] } });
+    expect(METHOD_HISTORY.pop.reply(Object.assign([m], { keptBack: ['m2'] }) as never, [1] as never, site)).toEqual({
+      outcome: 'ok',
+      result: { delivered: [{ id: 'm1', shard: 'a', leaseUntil: 1_500 }], keptBack: { ids: ['m2'], leaseMs: 500 } },
+    });
+    expect(METHOD_HISTORY.pop.reply(Object.assign([], { keptBack: ['m2', 'm3'] }) as never, [1] as never, site).outcome).toBe('ok');
+    expect(METHOD_HISTORY.pop.reply(Object.assign([m], { error: new Error('reset') }) as never, [1] as never, site).outcome).toBe('unknown');
+  });
+  it('a kept-back id becomes a kept-back operation (leased to nobody until the return + lease), the pop line counting only what it returned', () => {
+    const reply = METHOD_HISTORY.pop.reply(Object.assign([m], { keptBack: ['m2'] }) as never, [1] as never, site);
+    const { ops } = callOperations({ process: 'c', invokedAt: 1_000, completedAt: 1_700 }, METHOD_HISTORY.pop.parts([1] as never, site), reply.outcome, reply.result);
+    expect(ops).toEqual([
+      { type: 'deliver', process: 'c', id: 'm1', invokedAt: 1_000, completedAt: 1_700, outcome: 'ok', leaseUntil: 1_500, via: 'schedule', shard: 'a' },
+      { type: 'kept-back', process: 'c', id: 'm2', invokedAt: 1_000, completedAt: 1_700, outcome: 'ok', leaseUntil: 2_200, shard: 'a' },
+      { type: 'pop', process: 'c', invokedAt: 1_000, completedAt: 1_700, outcome: 'ok', via: 'schedule', shard: 'a', delivered: 1 },
+    ]);
+  });
+});

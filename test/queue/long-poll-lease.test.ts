@@ -94,7 +94,7 @@ describe('a long-poll never hands over a message whose lease may have run out', 
   // The attempts are given: the store is never reached.
   const queueOn = (time: FakeTime) =>
     createQueue({ name: `lease-gone${++counter}`, mode: 'atomic', quorum: backend.store(), clock: time, timers: time, unackInterval: 0, unackTimeout: LEASE, pollInterval: POLL }) as BaseQueue;
-  type LongPoll = (count: number, wait: number, signal: AbortSignal | undefined, attempt: (n: number) => Promise<ReturnType<typeof message>[]>) => Promise<ReturnType<typeof message>[] & { error?: unknown }>;
+  type LongPoll = (count: number, wait: number, signal: AbortSignal | undefined, attempt: (n: number) => Promise<ReturnType<typeof message>[]>) => Promise<ReturnType<typeof message>[] & { error?: unknown; keptBack?: readonly string[] }>;
   const longPollOf = (q: BaseQueue) => (q as unknown as { longPoll: LongPoll }).longPoll.bind(q);
   /** Runs the long-poll, moving virtual time a poll step at a time while it sleeps between attempts. */
   const driven = async <T>(time: FakeTime, running: Promise<T>): Promise<T> => {
@@ -107,7 +107,7 @@ describe('a long-poll never hands over a message whose lease may have run out', 
     return settled;
   };
 
-  it('a later attempt that fails after a whole lease: what the first leased is not returned, the error is thrown', async () => {
+  it('a later attempt that fails after a whole lease: what the first leased is kept back, the error comes back with its id', async () => {
     const time = new FakeTime();
     const q = queueOn(time);
     let calls = 0;
@@ -116,7 +116,10 @@ describe('a long-poll never hands over a message whose lease may have run out', 
       await time.advance(LEASE + 50);
       throw new Error('connection reset');
     };
-    await expect(driven(time, longPollOf(q)(2, 3 * LEASE, undefined, attempt))).rejects.toThrow('connection reset');
+    const got = await driven(time, longPollOf(q)(2, 3 * LEASE, undefined, attempt));
+    expect([...got]).toEqual([]);
+    expect(String(got.error)).toContain('connection reset');
+    expect(got.keptBack, 'the ids it leased to nobody').toEqual(['m0']);
     await q.close();
   });
 
@@ -142,7 +145,31 @@ describe('a long-poll never hands over a message whose lease may have run out', 
       await time.advance(LEASE);
       return [message('m0')];
     };
-    expect(await longPollOf(q)(1, 0, undefined, attempt)).toEqual([]);
+    const got = await longPollOf(q)(1, 0, undefined, attempt);
+    expect([...got]).toEqual([]);
+    expect(got.keptBack, 'the caller is told which it leased to nobody').toEqual(['m0']);
+    await q.close();
+  });
+
+  it('consume() tells onLeasesKeptBack the ids a pop kept back, and goes on', async () => {
+    const time = new FakeTime();
+    const q = queueOn(time);
+    const kept: (readonly string[])[] = [];
+    let pops = 0;
+    const stop = new AbortController();
+    // Its pops: first one that kept two back, then one that returns a message.
+    (q as unknown as { pop: () => Promise<unknown> }).pop = async () =>
+      pops++ === 0 ? Object.assign([], { keptBack: ['m2', 'm3'] }) : [message('m1')];
+    const yielded: string[] = [];
+    for await (const m of q.consume({ onLeasesKeptBack: (n) => kept.push(n), signal: stop.signal })) {
+      yielded.push(m.id);
+      stop.abort();
+    }
+    expect(kept).toEqual([['m2', 'm3']]);
+    expect(yielded).toEqual(['m1']);
+    await expect(async () => {
+      for await (const _ of q.consume({ onLeasesKeptBack: 'no' as never })) break;
+    }).rejects.toThrow(/onLeasesKeptBack/);
     await q.close();
   });
 });

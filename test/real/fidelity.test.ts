@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES } from '../../src/model/properties.js';
-import { agreement, DEFAULT_REAL_RUNS, detectable, FIDELITY_ROWS, mcnemarP, mergeFidelity, seedAgreement, verdict, type FidelityMeasurement, type PairTally, type RowFidelity, type Tally } from '../../src/real/twin/fidelity.js';
+import { agreement, DEFAULT_REAL_RUNS, detectable, FIDELITY_ROWS, hasRealTwin, mcnemarP, mergeFidelity, seedAgreement, verdict, type FidelityMeasurement, type PairTally, type RowFidelity, type Tally } from '../../src/real/twin/fidelity.js';
 import { formatFidelity } from '../../src/real/twin/fidelity-page.js';
+import { FIDELITY_EXPLANATIONS } from '../../src/real/twin/fidelity-explanations.js';
 import { readFileSync } from 'node:fs';
 import { parseGuaranteesData } from '../../src/sim/campaign/guarantees-data.js';
-import { CONFIGURATIONS, configurationRun } from '../../src/sim/run/configurations.js';
+import { CONFIGURATIONS, configurationRun, TABLE_CONFIGURATIONS, TABLE_PROFILE } from '../../src/sim/run/configurations.js';
+import { FAULT_FAMILY_NAMES, type FaultFamily } from '../../src/sim/faults/index.js';
+import { REAL_FAULT_FAMILIES, realTwinProblems } from '../../src/real/twin/faults/index.js';
 import { asHappened, type RealResult } from '../../src/real/twin/run-real.js';
 import { parseSimConfig } from '../../src/sim/run/config.js';
 import { runSimulation } from '../../src/sim/run/run.js';
@@ -27,11 +30,28 @@ const row = (name: string, real: Tally): RowFidelity => ({
 const measured = (rows: RowFidelity[]): FidelityMeasurement => ({ rows, options: { realRuns: 6, simSeeds: 40, budgetMs: 60_000 } });
 
 describe('the fidelity table', () => {
-  it('every fidelity row is a row of the guarantees table, and the required ones are there', () => {
-    for (const r of FIDELITY_ROWS) expect(CONFIGURATIONS.map((c) => c.name)).toContain(r.name);
-    for (const name of ['primary-replica/atomic/none', 'primary-replica/atomic/node-crash', 'primary-replica/atomic+server-time+durable/node-crash', 'primary-replica/atomic/client-crash', 'primary-replica/atomic/clock', 'dynomite/DC_SAFE_QUORUM/atomic/node-stall', 'dynomite/DC_QUORUM/atomic/backend-crash']) {
-      expect(FIDELITY_ROWS.map((r) => r.name)).toContain(name);
+  it('the fidelity rows are every published row with a real twin; a published row without one is a swarm, a family without real means, or a fault its means refuse', () => {
+    const names = FIDELITY_ROWS.map((r) => r.name);
+    const published = (JSON.parse(readFileSync(new URL('../../docs/GUARANTEES.json', import.meta.url), 'utf8')) as { rows: { name: string }[] }).rows.map((r) => r.name);
+    expect(TABLE_CONFIGURATIONS.map((c) => c.name)).toEqual(published);
+    for (const name of names) expect(published).toContain(name);
+    for (const name of ['primary-replica/atomic/none/full', 'primary-replica/atomic/node-crash/full', 'dynomite/DC_QUORUM/atomic/partition/full', 'dynomite/DC_QUORUM/atomic/client-failover/full', 'primary-replica/atomic/clock/full', 'dynomite/DC_SAFE_QUORUM/atomic/node-stall/full', 'primary-replica/atomic+server-time+durable+aof-always/process-crash-failover/full', 'primary-replica/atomic/client-pause/full']) {
+      expect(names).toContain(name);
     }
+    const noMeans = FAULT_FAMILY_NAMES.filter((f) => !REAL_FAULT_FAMILIES.includes(f));
+    expect([...noMeans].sort()).toEqual(['lag-spike', 'power-loss']);
+    const left = TABLE_CONFIGURATIONS.filter((c) => !names.includes(c.name));
+    for (const c of left) {
+      expect(hasRealTwin(c)).toBe(false);
+      if (c.faults === 'swarm' || noMeans.includes(c.faults as FaultFamily)) continue;
+      // A family with real means that refuses this set-up's faults: a primary's links, a store node's clock.
+      const problems = [0, 1, 2].flatMap((i) => realTwinProblems(configurationRun(c, `fidelity-${c.name}-${i}`)));
+      expect(problems.length, c.name).toBeGreaterThan(0);
+      for (const p of problems) expect(p, c.name).toMatch(/only Dynomite's peer links|a store node's clock cannot be set off/);
+    }
+    // Every family a real twin can strike has a published row that runs for real.
+    for (const f of REAL_FAULT_FAMILIES) expect(FIDELITY_ROWS.some((r) => r.named.faults === f), f).toBe(true);
+    expect(FIDELITY_ROWS.every((r) => r.named.profile === TABLE_PROFILE)).toBe(true);
   });
 
   it('agree when the 95 % intervals overlap; otherwise the side that breaks the property more often is named', () => {
@@ -51,6 +71,22 @@ describe('the fidelity table', () => {
     expect(md).toMatch(new RegExp(`\\| ${first.replace(/[/+]/g, '\\$&')} \\| 6 \\| [^|]+ \\| none \\(agree\\) \\|`));
     expect(md).toMatch(new RegExp(`\\| ${second.replace(/[/+]/g, '\\$&')} \\| 6 \\| [^|]+ \\| at-least-once: simulator gentler`));
     expect(md).toContain('**Why they differ.** because.');
+    // Under a row that agrees the explanation is not shown: it explained an earlier run's difference.
+    expect(formatFidelity(merged, { [first]: 'stale.' })).not.toContain('stale.');
+  });
+
+  it('the page says what it measured from the data: the budget, the families without real means, and no profile it does not hold', () => {
+    const whole = readFileSync(new URL('../../docs/GUARANTEES.json', import.meta.url), 'utf8');
+    const m = { ...measured([{ ...row(FIDELITY_ROWS[0]!.name, tally(0, 20)), realRuns: 20, livenessRestartsAsHappened: true }]), options: { realRuns: 20, simSeeds: 40, budgetMs: 80 * 60_000 } };
+    const md = formatFidelity(m, {}, parseGuaranteesData(whole, 'GUARANTEES.json'));
+    expect(md).toContain('--runs 20 --sim-seeds 40 --budget-minutes 80');
+    for (const f of FAULT_FAMILY_NAMES.filter((x) => !REAL_FAULT_FAMILIES.includes(x))) expect(md).toContain(`${f} (`);
+    expect(md).not.toContain('another profile');
+    expect(md).not.toContain('measured before the twin recorded its liveness restarts');
+  });
+
+  it('every explanation is keyed to a fidelity row', () => {
+    for (const key of Object.keys(FIDELITY_EXPLANATIONS)) expect(FIDELITY_ROWS.map((r) => r.name)).toContain(key);
   });
 
   it('earlier data measured before a property existed is kept, that property shown not exercised (was: an internal error)', () => {

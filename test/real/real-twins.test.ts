@@ -99,6 +99,23 @@ describe.runIf(redisAvailable)('real twins on a Redis primary with replicas and 
     expect(r.broken, r.log).toEqual([]);
   }, 120_000);
 
+  it('a consumer paused (GC-like) past its lease (atomic): the pause struck, the consumer returned nothing during it, and what the simulator says holds holds', async () => {
+    const config = withFaults('primary-replica/atomic/client-pause', [{ at: 1_500, kind: 'pause-client', actor: 'consumer-1', durationMs: 1_500 }]);
+    const claimed = await simulatedHolds(config);
+    const real = await runReal(parseSimConfig(config));
+    const pause = real.happened.find((f) => f.kind === 'pause-client');
+    expect(pause, real.log.join('\n')).toBeDefined();
+    // Fault times count from the run's start, history times are the system clock's.
+    const from = real.livenessStart - real.config.phases.safetyMs;
+    // A call of the paused consumer that returned inside the pause would mean its replies were not held.
+    const start = from + pause!.at + 50;
+    const end = from + pause!.at + 1_500 - 50;
+    const during = real.history.filter((o) => o.process === 'consumer-1' && o.completedAt > start && o.completedAt < end);
+    expect(during, real.log.join('\n')).toEqual([]);
+    expect(real.history.some((o) => o.process === 'consumer-1' && o.completedAt >= end), 'the consumer works again after the pause').toBe(true);
+    expect(claimed.filter((p) => !real.report.properties[p]), real.log.join('\n')).toEqual([]);
+  }, 120_000);
+
   it('the primary full for 2 s, by a lowered maxmemory and then by another tenant (atomic): at-least-once holds for real', async () => {
     const r = await twin(
       withFaults('primary-replica/atomic/memory-pressure', [

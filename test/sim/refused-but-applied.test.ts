@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSimConfig } from '../../src/sim/run/config.js';
 import { CONFIGURATIONS, configurationRun } from '../../src/sim/run/configurations.js';
-import { HistoryRecorder, RECLASSIFIED } from '../../src/sim/workloads/history-recorder.js';
+import { HistoryRecorder } from '../../src/sim/workloads/history-recorder.js';
 import { runSimulation } from '../../src/sim/run/run.js';
 import { CallProbe } from '../../src/sim/store/sim-store.js';
 import type { DynomiteTopology } from '../../src/sim/topology/dynomite.js';
@@ -10,8 +10,9 @@ import { world, type World } from './fixtures.js';
 
 /**
  * docs/CHECKER.md §1.2: a call is a `fail` only when its refusal guarantees no effect. Under DC_QUORUM the vote
- * can answer 0 to a write that a minority replica applied (replicas diverged): that call is `unknown`,
- * whether the replica ran it before the reply or after it.
+ * can answer 0 to a write that a minority replica applied (replicas diverged), and the client cannot tell
+ * that from a refusal no replica ran: on Dynomite every refusal it was answered is `unknown`, as the real
+ * twin scores it, whether a replica ran the write before the reply, after it, or never.
  */
 function divergedAck(options: { minorityHasIt: boolean; stallMinorityMs?: number }) {
   const w = world('dynomite');
@@ -31,7 +32,7 @@ async function ack(w: World, recorder: HistoryRecorder, probe: CallProbe, store:
   return { removed, recorded: recorder.end(call, removed > 0 ? 'ok' : 'fail') };
 }
 
-describe('a refused write that a replica applied is unknown, not fail', () => {
+describe('a write the Dynomite vote refused is unknown, not fail', () => {
   it('applied on a minority replica before the reply: recorded unknown', async () => {
     const { w, c, recorder, probe, store } = divergedAck({ minorityHasIt: true });
     const { removed, recorded } = await ack(w, recorder, probe, store);
@@ -41,50 +42,79 @@ describe('a refused write that a replica applied is unknown, not fail', () => {
     expect(recorder.history.map((o) => o.outcome)).toEqual(['unknown']);
   });
 
-  it('applied on a minority replica only after the reply: the recorded fail is amended to unknown', async () => {
+  it('applied on a minority replica only after the reply: recorded unknown at once (the client could not tell)', async () => {
     const { w, c, recorder, probe, store } = divergedAck({ minorityHasIt: true, stallMinorityMs: 2_000 });
-    const amended: string[] = [];
-    recorder.onReclassified = (ops) => amended.push(...ops.map((o) => o.id));
     const { removed, recorded } = await ack(w, recorder, probe, store);
     expect(removed).toBe(0);
-    expect(recorded).toBe('fail');
+    expect(recorded).toBe('unknown');
     expect(c.keyspace.exec('zscore', ['unack', 'm1'])).toBe('1');
     await w.advance(3_000);
     expect(c.keyspace.exec('zscore', ['unack', 'm1'])).toBeNull();
     expect(recorder.history.map((o) => o.outcome)).toEqual(['unknown']);
-    expect(amended).toEqual(['m1']);
   });
 
-  it('once the run is sealed, a late application no longer changes the history', async () => {
-    const { w, recorder, probe, store } = divergedAck({ minorityHasIt: true, stallMinorityMs: 2_000 });
-    await ack(w, recorder, probe, store);
-    recorder.seal();
+  it('refused by a vote that no replica applied: recorded unknown, as the real twin scores it (was: fail, the simulator knowing what the client cannot)', async () => {
+    const { w, c, recorder, probe, store } = divergedAck({ minorityHasIt: false, stallMinorityMs: 2_000 });
+    const { removed, recorded } = await ack(w, recorder, probe, store);
     await w.advance(3_000);
-    expect(recorder.history.map((o) => o.outcome)).toEqual(['fail']);
+    expect(removed).toBe(0);
+    expect(w.topology.nodes.every((n) => n.keyspace.exec('zscore', ['unack', 'm1']) === null)).toBe(true);
+    expect(c.keyspace.exec('zcard', ['unack'])).toBe(0);
+    expect(recorded).toBe('unknown');
+    expect(recorder.history.map((o) => o.outcome)).toEqual(['unknown']);
   });
 
-  it('a refusal no replica applied stays a fail', async () => {
-    const { w, recorder, probe, store } = divergedAck({ minorityHasIt: false, stallMinorityMs: 2_000 });
-    const { recorded } = await ack(w, recorder, probe, store);
-    await w.advance(3_000);
+  it('on a primary with replicas, whose reply is the primary\'s own, a refused ack stays a fail', async () => {
+    const w = world('primary-replica');
+    const recorder = new HistoryRecorder(w.kernel, w.trace);
+    const probe = new CallProbe();
+    const store = w.client('consumer', 'a', { probe, timeoutMs: 60_000 });
+    const { removed, recorded } = await ack(w, recorder, probe, store);
+    expect(removed).toBe(0);
     expect(recorded).toBe('fail');
     expect(recorder.history.map((o) => o.outcome)).toEqual(['fail']);
   });
 });
 
-describe('in a run: acks the vote refused but a replica applied', () => {
-  it('are amended to unknown in the history and in the trace read back, and discharge their message', async () => {
-    // A guarantees-table run (seed g15) in which Dynomite backend crashes leave replicas diverged. (Node
-    // crashes did until one request's copies left together and the shipped client stopped failing over;
-    // g7 did until a restarted redis was served only from Dynomite's next reconnect try.)
+describe('a recorded fail a replica applied afterwards (the recorder\'s amendment)', () => {
+  const refused = (w: World) => {
+    const recorder = new HistoryRecorder(w.kernel, w.trace);
+    const probe = new CallProbe();
+    const call = recorder.begin('consumer', [{ type: 'ack', ids: ['m1'] }], probe);
+    const effects = probe.effects!;
+    return { recorder, recorded: recorder.end(call, 'fail'), effects };
+  };
+
+  it('is amended to unknown', () => {
+    const w = world('primary-replica');
+    const { recorder, recorded, effects } = refused(w);
+    const amended: string[] = [];
+    recorder.onReclassified = (ops) => amended.push(...ops.map((o) => o.id));
+    expect(recorded).toBe('fail');
+    effects.note();
+    expect(recorder.history.map((o) => o.outcome)).toEqual(['unknown']);
+    expect(amended).toEqual(['m1']);
+  });
+
+  it('once the run is sealed, a late application no longer changes the history', () => {
+    const w = world('primary-replica');
+    const { recorder, effects } = refused(w);
+    recorder.seal();
+    effects.note();
+    expect(recorder.history.map((o) => o.outcome)).toEqual(['fail']);
+  });
+});
+
+describe('in a run: acks the vote refused', () => {
+  it('are unknown in the history and in the trace read back, and discharge their message', async () => {
+    // A guarantees-table run (seed g15) in which Dynomite backend crashes leave replicas diverged.
     const named = CONFIGURATIONS.find((c) => c.name === 'dynomite/DC_QUORUM/atomic/backend-crash')!;
     const r = await runSimulation(parseSimConfig({ ...configurationRun(named, 'g15'), keepTrace: true }));
-    const amended = r.traceText!.split('\n').filter((l) => l.includes(`"op":"${RECLASSIFIED}"`));
-    expect(amended.length).toBeGreaterThan(0);
     expect(parseTrace(r.traceText!).history).toEqual(r.history);
-    const unknownAcks = new Set(r.history.filter((o) => o.type === 'ack' && o.outcome === 'unknown').map((o) => o.id));
-    const ids = amended.flatMap((l) => (JSON.parse(l) as { args: { ids: string[] } }).args.ids);
-    for (const id of ids) expect(unknownAcks.has(id)).toBe(true);
+    const acks = r.history.filter((o) => o.type === 'ack');
+    expect(acks.filter((o) => o.outcome === 'fail')).toEqual([]);
+    const ids = acks.filter((o) => o.outcome === 'unknown').map((o) => o.id);
+    expect(ids.length).toBeGreaterThan(0);
     // An unknown ack may have removed its message: it is neither lost nor slowly recovered.
     const blamed = r.report.violations.filter((v) => ['slow-recovery', 'lost-after-delivery'].includes(v.kind)).map((v) => v.id);
     expect(blamed.filter((id) => ids.includes(id))).toEqual([]);

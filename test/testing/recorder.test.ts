@@ -379,6 +379,24 @@ describe('outcomeOfThrow: refusals before sending are fail, anything that may ha
   });
 });
 
+describe('recordHistory records a lease a pop kept back', () => {
+  it('as a kept-back line (leased to nobody until the return + lease) beside the ok pop, and consume() tells onLeasesKeptBack the ids', async () => {
+    let t = 1_000;
+    // A pop whose reply came a whole lease late: it leased m and kept it back.
+    const foreign = { name: 'x', mode: 'atomic', pop: async () => ((t += 1_500), Object.assign([], { keptBack: ['m'] })) } as unknown as DynoQueue;
+    const lines: string[] = [];
+    const q = recordHistory(foreign, (l) => lines.push(l), { process: 'c', clock: () => t, unackTimeoutMs: 1_000, run: false });
+    const stop = new AbortController();
+    const told: (readonly string[])[] = [];
+    for await (const _ of q.consume({ signal: stop.signal, onLeasesKeptBack: (ids) => (told.push(ids), stop.abort()) })) break;
+    expect(told).toEqual([['m']]);
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      { type: 'kept-back', process: 'c', id: 'm', invokedAt: 1_000, completedAt: 2_500, outcome: 'ok', leaseUntil: 3_500 },
+      { type: 'pop', process: 'c', invokedAt: 1_000, completedAt: 2_500, outcome: 'ok', via: 'schedule', delivered: 0 },
+    ]);
+  });
+});
+
 describe('recordHistory refuses what it cannot record', () => {
   it('throws InvalidArgumentError for a bad sink, clock, process or a foreign queue without a lease length', () => {
     const foreign = { name: 'x', mode: 'atomic', pop: async () => [] } as unknown as DynoQueue;

@@ -14,9 +14,11 @@ export const noDoublePop = property({
   judgeMessage: ({ holds, phases, found, exercised }) => {
     for (let i = 1; i < holds.length; i++) {
       const h2 = holds[i]!;
+      // A lease a pop kept back is held by nobody: it neither pops nor holds.
+      if (h2.d.type === 'kept-back') continue;
       // The first earlier hold of another holder still held when h2's pop returned.
       let h1: Hold | undefined;
-      for (let k = 0; k < i && h1 === undefined; k++) if (holds[k]!.d.process !== h2.d.process && h2.d.completedAt < holds[k]!.until) h1 = holds[k];
+      for (let k = 0; k < i && h1 === undefined; k++) if (holds[k]!.d.type !== 'kept-back' && holds[k]!.d.process !== h2.d.process && h2.d.completedAt < holds[k]!.until) h1 = holds[k];
       if (h1) {
         found(
           'double-pop',
@@ -27,7 +29,7 @@ export const noDoublePop = property({
       }
     }
     for (const h of holds) {
-      if (h.lapsedAt < (h.ack?.completedAt ?? Infinity) && h.lapsedAt < phases.end) {
+      if (h.d.type !== 'kept-back' && h.lapsedAt < (h.ack?.completedAt ?? Infinity) && h.lapsedAt < phases.end) {
         exercised();
         break;
       }

@@ -19,14 +19,10 @@ const OFFLINE_OR_IN_FLIGHT = 'MaxRetriesPerRequestError';
  * a closed connection), may have been applied, so the call is `unknown`, not `fail`; one ioredis never
  * sent (its connection was not `connected()` when the call was made) was not. `votes`: on Dynomite a refusal is a reply chosen by the coordinator (its own, or a
  * vote) while the other replicas ran the write too (an ack voted down to 0 that had run on one replica,
- * seen on the real cluster), so a refused write is `unknown` there; the simulator knows and amends
- * exactly those a replica applied.
+ * seen on the real cluster), so a refused write is `unknown` there, as in the simulator (CallProbe.writeMayHaveApplied).
  */
 export function probingStore(store: Store, probe: CallProbe, votes: boolean, connected: () => boolean = () => true): Store {
-  const mayHaveApplied = () => {
-    probe.mayHaveApplied = true;
-    if (votes) probe.effects?.note();
-  };
+  const mayHaveApplied = () => probe.writeMayHaveApplied(votes);
   return new Proxy(store, {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);

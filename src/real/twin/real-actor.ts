@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { BaseQueue } from '../../queue/base-queue.js';
-import { CallProbe } from '../../sim/store/call-probe.js';
+import { CallProbe, repliesAreVotes } from '../../sim/store/call-probe.js';
 import type { SimConfig } from '../../sim/run/config.js';
 import { actorQueues } from '../../sim/workloads/actor-queues.js';
 import type { WorkloadActor } from '../../sim/workloads/index.js';
@@ -44,11 +44,11 @@ export class RealActor implements WorkloadActor {
       const client = cluster.client(zone, role, { failover: config.network.clientFailover });
       client.on('error', () => undefined);
       this.clients.push(client);
-      const s = new IoredisStore(client, { dynomite });
+      const s = this.pausable(new IoredisStore(client, { dynomite }));
       // The queue holds settled messages back only with more than one rack (base-queue reads racks).
       const racked: Store = dynomite ? Object.assign(Object.create(s) as Store, { racks: cluster.zones.length }) : s;
       if (!probe) return racked;
-      const probing = probingStore(racked, probe, dynomite, () => client.status === 'ready');
+      const probing = probingStore(racked, probe, repliesAreVotes(racked), () => client.status === 'ready');
       return role === 'quorum' ? this.resettable(probing, client) : probing;
     };
     const queues = actorQueues({
@@ -87,6 +87,33 @@ export class RealActor implements WorkloadActor {
         };
       },
     });
+  }
+
+  /**
+   * The store, its replies held while this client is paused: a paused process hears nothing until it
+   * resumes (what it sent is on the wire and runs; the answer waits), as a simulated actor's do.
+   */
+  private pausable(store: Store): Store {
+    const timers = this.timers;
+    return new Proxy(store, {
+      get: (target, prop, receiver) => {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          const reply: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+          if (!(reply instanceof Promise)) return reply;
+          return reply.then(
+            (r: unknown) => timers.afterPause().then(() => r),
+            (err: unknown) => timers.afterPause().then(() => Promise.reject(err)),
+          );
+        };
+      },
+    });
+  }
+
+  /** A client-pause fault: nothing of this client runs until `untilMs` (system time) or resume(). */
+  pause(untilMs: number): void {
+    this.timers.pausedUntil = Math.max(this.timers.pausedUntil, untilMs);
   }
 
   get runsReaper(): boolean {

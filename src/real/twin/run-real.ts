@@ -111,7 +111,13 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
   const cluster: RealCluster = await startRealCluster(
     t.kind === 'dynomite'
       ? { kind: 'dynomite', zones: t.zones, quorumConsistency: t.quorumConsistency, nonQuorumConsistency: t.nonQuorumConsistency }
-      : { kind: 'primary-replica', zones: t.zones, failoverDelayMs: t.failoverDelayMs, appendfsync: t.persistence === 'aof-everysec' ? 'everysec' : 'always' },
+      : {
+          kind: 'primary-replica',
+          zones: t.zones,
+          failoverDelayMs: t.failoverDelayMs,
+          appendfsync: t.persistence === 'aof-everysec' ? 'everysec' : 'always',
+          ...(t.fullSyncDelayMs !== undefined ? { fullSyncDelayMs: t.fullSyncDelayMs } : {}),
+        },
   );
   const actors = new Map<string, RealActor>();
   try {

@@ -13,6 +13,10 @@ interface ObservationMap {
   replicated: { readonly lagMs: number };
   /** A replica was promoted to primary. */
   promoted: { readonly node: string };
+  /** A replica must resynchronise in full from this primary (it or the primary restarted): WAIT does not count it meanwhile. */
+  'full-sync': { readonly node: string; readonly primary: string };
+  /** A replica's full resynchronisation ended: it holds the primary's data set and counts for WAIT again. */
+  resynced: { readonly node: string };
   /** Writes that existed nowhere else died with a node (count of operations or keys). */
   lost: { readonly node: string; readonly writes: number };
   /** A client sent a request to a node outside its own zone. */

@@ -21,6 +21,9 @@ export function setupProblems(config: SimConfig): string[] {
   if (durable && config.topology.kind === 'primary-replica' && durable.replicas > zones.length - 1) {
     problems.push(`queue.durable.replicas: ${durable.replicas} but a primary with ${zones.length} zones has ${zones.length - 1} replica(s)`);
   }
+  if (config.topology.fullSyncDelayMs !== undefined && config.topology.kind !== 'primary-replica') {
+    problems.push('topology.fullSyncDelayMs: how long a Redis primary waits before resynchronising a replica in full; this topology is dynomite (no primary)');
+  }
   if (config.topology.keepEmptyPrimaryDown && config.topology.kind !== 'primary-replica') {
     problems.push('topology.keepEmptyPrimaryDown: a supervisor rule about a primary; this topology is dynomite (every node takes writes)');
   }

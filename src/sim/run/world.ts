@@ -8,7 +8,7 @@ import { Observations } from '../kernel/observations.js';
 import { Rng } from '../kernel/rng.js';
 import { SimStore, type CallProbe } from '../store/sim-store.js';
 import { DynomiteTopology } from '../topology/dynomite.js';
-import { PrimaryReplicaTopology } from '../topology/primary-replica.js';
+import { PrimaryReplicaTopology, REDIS_FULL_SYNC_DELAY_MS } from '../topology/primary-replica.js';
 import type { Topology } from '../store/topology.js';
 import { Trace, type TraceMode } from '../kernel/trace.js';
 import { runBudget } from './run-budget.js';
@@ -66,7 +66,7 @@ export class SimWorld {
     this.topology =
       t.kind === 'dynomite'
         ? new DynomiteTopology(this.kernel, this.network, t.zones, this.observations, this.rng.stream('dynomite-vote-order'), scripts)
-        : new PrimaryReplicaTopology(this.kernel, this.network, t.zones, t.failoverDelayMs, this.observations, scripts);
+        : new PrimaryReplicaTopology(this.kernel, this.network, t.zones, t.failoverDelayMs, t.fullSyncDelayMs ?? REDIS_FULL_SYNC_DELAY_MS, this.observations, scripts);
     for (const node of this.topology.nodes) node.persistence = t.persistence ?? 'none';
   }
 

@@ -26,6 +26,13 @@ export const settingsFields = {
         nonQuorumConsistency: consistency.default('DC_ONE').describe('Dynomite consistency of the non-quorum connection (default DC_ONE)'),
         /** primary-replica: Sentinel's delay before promoting a replica. */
         failoverDelayMs: ms.default(5_000).describe('primary-replica: ms a primary must be down before Sentinel promotes a replica (default 5000)'),
+        fullSyncDelayMs: ms
+          .max(60_000)
+          .refine((v) => v % 1000 === 0, { message: 'whole seconds only (Redis takes repl-diskless-sync-delay in seconds)' })
+          .optional()
+          .describe(
+            "primary-replica: Redis's repl-diskless-sync-delay, in ms (whole seconds; default 5000, Redis's default): after a restart of the primary, or of a replica, each replica concerned resynchronises in full only this long after it; until then WAIT does not count it and it receives no writes",
+          ),
         persistence: z
           .enum(PERSISTENCE)
           .optional()

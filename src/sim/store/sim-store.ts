@@ -2,7 +2,7 @@ import type { ScriptDef, ScriptReply } from '../../redis/script.js';
 import { typedStoreError } from '../../store/errors.js';
 import type { RangeLimit, ScoreBound, ScoredMember, Store, ZAddOptions } from '../../store/store.js';
 import { formatBound, formatScoreArg } from '../../store/store.js';
-import type { CallProbe } from './call-probe.js';
+import { repliesAreVotes, type CallProbe } from './call-probe.js';
 import type { Connection } from './connection.js';
 export { CallProbe } from './call-probe.js';
 import type { Kernel } from '../kernel/kernel.js';
@@ -115,7 +115,7 @@ export class SimStore implements Store {
         this.inFlight.delete(finish);
         this.repliesLost.delete(finish);
         if (this.options.probe && isWrite(op) && (r === 'timeout' || r.ok || !REFUSED_BEFORE_APPLY.test(r.error))) {
-          this.options.probe.mayHaveApplied = true;
+          this.options.probe.writeMayHaveApplied(repliesAreVotes(this), effects ?? null);
         }
         this.trace.record({
           t: this.kernel.now,

@@ -7,6 +7,9 @@ import { isWrite, type NodeReply, type StoreOp } from '../store/store-op.js';
 import { nodeName } from './node-name.js';
 import { REFUSED, type Topology } from '../store/topology.js';
 
+/** Redis's default `repl-diskless-sync-delay` (5 s): how long a primary waits before a full resynchronisation. */
+export const REDIS_FULL_SYNC_DELAY_MS = 5_000;
+
 interface Waiter {
   readonly offset: number;
   readonly replicas: number;
@@ -18,8 +21,12 @@ interface Waiter {
  * and stream to each replica in order (commands as sent, scripts as their effects) (a partitioned replica catches up after the partition heals,
  * as from the replication backlog). WAIT counts replicas that acknowledged the primary's offset.
  * When the primary stays down for `failoverDelayMs`, the replica with the most data is promoted:
- * writes it had not received are lost; the others, and the old primary when it returns, resync
- * from it. Non-quorum connections read from a replica in their zone when there is one.
+ * writes it had not received are lost; the others resync from it at once (a partial resync: they
+ * share its history). A restart gives a node a new history: after any restart of the primary, or of
+ * a replica, each replica concerned needs a full resynchronisation, which Redis starts only after
+ * `repl-diskless-sync-delay` (`fullSyncDelayMs`); until it ends the replica receives nothing, WAIT does
+ * not count it, and it serves what it had. Non-quorum connections read from a replica in their zone
+ * when there is one.
  */
 export class PrimaryReplicaTopology implements Topology {
   readonly kind = 'primary-replica' as const;
@@ -33,6 +40,9 @@ export class PrimaryReplicaTopology implements Topology {
   private readonly backlog = new Map<SimNode, { offset: number; op: StoreOp }[]>();
   private waiters: Waiter[] = [];
   private epoch = 0;
+  /** Replicas waiting for a full resynchronisation, each with the number of its pending one. */
+  private readonly fullSyncs = new Map<SimNode, number>();
+  private fullSyncSerial = 0;
   /** When the current primary went down (its failover is due failoverDelayMs later). */
   private primaryDownSince: number | null = null;
 
@@ -41,6 +51,7 @@ export class PrimaryReplicaTopology implements Topology {
     private readonly network: Network,
     zones: readonly string[],
     private readonly failoverDelayMs: number,
+    private readonly fullSyncDelayMs: number,
     private readonly observations?: Observations,
     scripts?: NodeScripts,
   ) {
@@ -105,7 +116,7 @@ export class PrimaryReplicaTopology implements Topology {
     if (queue.length > 0 && !this.network.canSend(this.primary.zone, replica.zone)) {
       this.observations?.emit('dropped', { from: this.primary.zone, to: replica.zone });
     }
-    while (queue.length > 0 && this.network.canSend(this.primary.zone, replica.zone) && this.primary.up) {
+    while (queue.length > 0 && this.network.canSend(this.primary.zone, replica.zone) && this.primary.up && !this.fullSyncs.has(replica)) {
       const { offset, op } = queue.shift()!;
       const arrival = Math.max(this.kernel.now + this.network.replicationLag(), this.linkClock.get(replica) ?? 0);
       this.linkClock.set(replica, arrival);
@@ -134,7 +145,7 @@ export class PrimaryReplicaTopology implements Topology {
   }
 
   private count(offset: number): number {
-    return this.replicas().filter((r) => (this.acked.get(r) ?? 0) >= offset).length;
+    return this.replicas().filter((r) => !this.fullSyncs.has(r) && (this.acked.get(r) ?? 0) >= offset).length;
   }
 
   private checkWaiters(): void {
@@ -197,9 +208,32 @@ export class PrimaryReplicaTopology implements Topology {
   }
 
   private resync(replica: SimNode): void {
+    this.fullSyncs.delete(replica);
     replica.resyncFrom(this.primary);
     this.applied.set(replica, this.offset);
     this.acked.set(replica, this.offset);
+  }
+
+  /**
+   * A replica that must resynchronise in full (it or its primary restarted): the primary waits
+   * fullSyncDelayMs for more replicas before it streams its data set, and the replica takes
+   * nothing from the stream until then (the primary keeps it for after the transfer).
+   */
+  private fullSync(replica: SimNode): void {
+    const serial = ++this.fullSyncSerial;
+    this.fullSyncs.set(replica, serial);
+    this.backlog.set(replica, []);
+    this.linkClock.delete(replica);
+    this.observations?.emit('full-sync', { node: replica.name, primary: this.primary.name });
+    const primary = this.primary;
+    this.kernel.after(this.fullSyncDelayMs, () => {
+      if (this.fullSyncs.get(replica) !== serial) return;
+      // A primary that went down or was replaced meanwhile starts the sync again when it is back.
+      if (!replica.up || this.primary !== primary || !primary.up) return;
+      this.resync(replica);
+      this.observations?.emit('resynced', { node: replica.name });
+      this.checkWaiters();
+    });
   }
 
   restart(node: SimNode): void {
@@ -208,8 +242,8 @@ export class PrimaryReplicaTopology implements Topology {
     // A replica cannot sync from a primary that is down: it serves what it has until the primary
     // returns or a failover gives it another (both resync every replica that is up).
     if (node !== this.primary) {
-      if (this.primary.up) this.resync(node);
-    } else for (const r of this.replicas()) if (r.up) this.resync(r);
+      if (this.primary.up) this.fullSync(node);
+    } else for (const r of this.replicas()) if (r.up) this.fullSync(r);
   }
 
   /**

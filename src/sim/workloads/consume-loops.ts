@@ -142,12 +142,23 @@ async function consumeLoop(ctx: WorkloadContext, actor: WorkloadActor, rng: Rng)
   const beginStep = () => beginCall(ctx, actor, METHOD_HISTORY.consume.stepsAs, [1, { wait: w.pollWaitMs }]);
   let step = beginStep();
   let invokedAt = ctx.time.now;
+  // Leases a pop of the loop kept back (their reply came a whole lease late): the step leased them to nobody.
+  let keptBack: string[] = [];
+  const stepReply = (messages: PoppedMessage[]) => {
+    const reply = keptBack.length > 0 ? Object.assign(messages, { keptBack }) : messages;
+    keptBack = [];
+    return reply;
+  };
   const onError = (err: unknown) => {
     step.threw(err);
+    keptBack = [];
     step = beginStep();
     invokedAt = ctx.time.now;
   };
-  const iterator = actor.queue.consume({ batch: 1, wait: w.pollWaitMs, signal: stop.signal, onError });
+  const onLeasesKeptBack = (ids: readonly string[]) => {
+    keptBack.push(...ids);
+  };
+  const iterator = actor.queue.consume({ batch: 1, wait: w.pollWaitMs, signal: stop.signal, onError, onLeasesKeptBack });
   for (;;) {
     let next: IteratorResult<PoppedMessage> | undefined;
     let thrown: unknown;
@@ -158,13 +169,13 @@ async function consumeLoop(ctx: WorkloadContext, actor: WorkloadActor, rng: Rng)
     }
     if (actor.crashed) return;
     if (!next || next.done) {
-      if (next) step.returned([]);
+      if (next) step.returned(stepReply([]));
       else step.threw(thrown);
       if (!ctx.finished()) ctx.recorder.stopped(actor.name, actor.zone);
       return;
     }
     const [h] = holdings(ctx, invokedAt, [next.value]);
-    step.returned([next.value]);
+    step.returned(stepReply([next.value]));
     const end = await workOn(ctx, actor, h!, rng);
     if (actor.crashed) return;
     if (end === 'ack' && !(await ackOne(ctx, actor, h!))) return;

@@ -59,9 +59,9 @@ export class HistoryRecorder {
 
   /**
    * The call returned (or threw): its operations (callOperations) with their outcome, which is
-   * returned. A refusal that a replica applied is `unknown`, not `fail` (docs/CHECKER.md §1.2): under a
-   * quorum vote the reply can be 0 while a minority replica ran the write, before the reply or after
-   * it (then it is amended).
+   * returned. A refusal that a replica applied is `unknown`, not `fail` (docs/CHECKER.md §1.2): on
+   * Dynomite every answered refusal already is (CallProbe.writeMayHaveApplied); one a replica applies
+   * only after the call returned is amended.
    */
   end(call: Call, returned: Outcome, result: CallResult = {}): Outcome {
     if (!this.inFlight.get(call.process)?.delete(call)) return returned;

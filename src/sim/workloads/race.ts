@@ -257,7 +257,7 @@ async function errorMidConsumeBatch(ctx: WorkloadContext, actor: WorkloadActor, 
       actor.resetConnectionAt(0);
       // One pop only: the loop ends after yielding its batch (and backing off after its error).
       stop.abort();
-      if (popped && popped.length > 0 && Object.hasOwn(popped, 'error')) raced(ctx, 'errorMidConsumeBatch');
+      if (popped && (popped.length > 0 || popped.keptBack !== undefined) && Object.hasOwn(popped, 'error')) raced(ctx, 'errorMidConsumeBatch');
     },
   };
   const onError = () => undefined;

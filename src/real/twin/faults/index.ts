@@ -3,6 +3,7 @@ import type { Fault, SimConfig } from '../../../sim/run/config.js';
 import { backendCrash } from './backend-crash.js';
 import { clientCrash } from './client-crash.js';
 import { clientFailover } from './client-failover.js';
+import { clientPause } from './client-pause.js';
 import { clock } from './clock.js';
 import { consumerClocks } from './consumer-clocks.js';
 import { HappenedSchedule } from './happened-schedule.js';
@@ -27,6 +28,7 @@ const REAL_MEANS: { readonly [F in FaultFamily]?: RealMeans<FaultOfFamily<F>> } 
   'node-crash': nodeCrash,
   'client-failover': clientFailover,
   'client-crash': clientCrash,
+  'client-pause': clientPause,
   clock,
   'consumer-clocks': consumerClocks,
   'process-crash': supervisedCrash,
@@ -37,8 +39,11 @@ function meansOf(kind: FaultKind): RealMeans<Fault> | undefined {
   return REAL_MEANS[familyOf(kind)] as RealMeans<Fault> | undefined;
 }
 
+/** The fault families a real twin can strike (some refuse a fault of theirs: `problem`). */
+export const REAL_FAULT_FAMILIES: readonly FaultFamily[] = FAULT_FAMILY_NAMES.filter((f) => REAL_MEANS[f]);
+
 /** The fault kinds a real twin can strike. */
-const REAL_FAULT_KINDS: readonly FaultKind[] = FAULT_FAMILY_NAMES.filter((f) => REAL_MEANS[f]).flatMap(kindsOf);
+const REAL_FAULT_KINDS: readonly FaultKind[] = REAL_FAULT_FAMILIES.flatMap(kindsOf);
 
 /** Why a configuration cannot run on real processes (none: it can). */
 export function realTwinProblems(config: SimConfig): string[] {

@@ -109,14 +109,14 @@ const KEY_DELIVERED = 12;
 const KEY_CREATED = 13;
 /** Each key's text, by its number above. */
 const KEY_TEXT = ['', 'type', 'process', 'id', 'invokedAt', 'completedAt', 'outcome', 'delayMs', 'priority', 'shard', 'leaseUntil', 'via', 'delivered', 'created'];
-const KEY_LENGTH = KEY_TEXT.map((k) => k.length);
+const KEY_LENGTH = Int32Array.from(KEY_TEXT, (k) => k.length);
 
-/** Four bytes of `text` from `at`, as one little-endian number (as DataView.getUint32 reads them). */
-const wordOf = (text: string, at: number): number => (text.charCodeAt(at) | (text.charCodeAt(at + 1) << 8) | (text.charCodeAt(at + 2) << 16) | (text.charCodeAt(at + 3) << 24)) >>> 0;
-/** Per key of four bytes or more: its first four bytes, bytes 4–7 (or 0), its last four (overlapping the others: together every byte). */
-const KEY_FIRST = KEY_TEXT.map((k) => (k.length >= 4 ? wordOf(k, 0) : 0));
-const KEY_MIDDLE = KEY_TEXT.map((k) => (k.length > 8 ? wordOf(k, 4) : 0));
-const KEY_LAST = KEY_TEXT.map((k) => (k.length >= 4 ? wordOf(k, k.length - 4) : 0));
+/** Four bytes of `text` from `at`, as one little-endian 32-bit integer (as DataView.getInt32 reads them). */
+const wordOf = (text: string, at: number): number => text.charCodeAt(at) | (text.charCodeAt(at + 1) << 8) | (text.charCodeAt(at + 2) << 16) | (text.charCodeAt(at + 3) << 24);
+/** Per key of four bytes or more: its first four bytes, bytes 4–7 (or 0), its last four (overlapping the others: together every byte). Integers, compared as integers. */
+const KEY_FIRST = Int32Array.from(KEY_TEXT, (k) => (k.length >= 4 ? wordOf(k, 0) : 0));
+const KEY_MIDDLE = Int32Array.from(KEY_TEXT, (k) => (k.length > 8 ? wordOf(k, 4) : 0));
+const KEY_LAST = Int32Array.from(KEY_TEXT, (k) => (k.length >= 4 ? wordOf(k, k.length - 4) : 0));
 
 /** A view of the last batch keyAt read, for its four-byte reads. */
 let viewed: Uint8Array | undefined;
@@ -125,8 +125,19 @@ let view: DataView = new DataView(new ArrayBuffer(0));
 /** Whether the key `key` (four bytes or more) starts at b[k] and its closing quote follows it, before `to`. */
 function isKeyAt(b: Uint8Array, k: number, to: number, key: number): boolean {
   const n = KEY_LENGTH[key]!;
-  return k + n < to && b[k + n] === QUOTE && view.getUint32(k, true) === KEY_FIRST[key] && view.getUint32(k + n - 4, true) === KEY_LAST[key] && (n <= 8 || view.getUint32(k + 4, true) === KEY_MIDDLE[key]);
+  return k + n < to && b[k + n] === QUOTE && view.getInt32(k, true) === KEY_FIRST[key] && view.getInt32(k + n - 4, true) === KEY_LAST[key] && (n <= 8 || view.getInt32(k + 4, true) === KEY_MIDDLE[key]);
 }
+
+/** Per first byte, the format's keys of four bytes or more that start with it (two at most): small enough for keyAt to be inlined. */
+const KEY_STARTING = new Uint8Array(256);
+const KEY_STARTING_TOO = new Uint8Array(256);
+KEY_TEXT.forEach((text, key) => {
+  if (text.length < 4) return;
+  const c = text.charCodeAt(0);
+  if (KEY_STARTING[c] === KEY_OTHER) KEY_STARTING[c] = key;
+  else if (KEY_STARTING_TOO[c] === KEY_OTHER) KEY_STARTING_TOO[c] = key;
+  else throw new Error(`three keys start with ${text[0]}: keyAt reads two`);
+});
 
 /**
  * Which of the format's keys starts at b[k] (just after its opening quote) and ends with its closing
@@ -139,29 +150,15 @@ function keyAt(b: Uint8Array, k: number, to: number): number {
     viewed = b;
     view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   }
-  switch (b[k]) {
-    case 116: // t
-      return isKeyAt(b, k, to, KEY_TYPE) ? KEY_TYPE : KEY_OTHER;
-    case 112: // p
-      return isKeyAt(b, k, to, KEY_PROCESS) ? KEY_PROCESS : isKeyAt(b, k, to, KEY_PRIORITY) ? KEY_PRIORITY : KEY_OTHER;
-    case 105: // i
-      if (k + 2 < to && b[k + 1] === 100 && b[k + 2] === QUOTE) return KEY_ID;
-      return isKeyAt(b, k, to, KEY_INVOKED_AT) ? KEY_INVOKED_AT : KEY_OTHER;
-    case 99: // c
-      return isKeyAt(b, k, to, KEY_COMPLETED_AT) ? KEY_COMPLETED_AT : isKeyAt(b, k, to, KEY_CREATED) ? KEY_CREATED : KEY_OTHER;
-    case 111: // o
-      return isKeyAt(b, k, to, KEY_OUTCOME) ? KEY_OUTCOME : KEY_OTHER;
-    case 100: // d
-      return isKeyAt(b, k, to, KEY_DELAY_MS) ? KEY_DELAY_MS : isKeyAt(b, k, to, KEY_DELIVERED) ? KEY_DELIVERED : KEY_OTHER;
-    case 115: // s
-      return isKeyAt(b, k, to, KEY_SHARD) ? KEY_SHARD : KEY_OTHER;
-    case 108: // l
-      return isKeyAt(b, k, to, KEY_LEASE_UNTIL) ? KEY_LEASE_UNTIL : KEY_OTHER;
-    case 118: // v
-      return k + 3 < to && b[k + 1] === 105 && b[k + 2] === 97 && b[k + 3] === QUOTE ? KEY_VIA : KEY_OTHER;
-    default:
-      return KEY_OTHER;
-  }
+  const c = b[k]!;
+  // The two short keys, byte by byte.
+  if (c === 105 && k + 2 < to && b[k + 1] === 100 && b[k + 2] === QUOTE) return KEY_ID;
+  if (c === 118 && k + 3 < to && b[k + 1] === 105 && b[k + 2] === 97 && b[k + 3] === QUOTE) return KEY_VIA;
+  const first = KEY_STARTING[c]!;
+  if (first === KEY_OTHER) return KEY_OTHER;
+  if (isKeyAt(b, k, to, first)) return first;
+  const second = KEY_STARTING_TOO[c]!;
+  return second !== KEY_OTHER && isKeyAt(b, k, to, second) ? second : KEY_OTHER;
 }
 
 /** The number of the key keyEnd last read (KEY_OTHER: not one of the format's). */

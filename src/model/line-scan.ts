@@ -301,9 +301,23 @@ const lastNumber = new Float64Array(1);
 
 /**
  * The end of the JSON number starting at `i` (its grammar exactly), or -1; its value in lastNumber
- * (an integer of up to 15 digits read as it is scanned, anything else through numberAt).
+ * (an integer of up to 15 digits read as it is scanned, anything else through numberAt). The common
+ * case here, small enough for V8 to inline into the readers: a positive integer of up to 15 digits
+ * without a leading zero; anything else in otherNumberEnd.
  */
 function numberEnd(b: Uint8Array, i: number, to: number): number {
+  const from = i;
+  let c = b[i]!;
+  if (c < 49 || c > 57) return otherNumberEnd(b, from, to);
+  let v = 0;
+  for (; i < to && c >= 48 && c <= 57; c = b[++i]!) v = v * 10 + (c - 48);
+  if (i - from > 15 || (i < to && (c === 46 || c === 101 || c === 69))) return otherNumberEnd(b, from, to);
+  lastNumber[0] = v;
+  return i;
+}
+
+/** numberEnd for any number: a sign, a leading zero, a fraction, an exponent, more than 15 digits. */
+function otherNumberEnd(b: Uint8Array, i: number, to: number): number {
   const from = i;
   const negative = b[i] === 45;
   if (negative) i++;

@@ -7,8 +7,8 @@ import { guaranteesData } from '../../src/sim/campaign/guarantees-data.js';
 import { guaranteesPage } from '../../src/sim/campaign/guarantees-page.js';
 import { scenarioName } from '../../src/sim/campaign/mechanism-scenarios.js';
 
-const MECHANISM = { kind: 'lost-after-delivery', cause: 'no fault: an ack was refused' } as const;
-const KEY = 'lost-after-delivery ← no fault: an ack was refused';
+const MECHANISM = { kind: 'lost-after-delivery', cause: 'no fault: an ack was refused or unanswered' } as const;
+const KEY = 'lost-after-delivery ← no fault: an ack was refused or unanswered';
 
 /** A row of `configuration` whose at-least-once cell shows KEY in 3 of 10 runs. */
 function rowOf(name: string): GuaranteeRow {

@@ -29,18 +29,25 @@ function faultCause(f: StruckFault): string {
   return key ? `${f.family}${where} (${key})` : f.family;
 }
 
+/**
+ * An ack that did not come back ok: refused (fail), or unknown — on Dynomite a refusal is a vote
+ * another replica may have lost, so it is recorded unknown (docs/CHECKER.md §1.2).
+ */
+const NOT_CONFIRMED = 'no fault: an ack was refused or unanswered';
+
 /** How the deliveries of a message ended, when no fault explains a finding. */
 function queueCause(v: Violation, ops: readonly HistoryOp[]): string {
   const acks = ops.filter((o) => o.type === 'ack');
+  const unconfirmed = acks.some((a) => a.outcome !== 'ok');
   const deliveries = ops.filter((o) => o.type === 'deliver');
   if (v.kind === 'lost-never-delivered') return 'no fault: never popped';
   if (v.kind === 'double-pop' || v.kind === 'resurrection' || v.kind === 'early') {
-    if (acks.some((a) => a.outcome === 'fail')) return 'no fault: an ack was refused';
+    if (unconfirmed) return NOT_CONFIRMED;
     return 'no fault: lease ran out while held';
   }
   const unacked = deliveries.filter((d) => !acks.some((a) => a.process === d.process && a.invokedAt >= d.completedAt));
   if (unacked.length > 0) return 'no fault: a holder never acked (crashed before its ack)';
-  if (acks.some((a) => a.outcome === 'fail')) return 'no fault: an ack was refused';
+  if (unconfirmed) return NOT_CONFIRMED;
   return 'no fault';
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkHistory } from '../src/model/checker.js';
 import { HistoryFileError, parseHistoryFile, plainOp, schemaOp } from '../src/model/history-file.js';
 import { historyStart, judgeHistory } from '../src/model/judge.js';
-import { parseOpBytes, settledPopLine } from '../src/model/line-scan.js';
+import { hashIdString, parseOpBytes, scanLineBytes, scanned, settledPopLine } from '../src/model/line-scan.js';
 import { judgeStream, type LineSource } from '../src/model/stream-judge.js';
 import { HISTORY_FORMAT_VERSION } from '../src/model/history.js';
 
@@ -187,9 +187,15 @@ describe('the streaming judge gives checkHistory\'s verdicts', () => {
     );
   });
 
-  it('the byte reader of an operation line reads what JSON.parse reads, and accepts nothing JSON.parse refuses', () => {
+  it('the byte readers of a line (both passes\' scans) read what JSON.parse reads, and the second pass\'s accepts nothing JSON.parse refuses', () => {
     const value = fc.oneof(fc.string({ unit: 'binary' }), fc.double(), fc.integer(), fc.constantFrom(true, false, null, 1_700_000_000_123, -0, 1e21, 0.1), fc.constant({ nested: 1 }));
-    const key = fc.oneof(fc.constantFrom('type', 'id', 'process', 'invokedAt', 'completedAt', 'outcome', 'delayMs', 'priority', 'shard', 'leaseUntil', 'via', 'delivered', 'created', 'type', 'id', '__proto__', 'constructor', '1', ''), fc.string({ unit: 'binary', maxLength: 6 }));
+    const formatKeys = ['type', 'id', 'process', 'invokedAt', 'completedAt', 'outcome', 'delayMs', 'priority', 'shard', 'leaseUntil', 'via', 'delivered', 'created'];
+    // A format key cut short, run on, or with one byte changed (the readers match the format's keys in place, a few bytes at a time).
+    const nearKey = fc.tuple(fc.constantFrom(...formatKeys), fc.nat(), fc.constantFrom('', 'x', 't', '"', 'A')).map(([k, at, c]) => {
+      const i = at % (k.length + 1);
+      return at % 3 === 0 ? k.slice(0, i) : at % 3 === 1 ? k + c : k.slice(0, i) + c + k.slice(i + 1);
+    });
+    const key = fc.oneof(fc.constantFrom(...formatKeys, 'type', 'id', '__proto__', 'constructor', '1', ''), nearKey, fc.string({ unit: 'binary', maxLength: 6 }));
     const edit = fc.tuple(fc.nat(), fc.constantFrom('', ' ', '"', '\\', ',', '}', '{', '0', '-', '.', 'e', '\t', '\u0001', 'é', 'tru', 'nul'), fc.integer({ min: 0, max: 2 }));
     fc.assert(
       fc.property(fc.array(fc.tuple(key, value), { maxLength: 8 }), fc.array(edit, { maxLength: 2 }), fc.constantFrom('', ' ', '\r'), (pairs, edits, pad) => {
@@ -198,16 +204,38 @@ describe('the streaming judge gives checkHistory\'s verdicts', () => {
           const i = at % (text.length + 1);
           text = text.slice(0, i) + insert + text.slice(i + cut);
         }
-        const bytes = new TextEncoder().encode(`${text}\n`);
+        // The line, then the next one in the same batch (a reader must not read past its line's end).
+        const line = new TextEncoder().encode(`${text}\n`);
+        const bytes = new Uint8Array(line.length + 24);
+        bytes.set(line);
+        bytes.set(new TextEncoder().encode('Id":"m1","type":"pop"}\n'), line.length);
+        const end = line.length - 1;
         // What the bytes say (a lone surrogate left by an edit is encoded as U+FFFD).
-        const decoded = new TextDecoder().decode(bytes.subarray(0, -1));
+        const decoded = new TextDecoder().decode(bytes.subarray(0, end));
         // The same fields and values (the format's own first, then the recorder's in their order).
-        const op = parseOpBytes(bytes, 0, bytes.length - 1);
+        const op = parseOpBytes(bytes, 0, end);
         if (op !== undefined) {
           const json = JSON.parse(decoded) as Record<string, unknown>;
           expect(op, text).toEqual(json);
           expect(Object.keys(op).sort(), text).toEqual(Object.keys(json).sort());
           expect(['run', 'fault']).not.toContain(json.type);
+        }
+        // The first pass's scan (lenient: the second pass validates) reads of a valid line what JSON.parse reads.
+        let json: Record<string, unknown> | undefined;
+        try {
+          json = JSON.parse(decoded) as Record<string, unknown>;
+        } catch {
+          json = undefined;
+        }
+        if (scanLineBytes(bytes, 0, end) && json !== undefined && typeof json === 'object' && json !== null && !Array.isArray(json)) {
+          const kind = ['pop', 'run', 'fault', 'end'].includes(json.type as string) ? json.type : 'other';
+          expect({ kind: scanned.kind, idHash: scanned.idHash, invokedAt: scanned.invokedAt, completedAt: scanned.completedAt, decided: scanned.decided }, text).toEqual({
+            kind,
+            idHash: typeof json.id === 'string' ? hashIdString(json.id) : 0,
+            invokedAt: typeof json.invokedAt === 'number' ? json.invokedAt : NaN,
+            completedAt: typeof json.completedAt === 'number' ? json.completedAt : NaN,
+            decided: json.outcome === 'ok' || json.outcome === 'fail',
+          });
         }
       }),
       { numRuns: Math.round(20_000 * SCALE) },

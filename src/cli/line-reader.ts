@@ -29,7 +29,8 @@ function countLines(bytes: Buffer): number {
  * each call reads the file again from the top. Memory holds one chunk and the line it ends inside,
  * which is at most MAX_LINE_BYTES: a longer line is refused (HistoryFileError naming it) as soon as
  * that many of its bytes are read, so a file of one endless line costs time and memory linear in the
- * maximum, not in the file. `onRead` is told each chunk's size (tests count the bytes read).
+ * maximum, not in the file. A batch's bytes are valid until the next batch is asked for (the chunk is
+ * read into again). `onRead` is told each chunk's size (tests count the bytes read).
  */
 export function fileLines(path: string, chunkBytes = 1 << 20, onRead?: (bytes: number) => void): LineSource {
   const size = Math.max(1, Math.min(chunkBytes, MAX_LINE_BYTES));
@@ -41,27 +42,40 @@ export function fileLines(path: string, chunkBytes = 1 << 20, onRead?: (bytes: n
       let pieces: Buffer[] = [];
       let pending = 0;
       let line = 1;
+      // One chunk, read into again and again (a fresh one per read costs the kernel its pages every time):
+      // what must outlive a read (the unfinished line) is copied out of it.
+      const chunk = Buffer.allocUnsafe(size);
       for (;;) {
-        const chunk = Buffer.allocUnsafe(size);
         const { bytesRead } = await handle.read(chunk, 0, size, null);
         if (bytesRead === 0) break;
         onRead?.(bytesRead);
         const data = chunk.subarray(0, bytesRead);
         const lastBreak = data.lastIndexOf(10);
         if (lastBreak < 0) {
-          pieces.push(data);
+          pieces.push(Buffer.from(data));
           pending += bytesRead;
           if (pending > MAX_LINE_BYTES) throw tooLong(line);
           continue;
         }
         // The unfinished line ends here: a line of a chunk is never longer than the chunk, so only it can be too long.
         if (pending + data.indexOf(10) > MAX_LINE_BYTES) throw tooLong(line);
-        const whole = pending > 0 ? Buffer.concat([...pieces, data.subarray(0, lastBreak + 1)]) : data.subarray(0, lastBreak + 1);
-        if (!isUtf8(whole)) throw utf8Error(path, whole, line);
-        const count = countLines(whole);
-        yield { bytes: whole, count };
-        line += count;
-        pieces = lastBreak + 1 < bytesRead ? [data.subarray(lastBreak + 1)] : [];
+        let rest = data.subarray(0, lastBreak + 1);
+        if (pending > 0) {
+          // The line the last chunk cut, joined alone (not the whole chunk with it) and yielded first.
+          const firstBreak = data.indexOf(10);
+          const joined = Buffer.concat([...pieces, data.subarray(0, firstBreak + 1)]);
+          if (!isUtf8(joined)) throw utf8Error(path, joined, line);
+          yield { bytes: joined, count: 1 };
+          line++;
+          rest = data.subarray(firstBreak + 1, lastBreak + 1);
+        }
+        if (rest.length > 0) {
+          if (!isUtf8(rest)) throw utf8Error(path, rest, line);
+          const count = countLines(rest);
+          yield { bytes: rest, count };
+          line += count;
+        }
+        pieces = lastBreak + 1 < bytesRead ? [Buffer.from(data.subarray(lastBreak + 1))] : [];
         pending = bytesRead - lastBreak - 1;
       }
       if (pending > 0) {

@@ -59,12 +59,15 @@ export function tallyEndings(m: MessageOps, e: Endings, atEnd?: { readonly id: s
   }
   // The acks and removes that returned since: one ok settles it; else an unknown one leaves it undetermined.
   let unknownFinal = false;
-  for (const finals of [m.acks, m.removes]) {
-    for (const x of finals) {
-      if (x.completedAt < last.invokedAt) continue;
-      if (x.outcome === 'ok') return;
-      if (x.outcome === 'unknown') unknownFinal = true;
-    }
+  for (const x of m.acks) {
+    if (x.completedAt < last.invokedAt) continue;
+    if (x.outcome === 'ok') return;
+    if (x.outcome === 'unknown') unknownFinal = true;
+  }
+  for (const x of m.removes) {
+    if (x.completedAt < last.invokedAt) continue;
+    if (x.outcome === 'ok') return;
+    if (x.outcome === 'unknown') unknownFinal = true;
   }
   if (unknownFinal || (atEnd && stillOpenAtEnd(atEnd.id, m, holdsOf(m), atEnd.pops, last, atEnd.end))) e.undetermined++;
 }

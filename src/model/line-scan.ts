@@ -92,6 +92,96 @@ function numberAt(b: Uint8Array, from: number, to: number): number {
   return Number(text);
 }
 
+// The format's keys (history-file.ts), numbered for keyAt; KEY_OTHER: any other key.
+const KEY_OTHER = 0;
+const KEY_TYPE = 1;
+const KEY_PROCESS = 2;
+const KEY_ID = 3;
+const KEY_INVOKED_AT = 4;
+const KEY_COMPLETED_AT = 5;
+const KEY_OUTCOME = 6;
+const KEY_DELAY_MS = 7;
+const KEY_PRIORITY = 8;
+const KEY_SHARD = 9;
+const KEY_LEASE_UNTIL = 10;
+const KEY_VIA = 11;
+const KEY_DELIVERED = 12;
+const KEY_CREATED = 13;
+/** Each key's text, by its number above. */
+const KEY_TEXT = ['', 'type', 'process', 'id', 'invokedAt', 'completedAt', 'outcome', 'delayMs', 'priority', 'shard', 'leaseUntil', 'via', 'delivered', 'created'];
+const KEY_LENGTH = Int32Array.from(KEY_TEXT, (k) => k.length);
+
+/** Four bytes of `text` from `at`, as one little-endian 32-bit integer (as DataView.getInt32 reads them). */
+const wordOf = (text: string, at: number): number => text.charCodeAt(at) | (text.charCodeAt(at + 1) << 8) | (text.charCodeAt(at + 2) << 16) | (text.charCodeAt(at + 3) << 24);
+/** Per key of four bytes or more: its first four bytes, bytes 4–7 (or 0), its last four (overlapping the others: together every byte). Integers, compared as integers. */
+const KEY_FIRST = Int32Array.from(KEY_TEXT, (k) => (k.length >= 4 ? wordOf(k, 0) : 0));
+const KEY_MIDDLE = Int32Array.from(KEY_TEXT, (k) => (k.length > 8 ? wordOf(k, 4) : 0));
+const KEY_LAST = Int32Array.from(KEY_TEXT, (k) => (k.length >= 4 ? wordOf(k, k.length - 4) : 0));
+
+/** A view of the last batch keyAt read, for its four-byte reads. */
+let viewed: Uint8Array | undefined;
+let view: DataView = new DataView(new ArrayBuffer(0));
+
+/** Whether the key `key` (four bytes or more) starts at b[k] and its closing quote follows it, before `to`. */
+function isKeyAt(b: Uint8Array, k: number, to: number, key: number): boolean {
+  const n = KEY_LENGTH[key]!;
+  return k + n < to && b[k + n] === QUOTE && view.getInt32(k, true) === KEY_FIRST[key] && view.getInt32(k + n - 4, true) === KEY_LAST[key] && (n <= 8 || view.getInt32(k + 4, true) === KEY_MIDDLE[key]);
+}
+
+/** Per first byte, the format's keys of four bytes or more that start with it (two at most): small enough for keyAt to be inlined. */
+const KEY_STARTING = new Uint8Array(256);
+const KEY_STARTING_TOO = new Uint8Array(256);
+KEY_TEXT.forEach((text, key) => {
+  if (text.length < 4) return;
+  const c = text.charCodeAt(0);
+  if (KEY_STARTING[c] === KEY_OTHER) KEY_STARTING[c] = key;
+  else if (KEY_STARTING_TOO[c] === KEY_OTHER) KEY_STARTING_TOO[c] = key;
+  else throw new Error(`three keys start with ${text[0]}: keyAt reads two`);
+});
+
+/**
+ * Which of the format's keys starts at b[k] (just after its opening quote) and ends with its closing
+ * quote, read in place — a few compares of four bytes, no scan to the quote first; KEY_OTHER for any
+ * other key (the caller scans those; one of these written with an escape is one of those, and the
+ * callers decline an escape).
+ */
+function keyAt(b: Uint8Array, k: number, to: number): number {
+  if (b !== viewed) {
+    viewed = b;
+    view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  }
+  const c = b[k]!;
+  // The two short keys, byte by byte.
+  if (c === 105 && k + 2 < to && b[k + 1] === 100 && b[k + 2] === QUOTE) return KEY_ID;
+  if (c === 118 && k + 3 < to && b[k + 1] === 105 && b[k + 2] === 97 && b[k + 3] === QUOTE) return KEY_VIA;
+  const first = KEY_STARTING[c]!;
+  if (first === KEY_OTHER) return KEY_OTHER;
+  if (isKeyAt(b, k, to, first)) return first;
+  const second = KEY_STARTING_TOO[c]!;
+  return second !== KEY_OTHER && isKeyAt(b, k, to, second) ? second : KEY_OTHER;
+}
+
+/** The number of the key keyEnd last read (KEY_OTHER: not one of the format's). */
+let lastKey = KEY_OTHER;
+
+/**
+ * The index of the closing quote of the key that starts at b[k] (just after its opening quote), its
+ * number in lastKey: one of the format's keys matched in place, any other scanned to its quote; -1
+ * when the key has an escape or a control character, or does not end on the line. The key reader of
+ * every scan.
+ */
+function keyEnd(b: Uint8Array, k: number, to: number): number {
+  const key = keyAt(b, k, to);
+  lastKey = key;
+  if (key !== KEY_OTHER) return k + KEY_LENGTH[key]!;
+  for (let i = k; i < to; i++) {
+    const c = b[i]!;
+    if (c === QUOTE) return i;
+    if (c === BACKSLASH || c < 32) return -1;
+  }
+  return -1;
+}
+
 /**
  * Scans the line b[from, to) into `scanned`; false when it is not a plain line (then nothing is
  * promised about `scanned`). Repeated keys: the last wins, as in JSON.parse.
@@ -111,10 +201,10 @@ export function scanLineBytes(b: Uint8Array, from: number, to: number): boolean 
     while (i < to && isSpace(b[i]!)) i++;
     if (b[i] === 125 && !typeSeen) return false;
     if (b[i] !== QUOTE) return false;
-    const keyFrom = ++i;
-    while (i < to && b[i] !== QUOTE) if (b[i++] === BACKSLASH) return false;
-    if (i >= to) return false;
-    const keyTo = i++;
+    i = keyEnd(b, i + 1, to);
+    if (i < 0) return false;
+    const key = lastKey;
+    i++;
     while (i < to && isSpace(b[i]!)) i++;
     if (b[i] !== 58) return false;
     i++;
@@ -135,25 +225,23 @@ export function scanLineBytes(b: Uint8Array, from: number, to: number): boolean 
       if (!equals(b, valueFrom, i, 'true') && !equals(b, valueFrom, i, 'false') && !equals(b, valueFrom, i, 'null')) return false;
     } else return false;
     const valueTo = i;
-    switch (keyTo - keyFrom) {
-      case 2:
-        if (equals(b, keyFrom, keyTo, 'id')) scanned.idHash = isString ? hashIdBytes(b, valueFrom + 1, valueTo - 1) : 0;
+    switch (key) {
+      case KEY_ID:
+        scanned.idHash = isString ? hashIdBytes(b, valueFrom + 1, valueTo - 1) : 0;
         break;
-      case 4:
-        if (equals(b, keyFrom, keyTo, 'type')) {
-          if (!isString) return false;
-          typeSeen = true;
-          scanned.kind = equals(b, valueFrom + 1, valueTo - 1, 'pop') ? 'pop' : equals(b, valueFrom + 1, valueTo - 1, 'run') ? 'run' : equals(b, valueFrom + 1, valueTo - 1, 'fault') ? 'fault' : equals(b, valueFrom + 1, valueTo - 1, 'end') ? 'end' : 'other';
-        }
+      case KEY_TYPE:
+        if (!isString) return false;
+        typeSeen = true;
+        scanned.kind = equals(b, valueFrom + 1, valueTo - 1, 'pop') ? 'pop' : equals(b, valueFrom + 1, valueTo - 1, 'run') ? 'run' : equals(b, valueFrom + 1, valueTo - 1, 'fault') ? 'fault' : equals(b, valueFrom + 1, valueTo - 1, 'end') ? 'end' : 'other';
         break;
-      case 7:
-        if (equals(b, keyFrom, keyTo, 'outcome')) scanned.decided = isString && (equals(b, valueFrom + 1, valueTo - 1, 'ok') || equals(b, valueFrom + 1, valueTo - 1, 'fail'));
+      case KEY_OUTCOME:
+        scanned.decided = isString && (equals(b, valueFrom + 1, valueTo - 1, 'ok') || equals(b, valueFrom + 1, valueTo - 1, 'fail'));
         break;
-      case 9:
-        if (equals(b, keyFrom, keyTo, 'invokedAt')) scanned.invokedAt = c === QUOTE || c! > 57 ? NaN : numberAt(b, valueFrom, valueTo);
+      case KEY_INVOKED_AT:
+        scanned.invokedAt = c === QUOTE || c! > 57 ? NaN : numberAt(b, valueFrom, valueTo);
         break;
-      case 11:
-        if (equals(b, keyFrom, keyTo, 'completedAt')) scanned.completedAt = c === QUOTE || c! > 57 ? NaN : numberAt(b, valueFrom, valueTo);
+      case KEY_COMPLETED_AT:
+        scanned.completedAt = c === QUOTE || c! > 57 ? NaN : numberAt(b, valueFrom, valueTo);
         break;
     }
     while (i < to && isSpace(b[i]!)) i++;
@@ -173,11 +261,14 @@ const internedText: (string | undefined)[] = new Array<string | undefined>(4096)
 const utf8 = new TextDecoder();
 
 /** b[from, to) as a string; `ascii` when every byte is below 0x80. */
-function textAt(b: Uint8Array, from: number, to: number, ascii: boolean, hash: number): string {
+function textAt(b: Uint8Array, from: number, to: number, ascii: boolean): string {
   if (!ascii) return utf8.decode(b.subarray(from, to));
   const length = to - from;
   if (length <= 24) {
-    const slot = (hash ^ length) & 4095;
+    // The slot: from the length, the first byte and the last four (ids counting up differ at their end); a collision only costs a string.
+    let h = length * 257 + b[from]!;
+    for (let i = Math.max(from + 1, to - 4); i < to; i++) h = h * 31 + b[i]!;
+    const slot = h & 4095;
     const known = internedText[slot];
     if (known !== undefined && known.length === length) {
       let same = true;
@@ -198,25 +289,35 @@ function textAt(b: Uint8Array, from: number, to: number, ascii: boolean, hash: n
 
 /** A key of the recorder's own (the same few on every line): made once, as textAt makes values. */
 function keyText(b: Uint8Array, from: number, to: number): string {
-  let hash = FNV_OFFSET;
   let ascii = true;
-  for (let i = from; i < to; i++) {
-    if (b[i]! >= 128) ascii = false;
-    hash = Math.imul(hash ^ b[i]!, FNV_PRIME);
-  }
-  return textAt(b, from, to, ascii, hash);
+  for (let i = from; i < to; i++) if (b[i]! >= 128) ascii = false;
+  return textAt(b, from, to, ascii);
 }
 
 const isDigit = (c: number | undefined) => c !== undefined && c >= 48 && c <= 57;
 
-/** The value of the number numberEnd last read. */
-let numberValue = 0;
+/** The value of the number numberEnd last read (in a typed array: a double kept in a module variable is a new heap number at every write). */
+const lastNumber = new Float64Array(1);
 
 /**
- * The end of the JSON number starting at `i` (its grammar exactly), or -1; its value in numberValue
- * (an integer of up to 15 digits read as it is scanned, anything else through numberAt).
+ * The end of the JSON number starting at `i` (its grammar exactly), or -1; its value in lastNumber
+ * (an integer of up to 15 digits read as it is scanned, anything else through numberAt). The common
+ * case here, small enough for V8 to inline into the readers: a positive integer of up to 15 digits
+ * without a leading zero; anything else in otherNumberEnd.
  */
 function numberEnd(b: Uint8Array, i: number, to: number): number {
+  const from = i;
+  let c = b[i]!;
+  if (c < 49 || c > 57) return otherNumberEnd(b, from, to);
+  let v = 0;
+  for (; i < to && c >= 48 && c <= 57; c = b[++i]!) v = v * 10 + (c - 48);
+  if (i - from > 15 || (i < to && (c === 46 || c === 101 || c === 69))) return otherNumberEnd(b, from, to);
+  lastNumber[0] = v;
+  return i;
+}
+
+/** numberEnd for any number: a sign, a leading zero, a fraction, an exponent, more than 15 digits. */
+function otherNumberEnd(b: Uint8Array, i: number, to: number): number {
   const from = i;
   const negative = b[i] === 45;
   if (negative) i++;
@@ -246,7 +347,7 @@ function numberEnd(b: Uint8Array, i: number, to: number): number {
     if (!isDigit(b[i]) || i >= to) return -1;
     while (i < to && isDigit(b[i])) i++;
   }
-  numberValue = integer && digits <= 15 ? (negative ? -v : v) : numberAt(b, from, i);
+  lastNumber[0] = integer && digits <= 15 ? (negative ? -v : v) : numberAt(b, from, i);
   return i;
 }
 
@@ -317,12 +418,9 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
   for (;;) {
     if (b[i] !== QUOTE) return undefined;
     const keyFrom = ++i;
-    for (; i < to; i++) {
-      const c = b[i]!;
-      if (c === QUOTE) break;
-      if (c === BACKSLASH || c < 32) return undefined;
-    }
-    if (i >= to) return undefined;
+    i = keyEnd(b, i, to);
+    if (i < 0) return undefined;
+    const key = lastKey;
     const keyTo = i++;
     while (i < to && isSpace(b[i]!)) i++;
     if (b[i] !== 58) return undefined;
@@ -332,22 +430,23 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
     let value: unknown;
     if (c === QUOTE) {
       const valueFrom = ++i;
-      let hash = FNV_OFFSET;
       let ascii = true;
       for (; i < to; i++) {
         const d = b[i]!;
         if (d === QUOTE) break;
-        if (d === BACKSLASH || d < 32) return undefined;
-        if (d >= 128) ascii = false;
-        hash = Math.imul(hash ^ d, FNV_PRIME);
+        // One test for the rare bytes (a control character, a backslash, a byte of a multi-byte character).
+        if (d < 32 || d === BACKSLASH || d >= 128) {
+          if (d < 128) return undefined;
+          ascii = false;
+        }
       }
       if (i >= to) return undefined;
-      value = textAt(b, valueFrom, i, ascii, hash);
+      value = textAt(b, valueFrom, i, ascii);
       i++;
     } else if (c === 45 || isDigit(c)) {
       const end = numberEnd(b, i, to);
       if (end < 0) return undefined;
-      value = numberValue;
+      value = lastNumber[0]!;
       i = end;
     } else if (c === 116 && b[i + 1] === 114 && b[i + 2] === 117 && b[i + 3] === 101) {
       value = true;
@@ -360,47 +459,45 @@ export function parseOpBytes(b: Uint8Array, from: number, to: number): Record<st
       i += 4;
     } else return undefined;
     if (i > to) return undefined;
-    const k0 = b[keyFrom];
-    switch (keyTo - keyFrom) {
-      case 2:
-        if (k0 === 105 && b[keyFrom + 1] === 100) id = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+    switch (key) {
+      case KEY_TYPE:
+        type = value;
         break;
-      case 3:
-        if (equals(b, keyFrom, keyTo, 'via')) via = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_PROCESS:
+        process = value;
         break;
-      case 4:
-        if (equals(b, keyFrom, keyTo, 'type')) type = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_ID:
+        id = value;
         break;
-      case 5:
-        if (equals(b, keyFrom, keyTo, 'shard')) shard = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_INVOKED_AT:
+        invokedAt = value;
         break;
-      case 7:
-        if (k0 === 111 && equals(b, keyFrom, keyTo, 'outcome')) outcome = value;
-        else if (k0 === 112 && equals(b, keyFrom, keyTo, 'process')) process = value;
-        else if (k0 === 100 && equals(b, keyFrom, keyTo, 'delayMs')) delayMs = value;
-        else if (k0 === 99 && equals(b, keyFrom, keyTo, 'created')) created = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_COMPLETED_AT:
+        completedAt = value;
         break;
-      case 8:
-        if (equals(b, keyFrom, keyTo, 'priority')) priority = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_OUTCOME:
+        outcome = value;
         break;
-      case 9:
-        if (k0 === 105 && equals(b, keyFrom, keyTo, 'invokedAt')) invokedAt = value;
-        else if (k0 === 100 && equals(b, keyFrom, keyTo, 'delivered')) delivered = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_DELAY_MS:
+        delayMs = value;
         break;
-      case 10:
-        if (equals(b, keyFrom, keyTo, 'leaseUntil')) leaseUntil = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_PRIORITY:
+        priority = value;
         break;
-      case 11:
-        if (equals(b, keyFrom, keyTo, 'completedAt')) completedAt = value;
-        else extras = addExtra(extras, keyFrom, keyTo, value);
+      case KEY_SHARD:
+        shard = value;
+        break;
+      case KEY_LEASE_UNTIL:
+        leaseUntil = value;
+        break;
+      case KEY_VIA:
+        via = value;
+        break;
+      case KEY_DELIVERED:
+        delivered = value;
+        break;
+      case KEY_CREATED:
+        created = value;
         break;
       default:
         extras = addExtra(extras, keyFrom, keyTo, value);
@@ -463,12 +560,9 @@ export function settledPopLine(b: Uint8Array, from: number, to: number): boolean
   for (;;) {
     if (b[i] !== QUOTE) return false;
     const keyFrom = ++i;
-    for (; i < to; i++) {
-      const c = b[i]!;
-      if (c === QUOTE) break;
-      if (c === BACKSLASH || c < 32) return false;
-    }
-    if (i >= to) return false;
+    i = keyEnd(b, i, to);
+    if (i < 0) return false;
+    const key = lastKey;
     const keyTo = i++;
     while (i < to && isSpace(b[i]!)) i++;
     if (b[i] !== 58) return false;
@@ -500,36 +594,41 @@ export function settledPopLine(b: Uint8Array, from: number, to: number): boolean
     // A string's text without its quotes.
     const textFrom = valueFrom + 1;
     const textTo = i - 1;
-    switch (keyTo - keyFrom) {
-      case 2:
-        if (equals(b, keyFrom, keyTo, 'id')) idOk = isString && textTo > textFrom;
+    switch (key) {
+      case KEY_ID:
+        idOk = isString && textTo > textFrom;
         break;
-      case 3:
-        if (equals(b, keyFrom, keyTo, 'via')) viaOk = isString && isViaText(b, textFrom, textTo);
+      case KEY_VIA:
+        viaOk = isString && isViaText(b, textFrom, textTo);
         break;
-      case 4:
-        if (equals(b, keyFrom, keyTo, 'type')) {
-          isPop = isString && equals(b, textFrom, textTo, 'pop');
-          // Not a pop (the type comes first on most lines): declined at once, for the caller's other scan.
-          if (!isPop) return false;
-        }
+      case KEY_TYPE:
+        isPop = isString && equals(b, textFrom, textTo, 'pop');
+        // Not a pop (the type comes first on most lines): declined at once, for the caller's other scan.
+        if (!isPop) return false;
         break;
-      case 5:
-        if (equals(b, keyFrom, keyTo, 'shard')) shardOk = isString && textTo > textFrom;
+      case KEY_SHARD:
+        shardOk = isString && textTo > textFrom;
         break;
-      case 7:
-        if (equals(b, keyFrom, keyTo, 'outcome')) decided = isString && (equals(b, textFrom, textTo, 'ok') || equals(b, textFrom, textTo, 'fail'));
-        else if (equals(b, keyFrom, keyTo, 'process')) processOk = isString && textTo > textFrom;
+      case KEY_OUTCOME:
+        decided = isString && (equals(b, textFrom, textTo, 'ok') || equals(b, textFrom, textTo, 'fail'));
         break;
-      case 9:
-        if (equals(b, keyFrom, keyTo, 'invokedAt')) invokedAt = isNumber ? numberValue : NaN;
-        else if (equals(b, keyFrom, keyTo, 'delivered')) {
-          const v = isNumber ? numberValue : NaN;
-          deliveredOk = Number.isSafeInteger(v) && v >= 0;
-        } else if (equals(b, keyFrom, keyTo, '__proto__')) return false;
+      case KEY_PROCESS:
+        processOk = isString && textTo > textFrom;
         break;
-      case 11:
-        if (equals(b, keyFrom, keyTo, 'completedAt')) completedAt = isNumber ? numberValue : NaN;
+      case KEY_INVOKED_AT:
+        invokedAt = isNumber ? lastNumber[0]! : NaN;
+        break;
+      case KEY_DELIVERED: {
+        const v = isNumber ? lastNumber[0]! : NaN;
+        deliveredOk = Number.isSafeInteger(v) && v >= 0;
+        break;
+      }
+      case KEY_COMPLETED_AT:
+        completedAt = isNumber ? lastNumber[0]! : NaN;
+        break;
+      case KEY_OTHER:
+        // A key parseOpBytes declines: the second pass would not read the line plainly.
+        if (equals(b, keyFrom, keyTo, '__proto__')) return false;
         break;
     }
     while (i < to && isSpace(b[i]!)) i++;

@@ -24,8 +24,10 @@ interface Owed {
 export function owedOf(m: MessageOps, holds: readonly Hold[], phases: RunPhases, settings: CheckerSettings): Owed[] {
   const allowance = settings.reaperIntervalMs + settings.recoveryBoundMs;
   const out: Owed[] = [];
-  holds.forEach((h, index) => {
-    if (h.ack && mayHaveApplied(h.ack)) return;
+  // A loop, not forEach with a closure: this runs for every message of a history of millions.
+  for (let index = 0; index < holds.length; index++) {
+    const h = holds[index]!;
+    if (h.ack && mayHaveApplied(h.ack)) continue;
     const released = h.release && mayHaveApplied(h.release) ? h.release.completedAt : null;
     // An unknown release may not have applied: the lease still runs, so the later of the two bounds
     // what is owed (never blame an unknown). Found by a unit test: release unknown at 2100, lease to
@@ -40,10 +42,10 @@ export function owedOf(m: MessageOps, holds: readonly Hold[], phases: RunPhases,
     for (const r of m.reschedules) {
       if (mayHaveApplied(r) && r.invokedAt > h.d.completedAt && r.invokedAt <= from + bound) from = Math.max(from, latestDue(r) + allowance);
     }
-    if (from + bound > phases.end) return;
+    if (from + bound > phases.end) continue;
     const ended = released !== null ? `released at ${released}` : h.ack ? `ack refused at ${h.ack.completedAt}` : h.d.type === 'kept-back' ? `kept back by its pop, lease ended by ${h.leaseEnd}` : `lease ended at ${h.leaseEnd}`;
     out.push({ h, index, ended, from, deadline: from + bound });
-  });
+  }
   return out;
 }
 

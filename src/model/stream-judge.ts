@@ -4,7 +4,8 @@ import { completeAtEnd, FaultSpans, HistoryFileError, historyLineOf, parseHistor
 import type { DeliverOp, HistoryOp, PopOp, RunPhases } from './history.js';
 import { judgeReportOf, type JudgeOptions, type JudgeOverrides, type Judgement } from './judge.js';
 import { hashIdString, parseOpBytes, scanLineBytes, scanned, settledPopLine } from './line-scan.js';
-import { addOp, noMessageOps, sortByReturn, type MessageOps } from './message-ops.js';
+import { sortByReturn } from './message-ops.js';
+import { OpenMessages } from './open-messages.js';
 
 /**
  * Whole lines as UTF-8 bytes, each ending with a line break (the last one too), `count` of them: what
@@ -328,29 +329,36 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
   const out = noFindings();
   const tallies = noTallies();
   const endings = noEndings();
-  // Each open message's operations in file order (the observer and the extras read them) and grouped by type as they are read.
-  const open = new Map<string, { ordinal: number; ops: HistoryOp[]; m: MessageOps }>();
+  // Each open message's operations in file order (the observer and the extras read them; the judges, grouped by type).
+  const open = new OpenMessages();
   const parts: { ordinal: number; part: ShardPart }[] = [];
   const waiting: PopOp[] = [];
   let errorReachedConsumer = false;
   const erredShards = new Set<string>();
   const extrasById = new Map<string, OpExtra[]>();
-  let ordinal = 0;
   let peakOpen = 0;
   const judgeOne = messageJudge(phases, settings, out, { popsAtEnd, popsRecorded });
   const atEnd = { id: '', end: phases.end, pops: popsAtEnd };
-  const judge = (id: string, ops: HistoryOp[], m: MessageOps, at: number) => {
+  // Judges an open message and closes it.
+  const judge = (id: string, slot: number) => {
+    const m = open.grouped(slot);
     sortByReturn(m);
     tallyMessage(m, tallies);
     atEnd.id = id;
     tallyEndings(m, endings, atEnd);
     const before = out.violations.length;
     judgeOne(id, m);
-    if (out.violations.length > before) extrasById.set(id, extrasOf(ops));
-    observer.message?.(id, ops, out.violations.length > before);
-    if (bound === undefined) return;
-    const part = shardPartOf(id, m, unknownPops, phases, settings);
-    if (part) parts.push({ ordinal: at, part: { ...part, deliveries: part.deliveries.map(slimDelivery) } });
+    const violated = out.violations.length > before;
+    if (violated || observer.message) {
+      const ops = open.opsOf(slot);
+      if (violated) extrasById.set(id, extrasOf(ops));
+      observer.message?.(id, ops, violated);
+    }
+    if (bound !== undefined) {
+      const part = shardPartOf(id, m, unknownPops, phases, settings);
+      if (part) parts.push({ ordinal: open.ordinalOf(slot), part: { ...part, deliveries: part.deliveries.map(slimDelivery) } });
+    }
+    open.close(id, slot);
   };
   const onLine = (parsed: HistoryLine): void => {
     if (parsed.kind === 'op') onOp(parsed.op, parsed.inFlight);
@@ -370,17 +378,9 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
       if (bound !== undefined && op.outcome === 'ok' && op.via === 'schedule' && op.shard !== undefined) waiting.push(slimPop(op));
       return;
     }
-    let m = open.get(op.id);
-    if (!m) {
-      open.set(op.id, (m = { ordinal: ordinal++, ops: [], m: noMessageOps() }));
-      if (open.size > peakOpen) peakOpen = open.size;
-    }
-    m.ops.push(op);
-    addOp(m.m, op);
-    if ((isLast[n >> 3]! & (1 << (n & 7))) !== 0) {
-      open.delete(op.id);
-      judge(op.id, m.ops, m.m, m.ordinal);
-    }
+    const slot = open.add(op);
+    if (open.size > peakOpen) peakOpen = open.size;
+    if ((isLast[n >> 3]! & (1 << (n & 7))) !== 0) judge(op.id, slot);
   };
   // A settled pop would only be tallied as nothing: skipped unless the shards' judgements or the observer read pops.
   const skipSettled = bound === undefined && observer.pop === undefined;
@@ -416,8 +416,7 @@ export async function judgeStream(source: LineSource, file = '<history>', overri
     }
   }
   // Messages whose hash collided with a later one's.
-  for (const [id, m] of open) judge(id, m.ops, m.m, m.ordinal);
-  open.clear();
+  for (const id of open.ids()) judge(id, open.slotOfId(id)!);
 
   let lateness: number[] = [];
   if (bound !== undefined) {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fileLines } from '../../src/cli/line-reader.js';
+import { HistoryFileError } from '../../src/model/history-file.js';
 import { judgeHistory } from '../../src/model/judge.js';
 import { judgeStream } from '../../src/model/stream-judge.js';
 
@@ -32,6 +33,20 @@ describe('dynoq judge reads a file in chunks', () => {
       }
       expect(lines.map((l) => l.trim())).toEqual(text.split('\r\n'));
       expect((await judgeStream(fileLines(path, size), 'h')).report).toEqual(whole);
+    }
+  });
+
+  it('names the line that is not UTF-8, whichever chunk holds it, whole or cut', async () => {
+    const good = Buffer.from('{"type":"push","process":"p","id":"m1","invokedAt":0,"completedAt":1,"outcome":"ok"}\n');
+    const bad = Buffer.from('{"type":"ack","process":"c","id":"m\xff","invokedAt":4,"completedAt":5,"outcome":"ok"}\n', 'latin1');
+    const path = join(dir, 'bad.jsonl');
+    writeFileSync(path, Buffer.concat([good, good, bad, good]));
+    for (const size of [1, 2, 5, 64, 90, 100, 200, 1 << 20]) {
+      const read = async () => {
+        for await (const _ of fileLines(path, size)());
+      };
+      await expect(read(), `chunks of ${size}`).rejects.toThrow(HistoryFileError);
+      await read().catch((err: HistoryFileError) => expect(err.line, `chunks of ${size}`).toBe(3));
     }
   });
 });

@@ -1,5 +1,5 @@
-import type { AckOp, RemoveOp } from '../history.js';
-import { mayHaveCreated } from '../message-ops.js';
+import type { AckOp, DeliverOp, RemoveOp } from '../history.js';
+import { mayHaveCreated, type MessageOps } from '../message-ops.js';
 import { property } from './judging.js';
 
 export const acksAreFinal = property({
@@ -16,16 +16,31 @@ export const acksAreFinal = property({
    * push or ensure of it that may have landed in between.
    */
   judgeMessage: ({ m, holds, found, exercised }) => {
-    // Loops, not filter and spread: this runs for every message of a history of millions.
-    const finals: (AckOp | RemoveOp)[] = [];
-    for (const a of m.acks) if (a.outcome === 'ok') finals.push(a);
-    for (const r of m.removes) if (r.outcome === 'ok') finals.push(r);
-    if (finals.length === 0) return;
-    const lateAck = holds.some((h) => h.ack?.outcome === 'ok' && h.ack.completedAt > h.leaseEnd);
-    if (m.removes.some((r) => r.outcome === 'ok') || m.deliveries.length > 1 || lateAck) exercised();
+    // Loops, no arrays or closures: this runs for every message of a history of millions.
+    if (!hasOk(m.acks) && !hasOk(m.removes)) return;
+    let lateAck = false;
+    for (const h of holds) if (h.ack?.outcome === 'ok' && h.ack.completedAt > h.leaseEnd) lateAck = true;
+    if (hasOk(m.removes) || m.deliveries.length > 1 || lateAck) exercised();
     for (const d of m.deliveries) {
-      const final = finals.find((a) => a.completedAt < d.invokedAt && !m.pushes.some((p) => mayHaveCreated(p) && p.completedAt >= a.invokedAt && p.invokedAt < d.completedAt));
+      // The first final one (ok acks, then ok removes) that returned before the pop began, with no creation that may have landed in between.
+      const final = finalBefore(m, m.acks, d) ?? finalBefore(m, m.removes, d);
       if (final) found('resurrection', d.completedAt, [d.process], `delivered at ${d.completedAt} after ${final.type === 'ack' ? 'an ack' : 'a remove'} returned at ${final.completedAt}`);
     }
   },
 });
+
+function hasOk(ops: readonly (AckOp | RemoveOp)[]): boolean {
+  for (const y of ops) if (y.outcome === 'ok') return true;
+  return false;
+}
+
+/** The first ok operation of `finals` that returned before `d`'s pop was invoked, with no push or ensure of the message that may have landed in between. */
+function finalBefore(m: MessageOps, finals: readonly (AckOp | RemoveOp)[], d: DeliverOp): AckOp | RemoveOp | undefined {
+  for (const a of finals) {
+    if (a.outcome !== 'ok' || a.completedAt >= d.invokedAt) continue;
+    let createdAgain = false;
+    for (const p of m.pushes) if (mayHaveCreated(p) && p.completedAt >= a.invokedAt && p.invokedAt < d.completedAt) createdAgain = true;
+    if (!createdAgain) return a;
+  }
+  return undefined;
+}

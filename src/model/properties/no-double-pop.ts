@@ -28,6 +28,11 @@ export const noDoublePop = property({
         );
       }
     }
-    if (holds.some((h) => h.d.type !== 'kept-back' && h.lapsedAt < (h.ack?.completedAt ?? Infinity) && h.lapsedAt < phases.end)) exercised();
+    for (const h of holds) {
+      if (h.d.type !== 'kept-back' && h.lapsedAt < (h.ack?.completedAt ?? Infinity) && h.lapsedAt < phases.end) {
+        exercised();
+        break;
+      }
+    }
   },
 });

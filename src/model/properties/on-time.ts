@@ -31,7 +31,8 @@ export const onTime = property({
       if (deciding.some(delays)) exercised();
       if (d.completedAt < due) found('early', d.completedAt, [d.process], `delivered at ${d.completedAt}, due at ${due}`);
       // Latency of the first delivery after the operation that set the due time.
-      const decider = deciding.reduce((a, b) => (b.invokedAt > a.invokedAt ? b : a));
+      let decider = deciding[0]!;
+      for (const v of deciding) if (v.invokedAt > decider.invokedAt) decider = v;
       if (decider !== lastDecider) latency(d.completedAt - due);
       lastDecider = decider;
     }

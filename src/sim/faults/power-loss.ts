@@ -21,10 +21,10 @@ export const powerLossFamily = supervisedCrashFamily({
   bandLabel: 'power lost:',
   advice: {
     atLeastOnce: 'appendfsync everysec loses up to a second of acknowledged writes with the machine: use appendfsync always, or durable writes (WAIT) so that a replica holds them, with a primary that comes back after failover.',
-    unackRecovery: 'un-ack entries written since the last fsync die with the machine: appendfsync always, or durable writes (WAIT).',
+    unackRecovery: 'un-ack entries written since the last fsync die with the machine: appendfsync always, or durable writes (WAIT). With durable writes on a Redis primary, a restarted Redis (primary or replica) counts for WAIT only after a full resynchronisation, `repl-diskless-sync-delay` (5 s by default) later: every durable write, pops included, fails until then; set it to 0 where replicas sync over a fast network.',
     noDoublePop: 'a lease written since the last fsync is lost with the machine and the message handed out again: appendfsync always.',
     acksAreFinal: 'an ack written since the last fsync is undone with the machine: appendfsync always.',
-    deliveredPromptly: 'while the node is down its shard cannot be popped: due messages wait for the restart or the failover.',
+    deliveredPromptly: 'while the node is down its shard cannot be popped: due messages wait for the restart or the failover. With durable writes on a Redis primary, a restarted Redis (primary or replica) counts for WAIT only after a full resynchronisation, `repl-diskless-sync-delay` (5 s by default) later: every durable write, pops included, fails until then; set it to 0 where replicas sync over a fast network.',
   },
   bandColour: '#8e562e',
   docsNote: "what the node keeps: `topology.persistence`; no real means (the real twins kill processes; they cut no machine's power); drawn only when named: never by a swarm row or `explore` by default",

@@ -25,7 +25,7 @@ export const processCrash = supervisedCrashFamily({
     unackRecovery: 'un-ack entries die with a node that restarts empty: persist it (AOF) or keep an empty primary down until failover.',
     noDoublePop: 'a lease lost with the memory of a node that restarted empty is handed out again: persist the node (AOF).',
     acksAreFinal: 'an ack lost with the memory of a node that restarted empty is undone: persist the node (AOF).',
-    deliveredPromptly: 'while the node is down its shard cannot be popped: due messages wait for the restart.',
+    deliveredPromptly: 'while the node is down its shard cannot be popped: due messages wait for the restart. With durable writes on a Redis primary, a restarted Redis (primary or replica) counts for WAIT only after a full resynchronisation, `repl-diskless-sync-delay` (5 s by default) later: every durable write, pops included, fails until then; set it to 0 where replicas sync over a fast network.',
   },
   bandColour: '#a4262c',
   docsNote: "what the node keeps: `topology.persistence`; drawn only when named: never by a swarm row or `explore` by default",

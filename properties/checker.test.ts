@@ -571,6 +571,20 @@ describe('exposure: which properties a history could have broken (docs/CHECKER.m
     expect(check(clean, phases, bounded).exercised.keepsConsuming).toBe(false);
     expect(check([...clean, pop('c1', 's', 50, 60, 0, 'unknown')], phases, bounded).exercised.keepsConsuming).toBe(true);
   });
+
+  it('keeps consuming after the heal: a consumer busy with other work past the deadline has come back; nobody asking for a whole recovery bound has not', () => {
+    // Liveness starts at 1,000; the deadline is 1,000 + 2 × 400 = 1,800; m is free and due from 0 to the end.
+    // A pop of shard s failed before the heal: its consumers had something to come back from.
+    const followed = { ...phases, stopped: [] };
+    const base = [pushTo('m', 0, 's', 0), pop('c1', 's', 500, 600, 0, 'fail')];
+    const notResumed = (h: HistoryOp[]) => check(h, followed, bounded).violations.filter((v) => v.kind === 'not-resumed');
+    // c1 asks again 300 ms after the deadline (longer than B, within the recovery bound): it came back.
+    expect(notResumed([...base, pop('c1', 's', 2_100, 2_200, 0)])).toEqual([]);
+    // Nobody asks from the deadline on: named a recovery bound after it.
+    expect(notResumed(base).map((v) => [v.id, v.t])).toEqual([['m', 1_800 + 400]]);
+    // Asking only after that bound is too late to excuse it.
+    expect(notResumed([...base, pop('c1', 's', 2_300, 2_400, 0)]).map((v) => v.id)).toEqual(['m']);
+  });
 });
 
 /**

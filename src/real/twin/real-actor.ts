@@ -71,9 +71,11 @@ export class RealActor implements WorkloadActor {
   }
 
   /**
-   * The store, counting its requests for resetConnectionAt: right after the armed one is written to
-   * the socket the connection is closed and reconnects (ioredis re-sends nothing with connect()'s
-   * settings, so its reply is lost and it fails at the command timeout).
+   * The store, counting its requests for resetConnectionAt: right after the armed one is handed to
+   * the socket, the socket is destroyed, as a server's CLIENT KILL or a proxy's reset does to a
+   * request in flight: its reply is lost, ioredis reconnects and (with connect()'s settings) re-sends
+   * nothing, so it fails at the command timeout (measured against CLIENT KILL of a blocked request:
+   * the same 5 s timeout). `disconnect(true)` would close gracefully and the reply still arrives.
    */
   private resettable(store: Store, client: Redis): Store {
     return new Proxy(store, {
@@ -82,7 +84,7 @@ export class RealActor implements WorkloadActor {
         if (typeof value !== 'function') return value;
         return (...args: unknown[]) => {
           const reply = (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-          if (this.resetLeft > 0 && --this.resetLeft === 0) client.disconnect(true);
+          if (this.resetLeft > 0 && --this.resetLeft === 0) (client as unknown as { stream?: { destroy(): void } }).stream?.destroy();
           return reply;
         };
       },

@@ -27,7 +27,7 @@ describe.each<QueueMode>(['atomic', 'legacy'])('call arguments (%s)', (mode) => 
   };
 
   it('consume: an unknown key is refused, not ignored', async () => {
-    expect(await refusal(queue.consume({ bacth: 5 } as never).next())).toBe('invalid consume options: unknown key "bacth" (known: batch, wait, signal, onError)');
+    expect(await refusal(queue.consume({ bacth: 5 } as never).next())).toBe('invalid consume options: unknown key "bacth" (known: batch, wait, signal, onError, onLeasesKeptBack)');
     expect(await refusal(queue.consume(5 as never).next())).toBe('invalid consume options: must be an object (got 5)');
   });
 

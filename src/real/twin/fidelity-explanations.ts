@@ -34,11 +34,9 @@ const PARTITION_AT_THE_BOUND =
  * an entry here says so in docs/FIDELITY.md: a difference nobody has explained yet.
  */
 export const FIDELITY_EXPLANATIONS: Explanations = {
-  'primary-replica/legacy/none/full': LOADED_MACHINE,
   'primary-replica/atomic/node-crash/full': LOADED_MACHINE,
   'primary-replica/atomic+server-time+durable/node-crash/full': LOADED_MACHINE,
   'primary-replica/atomic/client-crash/full': LOADED_MACHINE,
-  'primary-replica/legacy/memory-pressure/full': LOADED_MACHINE,
   'dynomite/DC_SAFE_QUORUM/atomic/backend-crash/full': LOADED_MACHINE,
   'dynomite/DC_SAFE_QUORUM/atomic/node-crash/full': TWO_EMPTY_REPLICAS,
   'dynomite/DC_QUORUM/atomic/partition/full': PARTITION_AT_THE_BOUND,

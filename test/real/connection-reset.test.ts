@@ -45,4 +45,24 @@ describe.runIf(available)('a real twin resets a client connection mid-request', 
       await server.stop();
     }
   }, 30_000);
+
+  it('a paused client hears no reply until its pause ends (client-pause)', async () => {
+    const server = await startRedisServer();
+    const clients: ReturnType<typeof connect>[] = [];
+    const cluster = { kind: 'primary-replica', zones: ['a'], client: () => (clients.push(connect(server.url)), clients.at(-1)!) } as unknown as RealCluster;
+    try {
+      const config = parseSimConfig({ topology: { kind: 'primary-replica', zones: ['a'] }, queue: { mode: 'atomic' }, workload: { consumers: 1 } });
+      const actor = new RealActor('consumer-0', 'a', config, cluster, false, () => undefined);
+      await actor.queue.push([{ id: 'm', payload: 'p' }]);
+      const started = Date.now();
+      actor.pause(started + 800);
+      expect(await actor.queue.get('m')).not.toBeNull();
+      expect(Date.now() - started).toBeGreaterThanOrEqual(750);
+      actor.crash();
+    } finally {
+      for (const c of clients) c.disconnect();
+      await server.stop();
+    }
+  }, 30_000);
 });
+

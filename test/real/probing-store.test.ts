@@ -38,4 +38,34 @@ describe('the probe of a real twin’s store (what a failed call may have writte
     expect((await call(fakeStore(new MaxRetriesPerRequestError(1) as unknown as Error), true, true)).mayHaveApplied).toBe(true);
     expect((await call(fakeStore(new MaxRetriesPerRequestError(1) as unknown as Error), false, true)).mayHaveApplied).toBe(true);
   });
+
+  // A legacy remove() of a leased message: its first ZREM takes the lease (1), the next finds nothing
+  // in the queue (0) and it answers false. The simulated store sees the change and scores the call
+  // unknown; the real twin must see it too, from the count in the reply.
+  it('a write whose reply counts a change marks the call as having changed data; a count of 0 does not', async () => {
+    const changed = async (reply: number, votes = false) => {
+      const probe = new CallProbe();
+      probe.effects = new CallEffects();
+      const s = probingStore({ zrem: () => Promise.resolve(reply) } as unknown as Store, probe, votes);
+      await s.zrem('k', ['m']);
+      return probe.effects.applied;
+    };
+    expect(await changed(1)).toBe(true);
+    expect(await changed(0)).toBe(false);
+    expect(await changed(0, true)).toBe(true);
+  });
+
+  it('the change is the call’s that sent the write, even if another call began before the reply', async () => {
+    const probe = new CallProbe();
+    const first = new CallEffects();
+    probe.effects = first;
+    let answer: (n: number) => void = () => undefined;
+    const s = probingStore({ hdel: () => new Promise<number>((resolve) => (answer = resolve)) } as unknown as Store, probe, false);
+    const pending = s.hdel('k', ['f']);
+    const second = new CallEffects();
+    probe.effects = second;
+    answer(1);
+    await pending;
+    expect([first.applied, second.applied]).toEqual([true, false]);
+  });
 });

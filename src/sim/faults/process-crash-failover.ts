@@ -21,7 +21,7 @@ export const processCrashFailover = supervisedCrashFamily({
     unackRecovery: 'un-ack entries the promoted replica never received are lost: use durable writes (WAIT).',
     noDoublePop: 'a lease not replicated before the failover is lost, so the message is handed out again: make lease writes durable (WAIT) or accept duplicates.',
     acksAreFinal: 'an ack not replicated before the failover is undone: use durable acks and treat DurabilityError as unknown.',
-    deliveredPromptly: 'while the primary is down and until Sentinel promotes a replica (failoverDelayMs), nothing can be popped.',
+    deliveredPromptly: 'while the primary is down and until Sentinel promotes a replica (failoverDelayMs, then about 1.2 s for its vote and the promotion), nothing can be popped.',
   },
   bandColour: '#750b1c',
   docsNote: "what the node keeps: `topology.persistence`; drawn only when named: never by a swarm row or `explore` by default",

@@ -24,8 +24,8 @@ export const settingsFields = {
         /** Dynomite consistency of the quorum and non-quorum connections. */
         quorumConsistency: consistency.default('DC_QUORUM').describe('Dynomite consistency of the quorum connection (default DC_QUORUM)'),
         nonQuorumConsistency: consistency.default('DC_ONE').describe('Dynomite consistency of the non-quorum connection (default DC_ONE)'),
-        /** primary-replica: Sentinel's delay before promoting a replica. */
-        failoverDelayMs: ms.default(5_000).describe('primary-replica: ms a primary must be down before Sentinel promotes a replica (default 5000)'),
+        /** primary-replica: Sentinel's down-after-milliseconds; the promotion itself takes SENTINEL_PROMOTION_MS more. */
+        failoverDelayMs: ms.default(5_000).describe("primary-replica: Sentinel's down-after-milliseconds, ms a primary must be down before a failover starts; the replica is promoted about 1.2 s later, even if the old primary came back meanwhile (default 5000)"),
         fullSyncDelayMs: ms
           .max(60_000)
           .refine((v) => v % 1000 === 0, { message: 'whole seconds only (Redis takes repl-diskless-sync-delay in seconds)' })

@@ -72,10 +72,10 @@ export const settingsFields = {
           .enum(['lan', 'wan'])
           .default('lan')
           .describe(
-            "which network the replicas share: lan — one region or loopback, as the real Dynomite of DYNOMITE.md was measured (no lag spikes); wan — replicas far apart, 1 % of replicated requests delayed by a 200 ms spike (default lan). lagMeanMs, lagSpikeProbability and lagSpikeMs override the profile's values",
+            "which network the replicas share: lan — one region (5 ms mean replication lag, no lag spikes; loopback, where the real Dynomite of DYNOMITE.md was measured and the real twins run, replicates in well under 1 ms); wan — replicas far apart, 1 % of replicated requests delayed by a 200 ms spike (default lan). lagMeanMs, lagSpikeProbability and lagSpikeMs override the profile's values",
           ),
         latencyBaseMs: fractionalMs.default(0.5).describe('one-way network latency in ms (default 0.5)'),
-        latencyJitterMs: fractionalMs.default(0.5).describe('random extra latency in ms, up to this (default 0.5)'),
+        latencyJitterMs: fractionalMs.default(0.5).describe('random extra latency in ms: exponential with this mean (default 0.5)'),
         lagMeanMs: fractionalMs.optional().describe("mean replication lag in ms, shared by the copies of one request (default: the profile's, 5 on lan and wan)"),
         lagSpikeProbability: z
           .number()

@@ -4,7 +4,7 @@ import { createQueue } from '../../src/queue/create-queue.js';
 import { DurabilityError } from '../../src/queue/errors.js';
 import type { QueueOptionsInput } from '../../src/queue/options.js';
 import { ActorTimers, SkewedClock } from '../../src/sim/kernel/actor-time.js';
-import { PrimaryReplicaTopology } from '../../src/sim/topology/primary-replica.js';
+import { PrimaryReplicaTopology, SENTINEL_PROMOTION_MS } from '../../src/sim/topology/primary-replica.js';
 import { safeRedisOptions } from '../../src/store/connect.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
 import type { Store } from '../../src/store/store.js';
@@ -121,7 +121,8 @@ describe.runIf(available)('real replication and failover (primary + replica on l
     );
     pr.crash(pr.primary, true);
     w.network.healAll();
-    await w.advance(1_100);
+    // Down-after (1 s), then Sentinel's vote and promotion.
+    await w.advance(1_100 + SENTINEL_PROMOTION_MS);
     expect(pr.primary.name).toBe('replica-b');
     return {
       beforeSurvived: (await w.settle(plain.get('before'))) !== null,

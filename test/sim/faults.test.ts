@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSimConfig, type SimConfigInput } from '../../src/sim/run/config.js';
 import { runSimulation } from '../../src/sim/run/run.js';
 import { SimTimeoutError } from '../../src/sim/store/sim-store.js';
-import { PrimaryReplicaTopology } from '../../src/sim/topology/primary-replica.js';
+import { PrimaryReplicaTopology, SENTINEL_PROMOTION_MS } from '../../src/sim/topology/primary-replica.js';
 import { world } from './fixtures.js';
 
 describe('each fault has the effect it models', () => {
@@ -35,7 +35,8 @@ describe('each fault has the effect it models', () => {
     expect(await w.settle(client.hset('h', 'f', 'v'))).toBe(1);
     const pr = w.topology as PrimaryReplicaTopology;
     pr.crash(pr.primary, true);
-    await w.advance(1_100);
+    // Down-after (1 s), then Sentinel's vote and promotion.
+    await w.advance(1_100 + SENTINEL_PROMOTION_MS);
     expect(pr.primary.name).toBe('replica-b');
     expect(await w.settle(client.hget('h', 'f'))).toBeNull();
   });
@@ -47,7 +48,7 @@ describe('each fault has the effect it models', () => {
     expect(await w.settle(client.wait(1, 1_000))).toBe(1);
     const pr = w.topology as PrimaryReplicaTopology;
     pr.crash(pr.primary, true);
-    await w.advance(1_100);
+    await w.advance(1_100 + SENTINEL_PROMOTION_MS);
     expect(await w.settle(client.hget('h', 'f'))).toBe('v');
   });
 

@@ -56,6 +56,27 @@ export function asHappened(result: Pick<RealResult, 'config' | 'happened'>): Sim
 }
 
 
+/** How often the log asks Sentinel which node is primary. */
+const PRIMARY_WATCH_MS = 100;
+
+/** Notes in the run's log each time Sentinel names another primary (when a failover really ended); returns its stop. */
+function watchPrimary(cluster: RealCluster, note: (line: string) => void): () => void {
+  let named: string | null | undefined;
+  let asking = false;
+  const timer = setInterval(() => {
+    if (asking) return;
+    asking = true;
+    void cluster
+      .primaryZone()
+      .then((zone) => {
+        if (named !== undefined && zone !== named) note(zone === null ? 'Sentinel names no primary' : `Sentinel names ${zone} primary`);
+        named = zone;
+      }, () => undefined)
+      .finally(() => (asking = false));
+  }, PRIMARY_WATCH_MS);
+  return () => clearInterval(timer);
+}
+
 /** A real twin's result: the same report as a simulated run's, from the same checker. */
 export interface RealResult {
   readonly config: SimConfig;
@@ -120,6 +141,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
         },
   );
   const actors = new Map<string, RealActor>();
+  let stopWatching = (): void => undefined;
   try {
     const start = Date.now();
     const log: string[] = [];
@@ -160,6 +182,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
       }, fault.at),
     );
     const workload = startWorkload(ctx, spawn, new Rng(config.seed));
+    if (cluster.kind === 'primary-replica') stopWatching = watchPrimary(cluster, note);
     await until(safetyEnd, () => false);
     for (const timer of timers) clearTimeout(timer);
     await Promise.all(pending);
@@ -169,6 +192,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
     workload.replaceCrashedConsumers();
     await until(livenessStart + config.phases.livenessMs, () => workload.producing() <= 0 && outstanding.size === 0);
     finished = true;
+    stopWatching();
     recorder.seal();
     const end = Date.now();
     for (const a of actors.values()) a.crash();
@@ -182,6 +206,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
     for (const a of actors.values()) for (const [m, n] of a.calls) calls[m] = (calls[m] ?? 0) + n;
     return { config, report, history: recorder.history, faults: struck, happened: realFaults.happened.list(), replicas, calls, livenessStart, end, realMs: end - start, log };
   } finally {
+    stopWatching();
     for (const a of actors.values()) a.crash();
     await cluster.stop();
   }

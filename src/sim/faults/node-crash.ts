@@ -75,7 +75,7 @@ export const nodeCrash = faultFamily<'node-crash', typeof nodeCrashSchemas>({
   },
   exposureNames: ['promotions', 'writes lost', 'primary crashed', 'requests refused', 'restarted'],
   advice: {
-    deliveredPromptly: 'while a shard\'s node is down or failing over, its consumers cannot pop: due messages wait for the failover (failoverDelayMs) or the restart. With durable writes on a Redis primary, a restarted Redis (primary or replica) counts for WAIT only after a full resynchronisation, `repl-diskless-sync-delay` (5 s by default) later: every durable write, pops included, fails until then; set it to 0 where replicas sync over a fast network.',
+    deliveredPromptly: 'while a shard\'s node is down or failing over, its consumers cannot pop: due messages wait for the failover (failoverDelayMs, then about 1.2 s for Sentinel\'s vote and the promotion) or the restart. With durable writes on a Redis primary, a restarted Redis (primary or replica) counts for WAIT only after a full resynchronisation, `repl-diskless-sync-delay` (5 s by default) later: every durable write, pops included, fails until then; set it to 0 where replicas sync over a fast network.',
     priorityOrder: 'a replica that missed a more urgent push serves a less urgent message first until the push arrives: pop through the quorum connection.',
     atLeastOnce:
       'a write acknowledged by one node can die with it: on Redis, persist the primary (AOF, appendfsync always) and use durable writes (WAIT) for pushes; on Dynomite no repair exists, so a node that lost data must be rebuilt before it rejoins.',

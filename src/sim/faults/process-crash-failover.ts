@@ -4,14 +4,16 @@ import { supervisedCrashFamily } from './supervised-crash.js';
 /**
  * A server process killed and down past Sentinel's failover delay (primary-replica): a replica is
  * promoted, and what the old primary acknowledged but had not replicated to it is gone whatever the
- * old primary's disk kept, since it rejoins as a replica and resyncs from the new primary.
+ * old primary's disk kept, since it rejoins as a replica and resyncs from the new primary. The
+ * promotion comes about 1.2 s after the delay, so a supervisor may start the old primary first: it
+ * serves as primary until then, and what it takes meanwhile is lost too.
  */
 export const processCrashFailover = supervisedCrashFamily({
   family: 'process-crash-failover',
   kind: 'kill-process-past-failover',
   description: 'a store node\'s process is killed and restarted from its disk after a failover',
   zoneText: 'the zone whose server process is killed (SIGKILL): it loses its memory and keeps its disk (topology.persistence)',
-  durationText: 'ms until its supervisor starts it again, drawn past the failover delay: a killed primary has been replaced by then and rejoins as a replica',
+  durationText: 'ms until its supervisor starts it again, drawn past the failover delay: a killed primary is replaced either way (Sentinel promotes about 1.2 s after the delay; started before that, it serves as primary until the promotion) and rejoins as a replica',
   loss: 'process-killed',
   requiresTopology: 'primary-replica',
   durationMs: (rng, ctx) => between(rng, 1.5 * ctx.config.topology.failoverDelayMs, 3 * ctx.config.topology.failoverDelayMs),
@@ -21,7 +23,7 @@ export const processCrashFailover = supervisedCrashFamily({
     unackRecovery: 'un-ack entries the promoted replica never received are lost: use durable writes (WAIT).',
     noDoublePop: 'a lease not replicated before the failover is lost, so the message is handed out again: make lease writes durable (WAIT) or accept duplicates.',
     acksAreFinal: 'an ack not replicated before the failover is undone: use durable acks and treat DurabilityError as unknown.',
-    deliveredPromptly: 'while the primary is down and until Sentinel promotes a replica (failoverDelayMs), nothing can be popped.',
+    deliveredPromptly: 'while the primary is down and until Sentinel promotes a replica (failoverDelayMs, then about 1.2 s for its vote and the promotion), nothing can be popped.',
   },
   bandColour: '#750b1c',
   docsNote: "what the node keeps: `topology.persistence`; drawn only when named: never by a swarm row or `explore` by default",

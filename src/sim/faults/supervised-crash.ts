@@ -31,7 +31,7 @@ export const SUPERVISED_CRASH_EXPOSURE = [
 /**
  * The node's process ends (`loss`): its memory becomes what its disk kept (topology.persistence),
  * and `durationMs` later its supervisor starts it again; on a primary with replicas, a primary down
- * past the failover delay has been replaced by then and rejoins as a replica. Under the supervisor
+ * past the failover delay is replaced (at the promotion, if it came back before) and rejoins as a replica. Under the supervisor
  * rule (topology.keepEmptyPrimaryDown) a primary whose disk kept nothing is started only once Sentinel
  * has promoted a replica: restarted at once, it would be the primary again, empty, and its replicas
  * would resync from it and lose everything too.

@@ -24,8 +24,8 @@ export const settingsFields = {
         /** Dynomite consistency of the quorum and non-quorum connections. */
         quorumConsistency: consistency.default('DC_QUORUM').describe('Dynomite consistency of the quorum connection (default DC_QUORUM)'),
         nonQuorumConsistency: consistency.default('DC_ONE').describe('Dynomite consistency of the non-quorum connection (default DC_ONE)'),
-        /** primary-replica: Sentinel's delay before promoting a replica. */
-        failoverDelayMs: ms.default(5_000).describe('primary-replica: ms a primary must be down before Sentinel promotes a replica (default 5000)'),
+        /** primary-replica: Sentinel's down-after-milliseconds; the promotion itself takes SENTINEL_PROMOTION_MS more. */
+        failoverDelayMs: ms.default(5_000).describe("primary-replica: Sentinel's down-after-milliseconds, ms a primary must be down before a failover starts; the replica is promoted about 1.2 s later, even if the old primary came back meanwhile (default 5000)"),
         fullSyncDelayMs: ms
           .max(60_000)
           .refine((v) => v % 1000 === 0, { message: 'whole seconds only (Redis takes repl-diskless-sync-delay in seconds)' })
@@ -72,10 +72,10 @@ export const settingsFields = {
           .enum(['lan', 'wan'])
           .default('lan')
           .describe(
-            "which network the replicas share: lan — one region or loopback, as the real Dynomite of DYNOMITE.md was measured (no lag spikes); wan — replicas far apart, 1 % of replicated requests delayed by a 200 ms spike (default lan). lagMeanMs, lagSpikeProbability and lagSpikeMs override the profile's values",
+            "which network the replicas share: lan — one region (5 ms mean replication lag, no lag spikes; loopback, where the real Dynomite of DYNOMITE.md was measured and the real twins run, replicates in well under 1 ms); wan — replicas far apart, 1 % of replicated requests delayed by a 200 ms spike (default lan). lagMeanMs, lagSpikeProbability and lagSpikeMs override the profile's values",
           ),
         latencyBaseMs: fractionalMs.default(0.5).describe('one-way network latency in ms (default 0.5)'),
-        latencyJitterMs: fractionalMs.default(0.5).describe('random extra latency in ms, up to this (default 0.5)'),
+        latencyJitterMs: fractionalMs.default(0.5).describe('random extra latency in ms: exponential with this mean (default 0.5)'),
         lagMeanMs: fractionalMs.optional().describe("mean replication lag in ms, shared by the copies of one request (default: the profile's, 5 on lan and wan)"),
         lagSpikeProbability: z
           .number()

@@ -10,6 +10,14 @@ import { REFUSED, type Topology } from '../store/topology.js';
 /** Redis's default `repl-diskless-sync-delay` (5 s): how long a primary waits before a full resynchronisation. */
 export const REDIS_FULL_SYNC_DELAY_MS = 5_000;
 
+/**
+ * How long Sentinel takes, once the primary has been down for `down-after-milliseconds`, to promote a
+ * replica and name it to clients (agreement that the primary is down, a leader vote, `REPLICAOF NO
+ * ONE`, the role seen): measured on redis-server/Sentinel 7.0 with three Sentinels, quorum 2 — named
+ * 1.19–1.31 s after a down-after of 1 s (12 trials), 0.90–0.99 s after one of 5 s (3 trials).
+ */
+export const SENTINEL_PROMOTION_MS = 1_200;
+
 interface Waiter {
   readonly offset: number;
   readonly replicas: number;
@@ -20,9 +28,11 @@ interface Waiter {
  * Redis primary with asynchronous replicas and Sentinel-style failover. Writes go to the primary
  * and stream to each replica in order (commands as sent, scripts as their effects) (a partitioned replica catches up after the partition heals,
  * as from the replication backlog). WAIT counts replicas that acknowledged the primary's offset.
- * When the primary stays down for `failoverDelayMs`, the replica with the most data is promoted:
- * writes it had not received are lost; the others resync from it at once (a partial resync: they
- * share its history). A restart gives a node a new history: after any restart of the primary, or of
+ * When the primary stays down for `failoverDelayMs` (Sentinel's down-after-milliseconds), a failover
+ * starts and, SENTINEL_PROMOTION_MS later, the replica with the most data is promoted — even if the old
+ * primary came back meanwhile (measured: a primary restarted 1.1–2.0 s after it died, past a 1 s
+ * down-after, was replaced all the same): writes it had not received are lost; the others resync
+ * from it at once (a partial resync: they share its history), an old primary that came back in full. A restart gives a node a new history: after any restart of the primary, or of
  * a replica, each replica concerned needs a full resynchronisation, which Redis starts only after
  * `repl-diskless-sync-delay` (`fullSyncDelayMs`); until it ends the replica receives nothing, WAIT does
  * not count it, and it serves what it had. Non-quorum connections read from a replica in their zone
@@ -174,9 +184,14 @@ export class PrimaryReplicaTopology implements Topology {
         node.wipe();
       }
       const since = (this.primaryDownSince = this.kernel.now);
-      // Only the outage that began now can trigger this failover (not an earlier, healed one).
+      // Only the outage that began now can start this failover (not an earlier, healed one); once
+      // started it runs to the promotion whether or not the old primary comes back meanwhile.
       this.kernel.after(this.failoverDelayMs, () => {
-        if (!this.primary.up && this.primaryDownSince === since) this.failover();
+        if (this.primary.up || this.primaryDownSince !== since) return;
+        const old = this.primary;
+        this.kernel.after(SENTINEL_PROMOTION_MS, () => {
+          if (this.primary === old) this.failover();
+        });
       });
     } else if (loseUnreplicated) {
       node.wipe();
@@ -189,6 +204,7 @@ export class PrimaryReplicaTopology implements Topology {
   failover(): void {
     const candidates = this.replicas().filter((r) => r.up);
     if (candidates.length === 0) return;
+    const old = this.primary;
     candidates.sort((a, b) => this.applied.get(b)! - this.applied.get(a)! || (a.name < b.name ? -1 : 1));
     const promoted = candidates[0]!;
     this.primaryDownSince = null;
@@ -201,7 +217,11 @@ export class PrimaryReplicaTopology implements Topology {
     for (const n of this.nodes) {
       this.backlog.set(n, []);
       this.linkClock.delete(n);
-      if (n !== promoted && n.up) this.resync(n);
+      // An old primary already back has a history of its own since its restart: it resyncs in full.
+      if (n !== promoted && n.up) {
+        if (n === old) this.fullSync(n);
+        else this.resync(n);
+      }
     }
     // Pending WAITs belonged to the old primary: answer them with what they had.
     for (const w of this.waiters.splice(0)) w.done(0);
@@ -258,8 +278,12 @@ export class PrimaryReplicaTopology implements Topology {
     const waits = down.up || this.keptDown.has(`node:${down.zone}`);
     if (!waits && this.primaryDownSince !== null) {
       this.kernel.at(this.primaryDownSince + this.failoverDelayMs, () => {
-        if (!down.up) this.restart(down);
-        this.resume();
+        // A failover that started now runs to its promotion first (scheduled before this).
+        const promoting = this.primary === down && !down.up;
+        this.kernel.after(promoting ? SENTINEL_PROMOTION_MS : 0, () => {
+          if (!down.up) this.restart(down);
+          this.resume();
+        });
       });
     } else if (!waits) this.restart(down);
     this.resume();

@@ -24,6 +24,8 @@ export interface PrimaryReplicaSpec {
   readonly appendfsync?: 'always' | 'everysec';
   /** Every server's `repl-diskless-sync-delay`, in ms (whole seconds); absent: Redis's default (5 s). */
   readonly fullSyncDelayMs?: number;
+  /** Sentinel's `failover-timeout` (default 3 s): a failed failover is retried twice this long after it started. */
+  readonly failoverTimeoutMs?: number;
 }
 
 /** The Sentinel master group name. */
@@ -123,7 +125,7 @@ export async function startPrimaryReplicaCluster(spec: PrimaryReplicaSpec): Prom
     const replicaPorts = servers.slice(1).map((s) => s.port);
     await until('every replica in sync with the primary', 30_000, () => replicasInSync(primaryPort, replicaPorts));
     for (let i = 0; i < SENTINELS; i++) {
-      sentinels.push(await startSentinel({ masterPort: primaryPort, name: MASTER_NAME, quorum: SENTINEL_QUORUM, downAfterMs: spec.failoverDelayMs, failoverTimeoutMs: FAILOVER_TIMEOUT_MS }));
+      sentinels.push(await startSentinel({ masterPort: primaryPort, name: MASTER_NAME, quorum: SENTINEL_QUORUM, downAfterMs: spec.failoverDelayMs, failoverTimeoutMs: spec.failoverTimeoutMs ?? FAILOVER_TIMEOUT_MS }));
     }
     await until('every sentinel knowing every replica and the other sentinels', 30_000, () => sentinelsKnowAll(sentinels, replicaPorts.length), 200);
   } catch (err) {

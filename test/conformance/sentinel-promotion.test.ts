@@ -3,7 +3,7 @@ import type { RealCluster } from '../../src/real/cluster.js';
 import { startRealCluster } from '../../src/real/start-cluster.js';
 import { parseSimConfig } from '../../src/sim/run/config.js';
 import { SimWorld } from '../../src/sim/run/world.js';
-import { PrimaryReplicaTopology, SENTINEL_PROMOTION_MS } from '../../src/sim/topology/primary-replica.js';
+import { PrimaryReplicaTopology, SENTINEL_FAILOVER_TIMEOUT_MS, SENTINEL_PROMOTION_MS } from '../../src/sim/topology/primary-replica.js';
 import { redisRequired, redisServerBinary } from '../support/redis-server.js';
 
 /**
@@ -42,22 +42,27 @@ async function realPromotion(restartAfterMs: number | null): Promise<{ afterMs: 
   return { afterMs: Date.now() - killedAt, replaced: false };
 }
 
-async function simulatedPromotion(restartAfterMs: number | null): Promise<{ afterMs: number; replaced: boolean }> {
-  const w = new SimWorld(parseSimConfig({ seed: 'sentinel-promotion', topology: { kind: 'primary-replica', zones: ZONES, failoverDelayMs: DOWN_AFTER_MS } }));
+async function simulatedPromotion(restartAfterMs: number | null, options: { seed?: string; killReplicaAtMs?: number } = {}): Promise<{ afterMs: number; replaced: boolean; by: string }> {
+  const w = new SimWorld(parseSimConfig({ seed: options.seed ?? 'sentinel-promotion', topology: { kind: 'primary-replica', zones: ZONES, failoverDelayMs: DOWN_AFTER_MS } }));
   const pr = w.topology as PrimaryReplicaTopology;
   const old = pr.primary;
   const killedAt = w.kernel.now;
   pr.crash(old, true);
   let restarted = restartAfterMs === null;
+  let replicaKilled = options.killReplicaAtMs === undefined;
   while (w.kernel.now - killedAt < 10_000) {
     if (!restarted && w.kernel.now - killedAt >= restartAfterMs!) {
       pr.restart(old);
       restarted = true;
     }
-    if (pr.primary !== old) return { afterMs: w.kernel.now - killedAt, replaced: true };
+    if (!replicaKilled && w.kernel.now - killedAt >= options.killReplicaAtMs!) {
+      pr.crash(pr.nodes[2]!, true);
+      replicaKilled = true;
+    }
+    if (pr.primary !== old) return { afterMs: w.kernel.now - killedAt, replaced: true, by: pr.primary.zone };
     await w.advance(10);
   }
-  return { afterMs: w.kernel.now - killedAt, replaced: false };
+  return { afterMs: w.kernel.now - killedAt, replaced: false, by: old.zone };
 }
 
 let cluster: RealCluster | undefined;
@@ -73,6 +78,21 @@ describe('Sentinel promotes a replica about 1.2 s after down-after-milliseconds,
   it('a primary restarted past down-after but before the promotion is replaced all the same; one restarted before down-after is not', async () => {
     expect((await simulatedPromotion(1_500)).replaced).toBe(true);
     expect((await simulatedPromotion(500)).replaced).toBe(false);
+  });
+
+  it('a chosen replica that dies before its promotion fails the failover: the other is promoted twice the failover timeout later (or never, if the old primary is back)', async () => {
+    const outcomes = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const r = await simulatedPromotion(null, { seed: `choice-${i}`, killReplicaAtMs: 1_500 });
+      expect(r.by).toBe('b');
+      outcomes.add(String(r.afterMs));
+    }
+    // Chosen b (or c after its death): promoted on time; chosen c before it died: promoted at the retry.
+    expect([...outcomes].map(Number).sort((x, y) => x - y)).toEqual([DOWN_AFTER_MS + SENTINEL_PROMOTION_MS, DOWN_AFTER_MS + 2 * SENTINEL_FAILOVER_TIMEOUT_MS + SENTINEL_PROMOTION_MS]);
+    const neverReplaced = [];
+    for (let i = 0; i < 20; i++) if (!(await simulatedPromotion(1_900, { seed: `choice-${i}`, killReplicaAtMs: 1_500 })).replaced) neverReplaced.push(i);
+    expect(neverReplaced.length).toBeGreaterThan(0);
+    expect(neverReplaced.length).toBeLessThan(20);
   });
 });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { probingStore } from '../../src/real/twin/probing-store.js';
 import { CallEffects } from '../../src/sim/store/call-effects.js';
 import { CallProbe } from '../../src/sim/store/call-probe.js';
+import { StoreFullError } from '../../src/store/errors.js';
 import type { Store } from '../../src/store/store.js';
 
 /** A store whose hset answers, or fails with `error`; reads are counted apart. */
@@ -37,6 +38,14 @@ describe('the probe of a real twin’s store (what a failed call may have writte
   it('MaxRetriesPerRequestError on a write made while the connection was ready is unknown: it was in flight (seen applied on all backends)', async () => {
     expect((await call(fakeStore(new MaxRetriesPerRequestError(1) as unknown as Error), true, true)).mayHaveApplied).toBe(true);
     expect((await call(fakeStore(new MaxRetriesPerRequestError(1) as unknown as Error), false, true)).mayHaveApplied).toBe(true);
+  });
+
+  it('a write Redis refused as out of memory (StoreFullError) was not applied, as the simulator scores its OOM reply; on Dynomite another replica may have run it', async () => {
+    const oom = () => new StoreFullError("OOM command not allowed when used memory > 'maxmemory'.");
+    expect((await call(fakeStore(oom()), false, true)).mayHaveApplied).toBe(false);
+    expect((await call(fakeStore(oom()), true, true)).mayHaveApplied).toBe(true);
+    // a push refused after earlier scripts of it were written did write
+    expect((await call(fakeStore(new StoreFullError('OOM command not allowed', ['m1'])), false, true)).mayHaveApplied).toBe(true);
   });
 
   // A legacy remove() of a leased message: its first ZREM takes the lease (1), the next finds nothing

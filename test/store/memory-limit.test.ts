@@ -4,6 +4,9 @@ import { createQueue, type DynoQueue } from '../../src/public/dynoq.js';
 import { connect } from '../../src/store/connect.js';
 import { EvictionPolicyError, StoreFullError } from '../../src/store/errors.js';
 import { IoredisStore } from '../../src/store/ioredis-store.js';
+import { probingStore } from '../../src/real/twin/probing-store.js';
+import { CallProbe } from '../../src/sim/store/call-probe.js';
+import { legacyBulkPopLocal } from '../../src/queue/scripts/legacy-bulk-pop-local.js';
 import { redisRequired, redisServerBinary, startRedisServer, type RedisServer } from '../support/redis-server.js';
 
 /**
@@ -157,6 +160,36 @@ describe.runIf(available)('a queue on a full Redis (maxmemory 2mb, noeviction)',
       client.disconnect();
     }
   }, 60_000);
+});
+
+describe.runIf(available)('what a full Redis did with a write it refused (noeviction)', () => {
+  it('a write refused as out of memory was not applied — a ZADD, and a script at its first write — and the real twin scores it so (its probe: never applied)', async () => {
+    // a server of its own: after the tests above, a server once pushed past its limit accepted a ZADD over it (not understood)
+    const server = await startRedisServer({ args: ['--maxmemory-policy', 'noeviction'] });
+    const admin = connect(server.url) as Redis;
+    const client = connect(server.url);
+    try {
+      await admin.zadd('q', 1, 'm');
+      await admin.hset('h', 'm', 'payload');
+      // over the limit by another tenant's key, whatever the server's own memory is now
+      const limit = await usedMemory(admin);
+      await admin.set('tenant', 't'.repeat(1_000_000));
+      await admin.config('SET', 'maxmemory', String(limit));
+      const probe = new CallProbe();
+      const store = probingStore(new IoredisStore(client, { evictionCheck: 'off' }), probe, false);
+      await expect(store.zadd('q', [{ score: 2, member: 'refused' }])).rejects.toThrow(StoreFullError);
+      expect(await admin.zscore('q', 'refused')).toBeNull();
+      // Dyno's bulk pop reads, then ZADDs to the un-ack set (its first write): refused, it wrote nothing
+      await expect(store.runScript(legacyBulkPopLocal, ['h', 'q', 'u'], ['1', '2', '1000', 'm'])).rejects.toThrow(StoreFullError);
+      expect(await admin.zscore('q', 'm')).toBe('1');
+      expect(await admin.exists('u')).toBe(0);
+      expect(probe.mayHaveApplied).toBe(false);
+    } finally {
+      client.disconnect();
+      admin.disconnect();
+      await server.stop();
+    }
+  }, 20_000);
 });
 
 describe.runIf(available)('an eviction policy that can delete the queue (allkeys-lru)', () => {

@@ -1,4 +1,5 @@
 import type { Store } from '../../store/store.js';
+import { StoreFullError } from '../../store/errors.js';
 import type { CallProbe } from '../../sim/store/call-probe.js';
 
 /** Store methods that send a write (a script may write; TIME, WAIT and reads do not). */
@@ -14,6 +15,13 @@ const WRITES: ReadonlySet<string | symbol> = new Set(['zadd', 'zrem', 'hset', 'h
 const OFFLINE_OR_IN_FLIGHT = 'MaxRetriesPerRequestError';
 
 /**
+ * Redis refuses an out-of-memory write before running it — a script at its first write, before which
+ * it wrote nothing (a script that already wrote is let through) — so the call's write was not applied,
+ * as the simulator scores the same `OOM` reply. Where replies are votes, another replica may have run it.
+ */
+const refusedBeforeRunning = (err: unknown, votes: boolean): boolean => !votes && err instanceof StoreFullError && err.written.length === 0;
+
+/**
  * Writes whose reply counts what they changed (ZADD: members added, ZREM/HDEL/DEL: removed, HSET:
  * fields created): a count above 0 shows the data changed. A score or value overwritten answers 0 and
  * a script's reply says nothing, so those stay unseen here (the simulated store sees every change).
@@ -24,7 +32,8 @@ const COUNTED: ReadonlySet<string | symbol> = new Set(['zadd', 'zrem', 'hset', '
  * A real store that tells the recording probe what a call's writes may have done, as the simulated
  * store does (docs/CHECKER.md §1.2): a write that was answered, or that failed after it may have left (a timeout,
  * a closed connection), may have been applied, so the call is `unknown`, not `fail`; one ioredis never
- * sent (its connection was not `connected()` when the call was made) was not. `votes`: on Dynomite a refusal is a reply chosen by the coordinator (its own, or a
+ * sent (its connection was not `connected()` when the call was made), or one Redis refused as out of
+ * memory (StoreFullError), was not. `votes`: on Dynomite a refusal is a reply chosen by the coordinator (its own, or a
  * vote) while the other replicas ran the write too (an ack voted down to 0 that had run on one replica,
  * seen on the real cluster), so a refused write is `unknown` there, as in the simulator (CallProbe.writeMayHaveApplied).
  * A write whose reply counts a change marks its call as having changed data, as the simulated store
@@ -49,7 +58,7 @@ export function probingStore(store: Store, probe: CallProbe, votes: boolean, con
           if (COUNTED.has(prop) && typeof reply === 'number' && reply > 0) effects?.note();
           return reply;
         } catch (err) {
-          if (sent || !(err instanceof Error && err.name === OFFLINE_OR_IN_FLIGHT)) mayHaveApplied();
+          if ((sent || !(err instanceof Error && err.name === OFFLINE_OR_IN_FLIGHT)) && !refusedBeforeRunning(err, votes)) mayHaveApplied();
           throw err;
         }
       };

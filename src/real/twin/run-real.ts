@@ -7,6 +7,7 @@ import { HistoryRecorder } from '../../sim/workloads/history-recorder.js';
 import { compareDumps, type ReplicaComparison } from '../../sim/store/replica-comparison.js';
 import { Rng } from '../../sim/kernel/rng.js';
 import { Trace } from '../../sim/kernel/trace.js';
+import { SENTINEL_FAILOVER_TIMEOUT_MS } from '../../sim/topology/primary-replica.js';
 import { resolveProfile, startWorkload, type WorkloadContext } from '../../sim/workloads/index.js';
 import type { RealCluster } from '../cluster.js';
 import { RealActor } from './real-actor.js';
@@ -136,6 +137,8 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
           kind: 'primary-replica',
           zones: t.zones,
           failoverDelayMs: t.failoverDelayMs,
+          // The simulator's Sentinel fails and retries a failover on this timeout too.
+          failoverTimeoutMs: SENTINEL_FAILOVER_TIMEOUT_MS,
           appendfsync: t.persistence === 'aof-everysec' ? 'everysec' : 'always',
           ...(t.fullSyncDelayMs !== undefined ? { fullSyncDelayMs: t.fullSyncDelayMs } : {}),
         },

@@ -66,7 +66,7 @@ export class SimWorld {
     this.topology =
       t.kind === 'dynomite'
         ? new DynomiteTopology(this.kernel, this.network, t.zones, this.observations, this.rng.stream('dynomite-vote-order'), scripts)
-        : new PrimaryReplicaTopology(this.kernel, this.network, t.zones, t.failoverDelayMs, t.fullSyncDelayMs ?? REDIS_FULL_SYNC_DELAY_MS, this.observations, scripts);
+        : new PrimaryReplicaTopology(this.kernel, this.network, t.zones, t.failoverDelayMs, t.fullSyncDelayMs ?? REDIS_FULL_SYNC_DELAY_MS, this.rng.stream('sentinel'), this.observations, scripts);
     for (const node of this.topology.nodes) node.persistence = t.persistence ?? 'none';
   }
 

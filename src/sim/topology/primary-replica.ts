@@ -2,6 +2,7 @@ import type { Connection } from '../store/connection.js';
 import type { Kernel } from '../kernel/kernel.js';
 import type { Network } from '../kernel/network.js';
 import type { Observations } from '../kernel/observations.js';
+import type { Rng } from '../kernel/rng.js';
 import { SimNode, type NodeScripts } from '../store/sim-node.js';
 import { isWrite, type NodeReply, type StoreOp } from '../store/store-op.js';
 import { nodeName } from './node-name.js';
@@ -17,6 +18,21 @@ export const REDIS_FULL_SYNC_DELAY_MS = 5_000;
  * 1.19–1.31 s after a down-after of 1 s (12 trials), 0.90–0.99 s after one of 5 s (3 trials).
  */
 export const SENTINEL_PROMOTION_MS = 1_200;
+
+/**
+ * The replica Sentinel promotes is chosen at a moment drawn within this much of the failover's start
+ * (Sentinel's random start desync and the leader vote): measured, a replica killed 1.5 s after the
+ * primary (down-after 1 s) had already been chosen in 2 of 7 trials. Replicas that applied as much are
+ * chosen between at random (Sentinel's last tie-break, the run id).
+ */
+export const SENTINEL_CHOICE_WITHIN_MS = 1_000;
+
+/**
+ * Sentinel's failover-timeout (the real twin's Sentinels run with it): a failover whose chosen replica
+ * died before its promotion fails, and the next may start only twice this long after it started —
+ * measured, such a primary was replaced 8.5 s after its kill instead of 2.3 s.
+ */
+export const SENTINEL_FAILOVER_TIMEOUT_MS = 3_000;
 
 interface Waiter {
   readonly offset: number;
@@ -62,6 +78,7 @@ export class PrimaryReplicaTopology implements Topology {
     zones: readonly string[],
     private readonly failoverDelayMs: number,
     private readonly fullSyncDelayMs: number,
+    private readonly sentinel: Rng,
     private readonly observations?: Observations,
     scripts?: NodeScripts,
   ) {
@@ -184,15 +201,8 @@ export class PrimaryReplicaTopology implements Topology {
         node.wipe();
       }
       const since = (this.primaryDownSince = this.kernel.now);
-      // Only the outage that began now can start this failover (not an earlier, healed one); once
-      // started it runs to the promotion whether or not the old primary comes back meanwhile.
-      this.kernel.after(this.failoverDelayMs, () => {
-        if (this.primary.up || this.primaryDownSince !== since) return;
-        const old = this.primary;
-        this.kernel.after(SENTINEL_PROMOTION_MS, () => {
-          if (this.primary === old) this.failover();
-        });
-      });
+      // Only the outage that began now can start this failover (not an earlier, healed one).
+      this.kernel.after(this.failoverDelayMs, () => this.startFailover(node, since));
     } else if (loseUnreplicated) {
       node.wipe();
       // It holds nothing now: a failover must not take it for a replica that has the data.
@@ -200,13 +210,40 @@ export class PrimaryReplicaTopology implements Topology {
     }
   }
 
-  /** Sentinel: promote the up replica that applied the most. */
-  failover(): void {
-    const candidates = this.replicas().filter((r) => r.up);
-    if (candidates.length === 0) return;
+  /**
+   * Sentinel's failover of `old`, down since `since` (still down now): a replica is chosen within
+   * SENTINEL_CHOICE_WITHIN_MS and promoted SENTINEL_PROMOTION_MS after the start, whether or not the
+   * old primary came back meanwhile; if the chosen replica died first (or none was up) the failover
+   * fails, and another starts twice the failover timeout after this one if `old` is still down.
+   */
+  private startFailover(old: SimNode, since: number): void {
+    if (this.primary !== old || old.up || this.primaryDownSince !== since) return;
+    const started = this.kernel.now;
+    const again = () =>
+      this.kernel.at(started + 2 * SENTINEL_FAILOVER_TIMEOUT_MS, () => this.startFailover(old, since));
+    this.kernel.after(this.sentinel.int(0, SENTINEL_CHOICE_WITHIN_MS - 1), () => {
+      if (this.primary !== old) return;
+      const chosen = this.choose();
+      if (chosen === null) return again();
+      this.kernel.at(started + SENTINEL_PROMOTION_MS, () => {
+        if (this.primary !== old) return;
+        if (chosen.up) this.failover(chosen);
+        else again();
+      });
+    });
+  }
+
+  /** The up replica that applied the most; among equals, one at random (Sentinel's run-id tie-break). */
+  private choose(): SimNode | null {
+    const up = this.replicas().filter((r) => r.up);
+    if (up.length === 0) return null;
+    const most = Math.max(...up.map((r) => this.applied.get(r)!));
+    return this.sentinel.pick(up.filter((r) => this.applied.get(r) === most));
+  }
+
+  /** Sentinel promotes `promoted` (an up replica). */
+  failover(promoted: SimNode): void {
     const old = this.primary;
-    candidates.sort((a, b) => this.applied.get(b)! - this.applied.get(a)! || (a.name < b.name ? -1 : 1));
-    const promoted = candidates[0]!;
     this.primaryDownSince = null;
     const lost = this.offset - this.applied.get(promoted)!;
     if (lost > 0) this.observations?.emit('lost', { node: this.primary.name, writes: lost });
@@ -277,14 +314,13 @@ export class PrimaryReplicaTopology implements Topology {
     // A primary kept down is restarted by its own heal.
     const waits = down.up || this.keptDown.has(`node:${down.zone}`);
     if (!waits && this.primaryDownSince !== null) {
-      this.kernel.at(this.primaryDownSince + this.failoverDelayMs, () => {
-        // A failover that started now runs to its promotion first (scheduled before this).
-        const promoting = this.primary === down && !down.up;
-        this.kernel.after(promoting ? SENTINEL_PROMOTION_MS : 0, () => {
+      // After the promotion its failover would make (scheduled before this, so it runs first).
+      this.kernel.at(this.primaryDownSince + this.failoverDelayMs + SENTINEL_PROMOTION_MS, () =>
+        this.kernel.after(0, () => {
           if (!down.up) this.restart(down);
           this.resume();
-        });
-      });
+        }),
+      );
     } else if (!waits) this.restart(down);
     this.resume();
   }

@@ -162,7 +162,12 @@ describe('the fidelity table', () => {
     const section = md.slice(md.indexOf('## The published verdicts'), md.indexOf('## dynomite/'));
     expect(section).toContain('1 of its 2 published rows have a real twin here: `dynomite/DC_QUORUM/atomic/none/full`; the other 1 have none.');
     expect(section).toContain('still holds 1 row of another profile');
-    expect(section).toContain('| dynomite/DC_QUORUM/atomic/none/full | at-least-once | 0/80 (0 %–5 %) | 12/20 (39 %–78 %) | published gentler |');
+    expect(section).toContain('| dynomite/DC_QUORUM/atomic/none/full | at-least-once | 0/80 (0 %–5 %) | 12/20 (39 %–78 %) | published gentler, **not explained yet** |');
+    expect(section).toContain('1 **not explained yet** (`dynomite/DC_QUORUM/atomic/none/full`)');
+    // With the row's difference explained, its published cell says so and the count moves.
+    const explainedSection = formatFidelity(m, { 'dynomite/DC_QUORUM/atomic/none/full': 'because.' }, published);
+    expect(explainedSection).toContain('| 0/80 (0 %–5 %) | 12/20 (39 %–78 %) | published gentler (explained in its section) |');
+    expect(explainedSection).toContain('cells differ: 1 on rows whose difference is explained, none unexplained.');
     expect(section).toMatch(/\| dynomite\/DC_QUORUM\/atomic\/none\/full \| no double pop \| [^|]+ \| 0\/20 [^|]+ \| agree \|/);
     expect(md).toContain(`**Published:** yes (${twinned.runs} runs): at-least-once published 0/80 (0 %–5 %), real 12/20 (39 %–78 %) (published gentler).`);
     expect(md).toContain('**Published:** no: a twin of the `basic` profile, which the guarantees table no longer measures; the same set-up and faults under the `full` profile (`primary-replica/atomic/none/full`) has no real twin.');

@@ -115,7 +115,7 @@ function summary(m: FidelityMeasurement, explanations: Explanations): string[] {
 const names = (rows: readonly string[]) => rows.map((r) => `\`${r}\``).join(', ');
 
 /** The published verdicts next to the real twins: which published rows have one, and how their cells compare. */
-function publishedSection(m: FidelityMeasurement, published: GuaranteesData): string[] {
+function publishedSection(m: FidelityMeasurement, published: GuaranteesData, explanations: Explanations): string[] {
   const { withTwin, without } = publishedTwins(m, published);
   const twins = new Set(m.rows.map((r) => r.row));
   const others = m.rows.filter((r) => publishedStanding(r, published, twins).kind === 'other profile');
@@ -131,13 +131,18 @@ function publishedSection(m: FidelityMeasurement, published: GuaranteesData): st
     return s.kind === 'published' ? s.cells.map((c) => ({ row: r.row, runs: s.runs, ...c })) : [];
   });
   if (checked.length === 0) return [...lines, 'No published cell has a real twin to compare with.'];
+  const differing = checked.filter((c) => c.verdict !== 'agree');
+  const unexplained = [...new Set(differing.filter((c) => !explanations[c.row]).map((c) => c.row))];
   lines.push(
-    `Each published cell (violating runs / runs that exercised the property, over the published row's seeds) next to the real runs of its twin: **agree** when the 95 % intervals overlap, else the side that breaks the property more often (the seeds differ, so there is no seed-by-seed test here). ${checked.filter((c) => c.verdict !== 'agree').length} of ${checked.length} cells differ.`,
+    `Each published cell (violating runs / runs that exercised the property, over the published row's seeds) next to the real runs of its twin: **agree** when the 95 % intervals overlap, else the side that breaks the property more often (the seeds differ, so there is no seed-by-seed test here), and whether the row's section explains why. ${differing.length} of ${checked.length} cells differ${differing.length === 0 ? '' : `: ${differing.length - differing.filter((c) => !explanations[c.row]).length} on rows whose difference is explained, ${unexplained.length === 0 ? 'none unexplained' : `${differing.filter((c) => !explanations[c.row]).length} **not explained yet** (${names(unexplained)})`}`}.`,
     '',
     '| row | property | published | real | verdict |',
     '|---|---|---|---|---|',
   );
-  for (const c of checked) lines.push(`| ${c.row} | ${PROPERTIES[c.property].label} | ${rate(c.published)} | ${rate(c.real)} | ${c.verdict === 'agree' ? 'agree' : c.verdict.replace('simulator', 'published')} |`);
+  for (const c of checked) {
+    const differs = c.verdict.replace('simulator', 'published');
+    lines.push(`| ${c.row} | ${PROPERTIES[c.property].label} | ${rate(c.published)} | ${rate(c.real)} | ${c.verdict === 'agree' ? 'agree' : `${differs}${explanations[c.row] ? ' (explained in its section)' : ', **not explained yet**'}`} |`);
+  }
   return lines;
 }
 
@@ -189,7 +194,7 @@ export function formatFidelity(m: FidelityMeasurement, explanations: Explanation
       `| ${r.row} | ${r.realRuns} | ${gap ? `${Math.round(100 * gap.gap)} points (${PROPERTIES[gap.property].label})` : 'none'} | ${disagree.length === 0 ? 'none (agree)' : disagree.map((p) => `${PROPERTIES[p].label}: ${verdict(r.simulated[p], r.real[p], r.perSeed?.[p])}`).join('; ')} |`,
     );
   }
-  if (published) lines.push('', ...publishedSection(m, published));
+  if (published) lines.push('', ...publishedSection(m, published, explanations));
   for (const r of m.rows) {
     lines.push('', `## ${r.row}`, '', `${r.description}. ${r.simSeeds} simulated seeds; ${r.realRuns} real run(s), ${r.realSeconds} s on real processes${r.skipped > 0 ? `; ${r.skipped} seed(s) skipped (a fault with no real means)` : ''}.`, '');
     lines.push('| property | simulated | simulated, as happened | real | seed by seed | could detect | verdict |', '|---|---|---|---|---|---|---|');
@@ -199,10 +204,12 @@ export function formatFidelity(m: FidelityMeasurement, explanations: Explanation
     }
     if (r.replicasEqual) lines.push('', `Replicas equal at the end: simulated ${r.replicasEqual.simulated}/${r.realRuns} (same seeds, as happened), real ${r.replicasEqual.real}/${r.realRuns}.`);
     if (r.faultErrors.length > 0) lines.push('', `Real runs not counted or faults that failed to strike: ${r.faultErrors.join('; ')}.`);
-    if (published) lines.push('', standingLine(publishedStanding(r, published, twins)));
-    // An explanation stands under a row only while the row differs: a mechanism found on one run is no verdict on the next.
+    const standing = published ? publishedStanding(r, published, twins) : null;
+    if (standing) lines.push('', standingLine(standing));
+    // An explanation stands under a row only while the row (or its published cells) differs: a mechanism found on one run is no verdict on the next.
     const why = explanations[r.row];
-    const differs = differences(r).length > 0 || (replicasVerdict(r) ?? 'agree') !== 'agree';
+    const publishedDiffers = standing?.kind === 'published' && standing.cells.some((c) => c.verdict !== 'agree');
+    const differs = differences(r).length > 0 || (replicasVerdict(r) ?? 'agree') !== 'agree' || publishedDiffers;
     if (why && differs) lines.push('', `**Why they differ.** ${why}`);
   }
   lines.push('');

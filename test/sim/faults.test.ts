@@ -52,6 +52,21 @@ describe('each fault has the effect it models', () => {
     expect(await w.settle(client.hget('h', 'f'))).toBe('v');
   });
 
+  it('a replica restarted while writes were on their way to it takes none of them before its full resynchronisation', async () => {
+    const w = world('primary-replica', ['a', 'b'], 200);
+    const client = w.client('c', 'a');
+    const pr = w.topology as PrimaryReplicaTopology;
+    const replica = pr.nodes[1]!;
+    await w.settle(client.hset('h', 'f', 'v'));
+    // The write is on its way (200 ms of lag) when the replica dies and comes back, needing a full resync.
+    pr.crash(replica, false);
+    await w.advance(20);
+    pr.restart(replica);
+    await w.advance(400);
+    expect(replica.keyspace.exec('hget', ['h', 'f'])).toBeNull();
+    expect(await w.settle(client.wait(1, 100))).toBe(0);
+  });
+
   it('a one-way partition times requests out (whichever direction is cut)', async () => {
     const w = world('dynomite', ['a', 'b'], 10);
     const client = w.client('c', 'a', { timeoutMs: 300 });

@@ -66,6 +66,8 @@ export class PrimaryReplicaTopology implements Topology {
   private readonly backlog = new Map<SimNode, { offset: number; op: StoreOp }[]>();
   private waiters: Waiter[] = [];
   private epoch = 0;
+  /** Per replica, the number of its link to the primary: a crash or a full resynchronisation starts a new one, and what the old one still carried is dropped. */
+  private readonly links = new Map<SimNode, number>();
   /** Replicas waiting for a full resynchronisation, each with the number of its pending one. */
   private readonly fullSyncs = new Map<SimNode, number>();
   private fullSyncSerial = 0;
@@ -147,8 +149,9 @@ export class PrimaryReplicaTopology implements Topology {
       const { offset, op } = queue.shift()!;
       const arrival = Math.max(this.kernel.now + this.network.replicationLag(), this.linkClock.get(replica) ?? 0);
       this.linkClock.set(replica, arrival);
+      const link = this.links.get(replica) ?? 0;
       this.kernel.quietAt(arrival, () => {
-        if (this.epoch !== epoch || !replica.up) return;
+        if (this.epoch !== epoch || !replica.up || (this.links.get(replica) ?? 0) !== link) return;
         replica.applyReplicated(op);
         this.applied.set(replica, offset);
         this.network.send(replica.zone, this.primary.zone, this.network.latency(), () => {
@@ -191,6 +194,7 @@ export class PrimaryReplicaTopology implements Topology {
 
   crash(node: SimNode, loseUnreplicated: boolean): void {
     node.up = false;
+    this.newLink(node);
     if (node === this.primary) {
       if (loseUnreplicated) {
         // Writes still in the replication stream die with the primary.
@@ -264,6 +268,10 @@ export class PrimaryReplicaTopology implements Topology {
     for (const w of this.waiters.splice(0)) w.done(0);
   }
 
+  private newLink(replica: SimNode): void {
+    this.links.set(replica, (this.links.get(replica) ?? 0) + 1);
+  }
+
   private resync(replica: SimNode): void {
     this.fullSyncs.delete(replica);
     replica.resyncFrom(this.primary);
@@ -279,6 +287,7 @@ export class PrimaryReplicaTopology implements Topology {
   private fullSync(replica: SimNode): void {
     const serial = ++this.fullSyncSerial;
     this.fullSyncs.set(replica, serial);
+    this.newLink(replica);
     this.backlog.set(replica, []);
     this.linkClock.delete(replica);
     this.observations?.emit('full-sync', { node: replica.name, primary: this.primary.name });

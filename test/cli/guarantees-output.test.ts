@@ -43,6 +43,27 @@ describe('dynoq guarantees --render-from', () => {
     expect(readFileSync(join(cwd, 'r', 'page.md'), 'utf8')).toContain('### primary-replica: `primary-replica/atomic`');
   }, 120_000);
 
+  it('takes the advice from the code, not from the data: advice changed since the measurement is rendered and written back into the data', async () => {
+    const published = readFileSync(new URL('../../docs/GUARANTEES.json', import.meta.url), 'utf8');
+    const stale = JSON.parse(published) as { advice: string[] };
+    // An advice the published page shows.
+    const shown = readFileSync(new URL('../../docs/GUARANTEES.md', import.meta.url), 'utf8');
+    const i = stale.advice.findIndex((text) => shown.includes(text));
+    expect(i).toBeGreaterThanOrEqual(0);
+    const first = stale.advice[i]!;
+    stale.advice[i] = 'advice the code no longer gives.';
+    mkdirSync(join(cwd, 's'), { recursive: true });
+    writeFileSync(join(cwd, 's', 'GUARANTEES.json'), JSON.stringify(stale));
+    const rendered = await dynoq(['guarantees', '--render-from', 's/GUARANTEES.json', '--out', 's/page.md'], cwd);
+    expect(rendered.code).toBe(0);
+    expect(rendered.stdout).toContain('its advice, changed in the code since, written into s/GUARANTEES.json');
+    const page = readFileSync(join(cwd, 's', 'page.md'), 'utf8');
+    expect(page).not.toContain('advice the code no longer gives.');
+    expect(page).toContain(first);
+    // The published data is the code's advice already: rendering it changes nothing.
+    expect(readFileSync(join(cwd, 's', 'GUARANTEES.json'), 'utf8')).toBe(published);
+  }, 120_000);
+
   it.each([
     ['missing.json', null, 'dynoq: --render-from missing.json: no such file'],
     ['text.json', 'not json', 'dynoq: text.json is not JSON: '],

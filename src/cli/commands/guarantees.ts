@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { adviceForMechanism } from '../../sim/campaign/advice.js';
 import { renderGuaranteesHtml } from '../../report/guarantees-html.js';
 import { scenarioKey, type GuaranteeRow, type MechanismScenario } from '../../sim/campaign/guarantees.js';
-import { guaranteesData, guaranteesJson, GuaranteesDataError, parseGuaranteesData, type GuaranteesData } from '../../sim/campaign/guarantees-data.js';
+import { guaranteesData, guaranteesJson, GuaranteesDataError, parseGuaranteesData, withAdvice, type GuaranteesData } from '../../sim/campaign/guarantees-data.js';
 import { guaranteesPage } from '../../sim/campaign/guarantees-page.js';
 import { configurationsMatching, measureGuarantees } from '../../sim/campaign/measure-guarantees.js';
 import type { MechanismScenarioFile } from '../../sim/campaign/mechanism-scenarios.js';
@@ -63,11 +63,18 @@ function renderFrom(file: string, flags: GuaranteesFlags): number {
     throw err;
   }
   const out = outputs(flags);
+  // The advice is the code's, not the measurement's: derived again from each published mechanism.
+  const advised = withAdvice(data, adviceForMechanism);
+  const adviceMoved = JSON.stringify([advised.advice, advised.adviceOf]) !== JSON.stringify([data.advice, data.adviceOf]);
   prepareOutput(out.md);
   prepareOutput(out.html);
-  writeOutput(out.md, guaranteesPage(data));
-  writeOutput(out.html, renderGuaranteesHtml(data));
-  console.log(`rendered ${file} (${data.rows.length} configurations) into ${out.md} and ${out.html}`);
+  writeOutput(out.md, guaranteesPage(advised));
+  writeOutput(out.html, renderGuaranteesHtml(advised));
+  if (adviceMoved) {
+    prepareOutput(out.json);
+    writeOutput(out.json, guaranteesJson(advised));
+  }
+  console.log(`rendered ${file} (${data.rows.length} configurations) into ${out.md} and ${out.html}${adviceMoved ? `; its advice, changed in the code since, written into ${out.json}` : ''}`);
   return 0;
 }
 

@@ -33,9 +33,12 @@ const ADVICE: readonly (readonly [string, PropertyAdvice | undefined])[] = [
   ['no fault', NO_FAULT],
 ];
 
+/** Whether a cause starts with `name` as a whole word (process-crash is not process-crash-failover). */
+const namedFirst = (cause: string, name: string): boolean => cause.startsWith(name) && !/[\w-]/.test(cause.charAt(name.length));
+
 /** Advice for a mechanism key (`kind ← cause`), from the first family named in its cause. */
 function adviceFor(property: PropertyName, cause: string): string | null {
-  const entry = ADVICE.find(([c]) => cause.startsWith(c));
+  const entry = ADVICE.find(([c]) => namedFirst(cause, c));
   return entry?.[1]?.[property] ?? null;
 }
 

@@ -123,17 +123,7 @@ export function guaranteesData(input: {
   readonly scenarios: readonly MechanismScenario[];
   readonly advise: (mechanism: Mechanism) => string | null;
 }): GuaranteesData {
-  const texts = new Map<string, number>();
-  const adviceOf: Record<string, number> = {};
   const rows = input.rows.map((r): PublishedRow => {
-    for (const cell of Object.values(r.cells)) {
-      for (const m of cell.mechanisms) {
-        const text = input.advise(m);
-        if (!text) continue;
-        if (!texts.has(text)) texts.set(text, texts.size);
-        adviceOf[m.key] = texts.get(text)!;
-      }
-    }
     const setup = setupOf(r.configuration);
     return {
       name: r.configuration.name,
@@ -154,8 +144,30 @@ export function guaranteesData(input: {
       raceRuns: r.raceRuns,
     };
   });
+  return { format: 1, command: input.command, timing: input.timing, seeds: input.seeds, rows, scenarios: [...input.scenarios], ...adviceOfRows(rows, input.advise) };
+}
+
+/** The numbered advice texts of the mechanisms the rows show, in the order they first appear, and each mechanism's number. */
+function adviceOfRows(rows: readonly PublishedRow[], advise: (mechanism: Mechanism) => string | null): Pick<GuaranteesData, 'advice' | 'adviceOf'> {
+  const texts = new Map<string, number>();
+  const adviceOf: Record<string, number> = {};
+  for (const r of rows) {
+    for (const cell of Object.values(r.cells)) {
+      for (const { key } of cell.mechanisms) {
+        const text = advise(mechanismOf(key));
+        if (!text) continue;
+        if (!texts.has(text)) texts.set(text, texts.size);
+        adviceOf[key] = texts.get(text)!;
+      }
+    }
+  }
   const sorted = Object.fromEntries(Object.entries(adviceOf).sort(([a], [b]) => (a < b ? -1 : 1)));
-  return { format: 1, command: input.command, timing: input.timing, seeds: input.seeds, rows, scenarios: [...input.scenarios], advice: [...texts.keys()], adviceOf: sorted };
+  return { advice: [...texts.keys()], adviceOf: sorted };
+}
+
+/** Published data with its advice derived again from `advise` (the code's advice changes; the measurement does not). */
+export function withAdvice(data: GuaranteesData, advise: (mechanism: Mechanism) => string | null): GuaranteesData {
+  return { ...data, ...adviceOfRows(data.rows, advise) };
 }
 
 /** The advice for a mechanism, if the data has one. */

@@ -22,7 +22,7 @@ export const powerLossFamily = supervisedCrashFamily({
   advice: {
     atLeastOnce: 'appendfsync everysec loses up to a second of acknowledged writes with the machine: use appendfsync always, or durable writes (WAIT) so that a replica holds them, with a primary that comes back after failover.',
     unackRecovery: 'un-ack entries written since the last fsync die with the machine: appendfsync always, or durable writes (WAIT). With durable writes on a Redis primary, a restarted Redis (primary or replica) counts for WAIT only after a full resynchronisation, `repl-diskless-sync-delay` (5 s by default) later: every durable write, pops included, fails until then; set it to 0 where replicas sync over a fast network.',
-    noDoublePop: 'a lease written since the last fsync is lost with the machine and the message handed out again: appendfsync always.',
+    noDoublePop: 'a lease written since the last fsync is lost with the machine, and one taken on a primary that came back before Sentinel promoted a replica (about 1.2 s after down-after) is lost at the promotion: the message is handed out again. Use appendfsync always, and start a primary whose machine lost power only once Sentinel has replaced it, or accept duplicates.',
     acksAreFinal: 'an ack written since the last fsync is undone with the machine: appendfsync always.',
     deliveredPromptly: 'while the node is down its shard cannot be popped: due messages wait for the restart or the failover. With durable writes on a Redis primary, a restarted Redis (primary or replica) counts for WAIT only after a full resynchronisation, `repl-diskless-sync-delay` (5 s by default) later: every durable write, pops included, fails until then; set it to 0 where replicas sync over a fast network.',
   },

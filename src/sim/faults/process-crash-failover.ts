@@ -21,7 +21,7 @@ export const processCrashFailover = supervisedCrashFamily({
   advice: {
     atLeastOnce: 'a promoted replica lacks what the old primary acknowledged and had not replicated, whatever its disk kept: use durable writes (WAIT for a replica) for pushes and acks.',
     unackRecovery: 'un-ack entries the promoted replica never received are lost: use durable writes (WAIT).',
-    noDoublePop: 'a lease not replicated before the failover is lost, so the message is handed out again: make lease writes durable (WAIT) or accept duplicates.',
+    noDoublePop: 'a lease not replicated before the failover is lost, and so is one taken on the old primary if its supervisor started it before Sentinel promoted a replica (about 1.2 s after down-after): the message is handed out again. Pops are not durable: have the supervisor start a killed primary only once Sentinel names another (as its replica), or accept duplicates.',
     acksAreFinal: 'an ack not replicated before the failover is undone: use durable acks and treat DurabilityError as unknown.',
     deliveredPromptly: 'while the primary is down and until Sentinel promotes a replica (failoverDelayMs, then about 1.2 s for its vote and the promotion), nothing can be popped.',
   },

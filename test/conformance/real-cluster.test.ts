@@ -72,7 +72,12 @@ describe.runIf(redisAvailable)('startRealCluster: primary-replica (redis-server 
     // The quorum client follows Sentinel to the promoted replica.
     await until('a write through the quorum client after the failover', 20_000, async () => (await quorum.hset('q:h', 'after', 'v2')) >= 0);
     const failoverMs = Date.now() - crashedAt;
-    const roles = await Promise.all([B, C].map(async (z) => (await redisInfo(portOf(await ready(c.client(z, 'nonQuorum'))), 'replication')).role));
+    // Sentinel is still reconfiguring the other replica: a connection may close under load, so ask again.
+    let roles: (string | undefined)[] = [];
+    await until('both replicas answering INFO after the failover', 10_000, async () => {
+      roles = await Promise.all([B, C].map(async (z) => (await redisInfo(portOf(await ready(c.client(z, 'nonQuorum'))), 'replication')).role));
+      return true;
+    });
     expect(roles.sort()).toEqual(['master', 'slave']);
     expect(failoverMs).toBeLessThan(10_000);
     console.log(`primary-replica: failover (down-after 1 s) answered the quorum client's write after ${failoverMs} ms`);
@@ -80,7 +85,12 @@ describe.runIf(redisAvailable)('startRealCluster: primary-replica (redis-server 
     await c.restartNode(A, { empty: false });
     const restartedAt = Date.now();
     // It comes back a primary holding its AOF; Sentinel demotes it after ~8 s (see primary-replica-cluster.ts).
-    expect((await redisInfo(primaryPort, 'replication')).role).toBe('master');
+    let role = '';
+    await until('the restarted old primary answering INFO', 5_000, async () => {
+      role = (await redisInfo(primaryPort, 'replication')).role ?? '';
+      return true;
+    });
+    expect(role).toBe('master');
     await until('the old primary replicating the new one', 25_000, async () => (await redisInfo(primaryPort, 'replication')).master_link_status === 'up');
     console.log(`primary-replica: the restarted old primary became a replica after ${Date.now() - restartedAt} ms`);
     // The quorum client may be reconnecting while Sentinel reconfigures ("Connection is closed" under load).

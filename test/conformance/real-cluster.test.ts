@@ -95,12 +95,17 @@ describe.runIf(redisAvailable)('startRealCluster: primary-replica (redis-server 
     console.log(`primary-replica: the restarted old primary became a replica after ${Date.now() - restartedAt} ms`);
     // The quorum client may be reconnecting while Sentinel reconfigures ("Connection is closed" under load).
     await until('a write through the quorum client after the restart', 20_000, async () => (await quorum.hset('q:h', 'later', 'v3')) >= 0);
-    // The rejoining server resynchronises in full, which Redis starts only repl-diskless-sync-delay (5 s) after it asks.
-    await until('all three equal again, holding the new primary\'s writes', 30_000, async () => {
+    // The rejoining server resynchronises in full, which Redis starts only repl-diskless-sync-delay (5 s) after it asks
+    // (and again if a sync is cut short: under a loaded full suite this took more than 30 s once).
+    let last: unknown = null;
+    await until('all three equal again, holding the new primary\'s writes', 60_000, async () => {
       const dumps = await c.dumps('q:');
+      last = dumps;
       return dumps.length === 3 && dumps.every((d) => JSON.stringify(d) === JSON.stringify(dumps[0])) && JSON.parse(dumps[0]!['q:h']!).length === 3;
+    }).catch((err: unknown) => {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}; last dumps: ${JSON.stringify(last)}`);
     });
-  }, 90_000);
+  }, 150_000);
 
   it('a primary restarted within the failover delay stays primary: from its AOF it keeps its data, `empty` it wipes its replicas; pause; stop() kills all', async () => {
     const before = new Set(ownedPids());

@@ -72,6 +72,7 @@ describe.runIf(redisAvailable)('startRealCluster: primary-replica (redis-server 
     // The quorum client follows Sentinel to the promoted replica.
     await until('a write through the quorum client after the failover', 20_000, async () => (await quorum.hset('q:h', 'after', 'v2')) >= 0);
     const failoverMs = Date.now() - crashedAt;
+    const promoted = await c.primaryZone();
     // Sentinel is still reconfiguring the other replica: a connection may close under load, so ask again.
     let roles: (string | undefined)[] = [];
     await until('both replicas answering INFO after the failover', 10_000, async () => {
@@ -97,14 +98,32 @@ describe.runIf(redisAvailable)('startRealCluster: primary-replica (redis-server 
     await until('a write through the quorum client after the restart', 20_000, async () => (await quorum.hset('q:h', 'later', 'v3')) >= 0);
     // The rejoining server resynchronises in full, which Redis starts only repl-diskless-sync-delay (5 s) after it asks
     // (and again if a sync is cut short: under a loaded full suite this took more than 30 s once).
+    // Replication is asynchronous and the quorum client waits for no replica: once in a loaded full suite (and
+    // never in 5 runs alone beside 3 busy loops) the write after the restart ended on no server. Redis documents such
+    // losses at a failover; the test writes it again, says what Sentinel and the servers reported, and asserts the
+    // convergence this test is about (fails if it is lost three times).
     let last: unknown = null;
+    let rewrites = 0;
+    const views = async () => JSON.stringify({ sentinelNames: await c.primaryZone(), roles: await Promise.all(ZONES.map(async (z) => {
+      const info = await redisInfo(c.redisPort(z), 'replication').catch(() => ({} as Record<string, string>));
+      return `${z}: ${info.role ?? '?'} of ${info.master_port ?? '-'} link ${info.master_link_status ?? '-'}`;
+    })) });
     await until('all three equal again, holding the new primary\'s writes', 60_000, async () => {
       const dumps = await c.dumps('q:');
       last = dumps;
-      return dumps.length === 3 && dumps.every((d) => JSON.stringify(d) === JSON.stringify(dumps[0])) && JSON.parse(dumps[0]!['q:h']!).length === 3;
-    }).catch((err: unknown) => {
-      throw new Error(`${err instanceof Error ? err.message : String(err)}; last dumps: ${JSON.stringify(last)}`);
+      const equal = dumps.length === 3 && dumps.every((d) => JSON.stringify(d) === JSON.stringify(dumps[0]));
+      const fields = equal ? Object.fromEntries(JSON.parse(dumps[0]!['q:h']!) as [string, string][]) : {};
+      if (equal && fields['after'] === 'v2' && !('later' in fields)) {
+        rewrites++;
+        console.log(`primary-replica: the write after the restart is on no server (Sentinel named ${promoted} after the crash): ${await views()}; written again`);
+        await quorum.hset('q:h', 'later', 'v3');
+        return false;
+      }
+      return equal && fields['f'] === 'v1' && fields['after'] === 'v2' && fields['later'] === 'v3';
+    }).catch(async (err: unknown) => {
+      throw new Error(`${err instanceof Error ? err.message : String(err)}; last dumps: ${JSON.stringify(last)}; ${await views()}`);
     });
+    expect(rewrites).toBeLessThan(3);
   }, 150_000);
 
   it('a primary restarted within the failover delay stays primary: from its AOF it keeps its data, `empty` it wipes its replicas; pause; stop() kills all', async () => {

@@ -23,7 +23,8 @@ interface Down {
  * of the primary Sentinel names when that is another node (what the simulation's restart does; left to
  * Sentinel, an old primary serves as a primary for ~8 s first). Under topology.keepEmptyPrimaryDown, a
  * node with nothing on disk that Sentinel still names primary is started only once Sentinel names
- * another.
+ * another. At the liveness start a killed replica is started at once, a killed primary at its own
+ * time or once Sentinel names another (whichever comes first), as the simulator heals them.
  */
 export const supervisedCrash: RealMeans<SupervisedFault> = {
   target: zoneTarget,
@@ -61,10 +62,23 @@ export const supervisedCrash: RealMeans<SupervisedFault> = {
         }, f.durationMs);
       },
       async healAll() {
+        const started = (zone: string) => until(`${zone} started by its supervisor`, PROMOTION_WAIT_MS + 10_000, () => Promise.resolve(!down.has(zone)), 100);
         await Promise.all(
-          [...down].map(([zone, d]) => {
-            // A start already under way finishes by itself; the others start now.
-            if (d.timer === null) return until(`${zone} started by its supervisor`, PROMOTION_WAIT_MS + 10_000, () => Promise.resolve(!down.has(zone)), 100);
+          [...down].map(async ([zone, d]) => {
+            // A start already under way finishes by itself.
+            if (d.timer === null) return started(zone);
+            // A primary still down is left to Sentinel, as the simulator's liveness does: its
+            // supervisor starts it at its own time or once Sentinel names another, whichever comes
+            // first. Started at once, a crash drawn past the failover delay would end before it and
+            // come back as the primary (empty without persistence, its replicas resyncing from it).
+            if ((await w.cluster.primaryZone()) === zone) {
+              await until(`Sentinel naming a primary other than ${zone}, or its supervisor starting it`, PROMOTION_WAIT_MS, async () => {
+                if (d.timer === null) return true;
+                const primary = await w.cluster.primaryZone();
+                return primary !== null && primary !== zone;
+              }, 100).catch(() => undefined);
+              if (d.timer === null) return started(zone);
+            }
             clearTimeout(d.timer);
             return start(zone, d, true);
           }),

@@ -38,7 +38,7 @@ export const CLIENT_SEES_DEATH_MS = 150;
 /** After its node dies, when the opt-in failover client has moved to the next node (its reconnect cycle, ~0.2 s). */
 export const CLIENT_FAILOVER_MS = 200;
 /** What those calls fail with: ioredis's error, which does not mean "never sent". */
-const NODE_DIED_ERROR = 'MaxRetriesPerRequestError: Reached the max retries per request limit (which is 1)';
+export const NODE_DIED_ERROR = 'MaxRetriesPerRequestError: Reached the max retries per request limit (which is 1)';
 
 interface SimStoreOptions {
   readonly requestTimeoutMs: number;

@@ -36,6 +36,11 @@ interface Timeline {
   readonly newClientOnOld: boolean;
 }
 
+/** A timeline being watched: nothing seen yet. */
+function watching(): { -readonly [K in keyof Timeline]: Timeline[K] } {
+  return { namedAt: null, leftAt: null, onOldAfterRestart: false, onOldAtNaming: false, newClientOnOld: true };
+}
+
 let cluster: RealCluster | undefined;
 
 async function realTimeline(): Promise<Timeline> {
@@ -56,34 +61,30 @@ async function realTimeline(): Promise<Timeline> {
   const killedAt = Date.now();
   await c.crashNode(old);
   let restarted = false;
-  let namedAt: number | null = null;
-  let leftAt: number | null = null;
-  let onOldAfterRestart = false;
-  let onOldAtNaming = false;
-  let newClientOnOld = true;
-  while (Date.now() - killedAt < WATCH_MS && leftAt === null) {
+  const t = watching();
+  while (Date.now() - killedAt < WATCH_MS && t.leftAt === null) {
     const now = Date.now() - killedAt;
     if (!restarted && now >= RESTART_AFTER_MS) {
       await c.restartNode(old, { empty: false });
       restarted = true;
     }
     const at = restarted ? await port(client) : null;
-    if (at === oldPort) onOldAfterRestart = true;
-    if (namedAt === null) {
+    if (at === oldPort) t.onOldAfterRestart = true;
+    if (t.namedAt === null) {
       const named = await c.primaryZone().catch(() => null);
       if (named !== null && named !== old) {
-        namedAt = Date.now() - killedAt;
-        onOldAtNaming = (await port(client)) === oldPort;
+        t.namedAt = Date.now() - killedAt;
+        t.onOldAtNaming = (await port(client)) === oldPort;
         const fresh = c.client('c', 'quorum');
         fresh.on('error', () => undefined);
-        newClientOnOld = (await port(fresh)) === oldPort;
+        t.newClientOnOld = (await port(fresh)) === oldPort;
         fresh.disconnect();
       }
-    } else if (at !== null && at !== oldPort) leftAt = Date.now() - killedAt;
+    } else if (at !== null && at !== oldPort) t.leftAt = Date.now() - killedAt;
     await new Promise((r) => setTimeout(r, 25));
   }
   client.disconnect();
-  return { namedAt, leftAt, onOldAfterRestart, onOldAtNaming, newClientOnOld };
+  return t;
 }
 
 async function simulatedTimeline(): Promise<Timeline> {
@@ -106,29 +107,25 @@ async function simulatedTimeline(): Promise<Timeline> {
   const killedAt = w.kernel.now;
   pr.crash(old, false);
   let restarted = false;
-  let namedAt: number | null = null;
-  let leftAt: number | null = null;
-  let onOldAfterRestart = false;
-  let onOldAtNaming = false;
-  let newClientOnOld = true;
-  while (w.kernel.now - killedAt < WATCH_MS && leftAt === null) {
+  const t = watching();
+  while (w.kernel.now - killedAt < WATCH_MS && t.leftAt === null) {
     if (!restarted && w.kernel.now - killedAt >= RESTART_AFTER_MS) {
       pr.restart(old);
       restarted = true;
       expect(await call(client, 'hset', ['where', 'restarted', 'old'])).toMatchObject({ ok: true });
     }
     const here = restarted ? await onOld(client) : false;
-    if (here) onOldAfterRestart = true;
-    if (namedAt === null) {
+    if (here) t.onOldAfterRestart = true;
+    if (t.namedAt === null) {
       if (pr.primary !== old) {
-        namedAt = w.kernel.now - killedAt;
-        onOldAtNaming = here;
-        newClientOnOld = await onOld(connection('fresh'));
+        t.namedAt = w.kernel.now - killedAt;
+        t.onOldAtNaming = here;
+        t.newClientOnOld = await onOld(connection('fresh'));
       }
-    } else if (!here) leftAt = w.kernel.now - killedAt;
+    } else if (!here) t.leftAt = w.kernel.now - killedAt;
     await w.advance(25);
   }
-  return { namedAt, leftAt, onOldAfterRestart, onOldAtNaming, newClientOnOld };
+  return t;
 }
 
 /** What both sides must show. */

@@ -6,14 +6,15 @@ import { supervisedCrashFamily } from './supervised-crash.js';
  * promoted, and what the old primary acknowledged but had not replicated to it is gone whatever the
  * old primary's disk kept, since it rejoins as a replica and resyncs from the new primary. The
  * promotion comes about 1.2 s after the delay, so a supervisor may start the old primary first: it
- * serves as primary until then, and what it takes meanwhile is lost too.
+ * serves as primary until then, and for the clients that reached it until Sentinel demotes it about
+ * 10 s after the promotion; what it takes meanwhile is lost too.
  */
 export const processCrashFailover = supervisedCrashFamily({
   family: 'process-crash-failover',
   kind: 'kill-process-past-failover',
   description: 'a store node\'s process is killed and restarted from its disk after a failover',
   zoneText: 'the zone whose server process is killed (SIGKILL): it loses its memory and keeps its disk (topology.persistence)',
-  durationText: 'ms until its supervisor starts it again, drawn past the failover delay: a killed primary is replaced either way (Sentinel promotes about 1.2 s after the delay; started before that, it serves as primary until the promotion) and rejoins as a replica',
+  durationText: 'ms until its supervisor starts it again, drawn past the failover delay: a killed primary is replaced either way (Sentinel promotes about 1.2 s after the delay; started before that, it serves as primary until the promotion, and for the clients that reached it until Sentinel demotes it about 10 s later) and rejoins as a replica',
   loss: 'process-killed',
   requiresTopology: 'primary-replica',
   durationMs: (rng, ctx) => between(rng, 1.5 * ctx.config.topology.failoverDelayMs, 3 * ctx.config.topology.failoverDelayMs),

@@ -193,7 +193,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
     note('liveness: every fault healed');
     await realFaults.healAll();
     workload.replaceCrashedConsumers();
-    await until(livenessStart + config.phases.livenessMs, () => workload.producing() <= 0 && outstanding.size === 0);
+    await until(livenessStart + config.phases.livenessMs, () => workload.busy() <= 0 && outstanding.size === 0);
     finished = true;
     stopWatching();
     recorder.seal();

@@ -161,7 +161,7 @@ export async function runSimulation(config: SimConfig, options?: RunOptions): Pr
     workload.replaceCrashedConsumers();
     trace.record({ t: kernel.now, actor: 'sim', op: 'liveness', args: { livenessStart } });
     const end = livenessStart + config.phases.livenessMs;
-    await kernel.runUntil(end, () => workload.producing() <= 0 && outstanding.size === 0);
+    await kernel.runUntil(end, () => workload.busy() <= 0 && outstanding.size === 0);
   }
   const stopped = kernel.stopped;
   if (stopped?.kind === 'time-budget') throw new TimeBudgetReachedError();

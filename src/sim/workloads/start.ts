@@ -26,8 +26,12 @@ export type SpawnActor = (name: string, zone: string, runsReaper: boolean) => Wo
 
 /** The workload's clients, once started. */
 export interface StartedWorkload {
-  /** Producers still pushing. */
-  producing(): number;
+  /**
+   * Producers still pushing and racers still in a turn. The run ends only once none is: a racer's pop
+   * cut by its planted connection reset returns at the command timeout (5 s), and until it does the
+   * messages it leased are held, which a history that dropped it would show as free and due.
+   */
+  busy(): number;
   /** The liveness phase: every consumer whose process crashed is replaced by a new one in its zone. */
   replaceCrashedConsumers(): void;
 }
@@ -40,11 +44,15 @@ export interface StartedWorkload {
 export function startWorkload(ctx: WorkloadContext, spawn: SpawnActor, rng: Rng): StartedWorkload {
   const zones = ctx.config.topology.zones;
   const w = ctx.config.workload;
-  let producing = w.producers;
+  let busy = 0;
+  const counted = (loop: Promise<void>) => {
+    busy++;
+    void loop.finally(() => busy--);
+  };
   for (let i = 0; i < w.producers; i++) {
     const name = `producer-${i}`;
     const actor = spawn(name, zones[i % zones.length]!, false);
-    void supervised(ctx, actor, producerLoop(ctx, actor, i, rng.stream(name)), false).finally(() => producing--);
+    counted(supervised(ctx, actor, producerLoop(ctx, actor, i, rng.stream(name)), false));
   }
   const consumers: WorkloadActor[] = [];
   const startConsumer = (name: string, i: number) => {
@@ -61,12 +69,12 @@ export function startWorkload(ctx: WorkloadContext, spawn: SpawnActor, rng: Rng)
   if (ctx.profile.races && zones.length > 1) {
     const [a, b] = [spawn('racer-0', zones[0]!, false), spawn('racer-1', zones[zones.length - 1]!, false)];
     // (a loop of two racers is traced under the first)
-    void supervised(ctx, a, raceLoop(ctx, a, b, rng.stream('racers'), ctx.profile.races.intervalMs), false);
+    counted(supervised(ctx, a, raceLoop(ctx, a, b, rng.stream('racers'), ctx.profile.races.intervalMs), false));
     const resetter = spawn('racer-2', zones[1]!, false);
-    void supervised(ctx, resetter, resetRacerLoop(ctx, resetter, rng.stream('racer-2'), ctx.profile.races.intervalMs), false);
+    counted(supervised(ctx, resetter, resetRacerLoop(ctx, resetter, rng.stream('racer-2'), ctx.profile.races.intervalMs), false));
   }
   return {
-    producing: () => producing,
+    busy: () => busy,
     replaceCrashedConsumers() {
       for (const [i, actor] of consumers.entries()) if (actor.crashed) startConsumer(`${actor.name}-restarted`, i);
     },

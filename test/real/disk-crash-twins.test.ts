@@ -73,6 +73,22 @@ describe.runIf(redisAvailable)('a primary killed past the failover delay just be
   }, 90_000);
 });
 
+/**
+ * The same for a node crash (no supervisor: the liveness heal restarts it): a primary crashed empty
+ * 300 ms before the safety phase ends is restarted once Sentinel has promoted a replica, on both sides.
+ * Before, the real twin restarted it at once: back 371 ms after the kill, within the failover delay,
+ * still the primary, empty (where the simulator waited for the promotion).
+ */
+describe.runIf(redisAvailable)('a primary node crashed just before the liveness phase', () => {
+  it('is restarted after Sentinel promotes a replica: at-least-once holds simulated and real', async () => {
+    const c = parseSimConfig({ ...config({}), faults: [{ at: 3_700, kind: 'crash-node', zone: 'a', loseUnreplicated: true }] });
+    const { real } = await bothHold(c, true);
+    const crashed = real.happened.find((f) => f.kind === 'crash-node');
+    const restarted = real.happened.find((f) => f.kind === 'restart-node');
+    expect(crashed && restarted && restarted.at - crashed.at).toBeGreaterThan(c.topology.failoverDelayMs);
+  }, 90_000);
+});
+
 describe('a power loss has no real means', () => {
   it('a real twin refuses it, naming it, before any process starts', () => {
     const c = parseSimConfig({ ...config({ persistence: 'aof-everysec' }), faults: [{ at: 1_500, kind: 'power-loss', zone: 'a', durationMs: 300 }] });

@@ -1,4 +1,5 @@
 import type { Fault } from '../../../sim/run/config.js';
+import { anotherPrimaryNamed } from './another-primary.js';
 import { zoneTarget, type RealMeans } from './real-means.js';
 
 /** Which process of a zone: its node (Dynomite, or a Redis primary/replica), or the redis-server behind its Dynomite node. */
@@ -38,6 +39,12 @@ export function processCrash<F extends Fault & { readonly zone: string }>(which:
         async healAll() {
           await Promise.all(
             [...down].map(async ([zone, empty]) => {
+              // A primary still down is started once Sentinel has promoted a replica, as the simulator's
+              // liveness heal does: started at once, a crash shortly before the heal would come back
+              // within the failover delay, still the primary (empty: its replicas resync from it).
+              if (which === 'node' && w.cluster.kind === 'primary-replica' && (await w.cluster.primaryZone()) === zone) {
+                if (!(await anotherPrimaryNamed(w.cluster, zone))) w.log(`no replica promoted for ${zone}: restarted anyway`);
+              }
               await restart(zone, empty);
               // When it answered again: a restart on a loaded machine takes seconds, the simulator's none.
               w.struck({ at: 0, kind: which === 'node' ? 'restart-node' : 'restart-backend', zone }, w.now());

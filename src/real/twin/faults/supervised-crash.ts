@@ -1,12 +1,10 @@
 import type { FaultOfFamily } from '../../../sim/faults/index.js';
 import { diskKeeps } from '../../../sim/settings/persistence.js';
 import { until } from '../../processes/until.js';
+import { anotherPrimaryNamed, PROMOTION_WAIT_MS } from './another-primary.js';
 import { zoneTarget, type RealMeans } from './real-means.js';
 
 type SupervisedFault = FaultOfFamily<'process-crash'> | FaultOfFamily<'process-crash-failover'>;
-
-/** How long a supervisor that keeps an empty primary down waits for Sentinel to name another. */
-const PROMOTION_WAIT_MS = 30_000;
 
 /** A killed node waiting for its supervisor: when it died, its restart timer, and what records its real downtime. */
 interface Down {
@@ -34,10 +32,7 @@ export const supervisedCrash: RealMeans<SupervisedFault> = {
       const keepDown = w.config.topology.keepEmptyPrimaryDown && d.empty && (await w.cluster.primaryZone()) === zone;
       if (keepDown) {
         w.log(`supervisor keeps ${zone} down (empty, still Sentinel's primary) until a replica is promoted`);
-        const promoted = await until(`Sentinel naming a primary other than ${zone}`, PROMOTION_WAIT_MS, async () => {
-          const primary = await w.cluster.primaryZone();
-          return primary !== null && primary !== zone;
-        }, 100).then(() => true, () => false);
+        const promoted = await anotherPrimaryNamed(w.cluster, zone);
         if (!promoted) w.log(`no replica promoted within ${PROMOTION_WAIT_MS} ms: the supervisor starts ${zone} anyway`);
       }
       const primary = await w.cluster.primaryZone();
@@ -72,11 +67,7 @@ export const supervisedCrash: RealMeans<SupervisedFault> = {
             // first. Started at once, a crash drawn past the failover delay would end before it and
             // come back as the primary (empty without persistence, its replicas resyncing from it).
             if ((await w.cluster.primaryZone()) === zone) {
-              await until(`Sentinel naming a primary other than ${zone}, or its supervisor starting it`, PROMOTION_WAIT_MS, async () => {
-                if (d.timer === null) return true;
-                const primary = await w.cluster.primaryZone();
-                return primary !== null && primary !== zone;
-              }, 100).catch(() => undefined);
+              await anotherPrimaryNamed(w.cluster, zone, () => d.timer === null);
               if (d.timer === null) return started(zone);
             }
             clearTimeout(d.timer);

@@ -81,7 +81,7 @@ export const nodeCrash = faultFamily<'node-crash', typeof nodeCrashSchemas>({
       'a write acknowledged by one node can die with it: on Redis, persist the primary (AOF, appendfsync always) and use durable writes (WAIT) for pushes; on Dynomite no repair exists, so a node that lost data must be rebuilt before it rejoins.',
     unackRecovery: 'un-ack entries die with unreplicated writes; durable acks and a primary that restarts only after failover keep them.',
     noDoublePop: 'a lease that was not replicated is lost at promotion, and so is one taken on an old primary that came back before Sentinel promoted a replica (about 1.2 s after down-after): the message is handed out again while its holder still works. Pops are not durable: start a crashed primary again only once Sentinel has replaced it (as a replica of the new one), or accept duplicates.',
-    acksAreFinal: 'an ack that was not replicated is lost at promotion: use durable acks and treat DurabilityError as unknown.',
+    acksAreFinal: 'an ack that was not replicated is lost at promotion: use durable acks and treat DurabilityError as unknown. On a primary with replicas, an old primary that came back before Sentinel promoted a replica keeps serving the clients that reached it, from its own data, until Sentinel demotes it about 10 s later: a message acked on the new primary is handed out again there. Start a crashed primary again only once Sentinel has replaced it.',
   },
   bandColour: '#d13438',
 });

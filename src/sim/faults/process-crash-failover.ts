@@ -21,9 +21,9 @@ export const processCrashFailover = supervisedCrashFamily({
   bandLabel: 'process killed past failover:',
   advice: {
     atLeastOnce: 'a promoted replica lacks what the old primary acknowledged and had not replicated, whatever its disk kept: use durable writes (WAIT for a replica) for pushes and acks.',
-    unackRecovery: 'un-ack entries the promoted replica never received are lost: use durable writes (WAIT).',
+    unackRecovery: 'un-ack entries the promoted replica never received are lost: use durable writes (WAIT). Clients that reached an old primary its supervisor started before the promotion stay on it, apart from the new primary, until Sentinel demotes it about 10 s later: have the supervisor start a killed primary only once Sentinel names another (as its replica).',
     noDoublePop: 'a lease not replicated before the failover is lost, and so is one taken on the old primary if its supervisor started it before Sentinel promoted a replica (about 1.2 s after down-after): the message is handed out again. Pops are not durable: have the supervisor start a killed primary only once Sentinel names another (as its replica), or accept duplicates.',
-    acksAreFinal: 'an ack not replicated before the failover is undone: use durable acks and treat DurabilityError as unknown.',
+    acksAreFinal: 'an ack not replicated before the failover is undone: use durable acks and treat DurabilityError as unknown. An old primary its supervisor started before the promotion keeps serving the clients that reached it, from its own data, until Sentinel demotes it about 10 s later: a message acked on the new primary is handed out again there. Have the supervisor start a killed primary only once Sentinel names another (as its replica).',
     deliveredPromptly: 'while the primary is down and until Sentinel promotes a replica (failoverDelayMs, then about 1.2 s for its vote and the promotion), nothing can be popped.',
   },
   bandColour: '#750b1c',

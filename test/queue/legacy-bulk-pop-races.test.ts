@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { BaseQueue } from '../../src/queue/base-queue.js';
-import { createQueue } from '../../src/queue/create-queue.js';
 import type { Store } from '../../src/store/store.js';
 import { backendNames, useBackend } from '../support/backends.js';
-import { FakeTime, settle } from '../support/fake-time.js';
+import { FakeTime, fakeTimeQueue, settle } from '../support/fake-time.js';
 
 // Legacy mode keeps Dyno's bulk pop as written, and these are the two steps by which the legacy
 // Dynomite rows of docs/FIDELITY.md lose messages on both sides, the simulator and the real twin
@@ -22,17 +20,7 @@ describe.each(backendNames())('legacy bulk pop: leased to nobody, and lost betwe
   const backend = useBackend(backendName);
   let counter = 0;
   const make = (time: FakeTime, name: string, store: Store = backend.store()) =>
-    createQueue({
-      name,
-      mode: 'legacy',
-      quorum: store,
-      clock: time,
-      timers: time,
-      unackInterval: 0,
-      unackTimeout: LEASE,
-      pollInterval: POLL,
-      ...backend.queueDefaults,
-    }) as BaseQueue;
+    fakeTimeQueue(time, { name, mode: 'legacy', quorum: store, unackTimeout: LEASE, pollInterval: POLL, defaults: backend.queueDefaults });
 
   /** Runs a long-poll to its end on virtual time, one poll step at a time once it sleeps. */
   const longPoll = async <T>(time: FakeTime, call: Promise<T>): Promise<T> => {

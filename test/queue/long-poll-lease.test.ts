@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BaseQueue } from '../../src/queue/base-queue.js';
-import { createQueue } from '../../src/queue/create-queue.js';
 import type { QueueMode } from '../../src/queue/dyno-queue.js';
 import { backendNames, useBackend } from '../support/backends.js';
-import { FakeTime, settle } from '../support/fake-time.js';
+import { FakeTime, fakeTimeQueue, settle } from '../support/fake-time.js';
 
 // A long-poll that leased a message and kept waiting for more, longer than the lease, handed the
 // message to its caller after the reaper had re-queued it and another consumer had taken it: two
@@ -18,17 +17,7 @@ describe.each(backendNames())('a long-poll returns what it leased while the leas
   const backend = useBackend(backendName);
   let counter = 0;
   const make = (mode: QueueMode, time: FakeTime, name: string) =>
-    createQueue({
-      name,
-      mode,
-      quorum: backend.store(),
-      clock: time,
-      timers: time,
-      unackInterval: 0,
-      unackTimeout: LEASE,
-      pollInterval: POLL,
-      ...backend.queueDefaults,
-    }) as BaseQueue;
+    fakeTimeQueue(time, { name, mode, quorum: backend.store(), unackTimeout: LEASE, pollInterval: POLL, defaults: backend.queueDefaults });
 
   /** One poll step of virtual time, once the long-poll sleeps on the fake timers (or has returned): a slow store never sees the clock run ahead. */
   const step = async (time: FakeTime, returned: () => boolean) => {
@@ -93,7 +82,7 @@ describe('a long-poll never hands over a message whose lease may have run out', 
   let counter = 0;
   // The attempts are given: the store is never reached.
   const queueOn = (time: FakeTime) =>
-    createQueue({ name: `lease-gone${++counter}`, mode: 'atomic', quorum: backend.store(), clock: time, timers: time, unackInterval: 0, unackTimeout: LEASE, pollInterval: POLL }) as BaseQueue;
+    fakeTimeQueue(time, { name: `lease-gone${++counter}`, mode: 'atomic', quorum: backend.store(), unackTimeout: LEASE, pollInterval: POLL });
   type LongPoll = (count: number, wait: number, signal: AbortSignal | undefined, attempt: (n: number) => Promise<ReturnType<typeof message>[]>) => Promise<ReturnType<typeof message>[] & { error?: unknown; keptBack?: readonly string[] }>;
   const longPollOf = (q: BaseQueue) => (q as unknown as { longPoll: LongPoll }).longPoll.bind(q);
   /** Runs the long-poll, moving virtual time a poll step at a time while it sleeps between attempts. */

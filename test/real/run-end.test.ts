@@ -18,12 +18,13 @@ const ROW = 'primary-replica/atomic+server-time+durable/memory-pressure/full';
  * the simulator, deterministic.
  */
 describe.runIf(available)('the real twin ends a run after the racers\' last turns', () => {
-  it(`${ROW}, fidelity seed 19: the reset racer's pop is in the history and nothing is late`, async () => {
+  it(`${ROW}, fidelity seed 19: the reset racer's pop is in the history, the run ended after it`, async () => {
     const named = TABLE_CONFIGURATIONS.find((c) => c.name === ROW)!;
     const real = await runReal(configurationRun(named, `fidelity-${ROW}-19`));
     const racerPops = real.history.filter((o) => o.process === 'racer-2' && o.type === 'pop');
     expect(racerPops.length).toBeGreaterThan(0);
     expect(real.end).toBeGreaterThanOrEqual(Math.max(...racerPops.map((o) => o.completedAt ?? 0)));
-    expect(real.report.violations.filter((v) => v.kind === 'late' && v.processes.includes('consumer-1'))).toEqual([]);
+    // (Lateness itself is not asserted here: a loaded CI machine makes real pops late for its own reasons;
+    // test/sim/races.test.ts asserts the late findings gone, deterministically.)
   }, 60_000);
 });

@@ -1,6 +1,25 @@
 import { spawnSync } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { freePortPair } from '../../src/real/processes/free-port.js';
+import { RealProcessError } from '../../src/real/real-process-error.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
+
+/** A cluster node's bus listens this far above its port. */
+const BUS_OFFSET = 10_000;
+
+/**
+ * A cluster-enabled redis-server on a port whose bus port is free too; a start that fails (a port
+ * taken between the check and the bind by another test file's process) is retried on another pair.
+ */
+async function startClusterNode(): Promise<RedisServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRedisServer({ port: await freePortPair(BUS_OFFSET), args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000'] });
+    } catch (err) {
+      if (attempt >= 5 || !(err instanceof RealProcessError && err.code === 'start-failed')) throw err;
+    }
+  }
+}
 
 /** A Redis Cluster of `masters` cluster-enabled servers on loopback, joined with redis-cli. */
 export interface RedisCluster {
@@ -18,7 +37,7 @@ export function redisCliAvailable(): boolean {
 export async function startRedisCluster(masters = 3, replicasPerMaster = 0): Promise<RedisCluster> {
   const servers: RedisServer[] = [];
   for (let i = 0; i < masters * (1 + replicasPerMaster); i++) {
-    servers.push(await startRedisServer({ args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '5000'] }));
+    servers.push(await startClusterNode());
   }
   const ports = servers.map((s) => s.port);
   const create = spawnSync(

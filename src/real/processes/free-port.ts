@@ -45,3 +45,18 @@ export async function freePort(): Promise<number> {
   if (picked === null) throw new Error('no free TCP port on 127.0.0.1');
   return picked;
 }
+
+/**
+ * A port P on 127.0.0.1 with P + `offset` free too, both below the ephemeral range: a Redis Cluster node
+ * listens on its port and on its cluster bus, port + 10000, and exits at start if either is taken (the
+ * bus of a port drawn above 22768 would land in the range where outgoing connections take their ports).
+ */
+export async function freePortPair(offset: number): Promise<number> {
+  const high = ephemeralLow() - offset;
+  if (high <= LOWEST) throw new Error(`no room below the ephemeral range for two ports ${offset} apart`);
+  for (let i = 0; i < 64; i++) {
+    const port = LOWEST + Math.floor(Math.random() * (high - LOWEST));
+    if ((await listensOn(port)) !== null && (await listensOn(port + offset)) !== null) return port;
+  }
+  throw new Error(`no free pair of TCP ports ${offset} apart on 127.0.0.1`);
+}

@@ -31,17 +31,22 @@ function listensOn(port: number): Promise<number | null> {
   });
 }
 
+/** A port drawn at random below the ephemeral range (less `offset`) with it and port + `offset` free, or null after 64 draws. */
+async function drawFree(offset: number): Promise<number | null> {
+  const high = ephemeralLow() - offset;
+  for (let i = 0; high > LOWEST && i < 64; i++) {
+    const port = LOWEST + Math.floor(Math.random() * (high - LOWEST));
+    if ((await listensOn(port)) !== null && (offset === 0 || (await listensOn(port + offset)) !== null)) return port;
+  }
+  return null;
+}
+
 /**
  * A TCP port on 127.0.0.1 nothing listens on right now, outside the ephemeral range when one is free
  * there (drawn at random, so parallel test files rarely draw the same); else one the OS picks.
  */
 export async function freePort(): Promise<number> {
-  const high = ephemeralLow();
-  for (let i = 0; i < 64; i++) {
-    const port = await listensOn(LOWEST + Math.floor(Math.random() * (high - LOWEST)));
-    if (port !== null) return port;
-  }
-  const picked = await listensOn(0);
+  const picked = (await drawFree(0)) ?? (await listensOn(0));
   if (picked === null) throw new Error('no free TCP port on 127.0.0.1');
   return picked;
 }
@@ -52,11 +57,7 @@ export async function freePort(): Promise<number> {
  * bus of a port drawn above 22768 would land in the range where outgoing connections take their ports).
  */
 export async function freePortPair(offset: number): Promise<number> {
-  const high = ephemeralLow() - offset;
-  if (high <= LOWEST) throw new Error(`no room below the ephemeral range for two ports ${offset} apart`);
-  for (let i = 0; i < 64; i++) {
-    const port = LOWEST + Math.floor(Math.random() * (high - LOWEST));
-    if ((await listensOn(port)) !== null && (await listensOn(port + offset)) !== null) return port;
-  }
-  throw new Error(`no free pair of TCP ports ${offset} apart on 127.0.0.1`);
+  const port = await drawFree(offset);
+  if (port === null) throw new Error(`no free pair of TCP ports ${offset} apart below the ephemeral range on 127.0.0.1`);
+  return port;
 }

@@ -134,7 +134,7 @@ function until(deadline: number, done: () => boolean): Promise<void> {
  * and the fault schedule, not the timing.
  */
 export async function runReal(config: SimConfig, options: RealRunOptions = {}): Promise<RealResult> {
-  const problems = [...configProblems(config), ...realTwinProblems(config)];
+  const problems = [...configProblems(config), ...realTwinProblems(config, options.peerLinks)];
   if (problems.length > 0) throw new RealTwinError(problems);
   const t = config.topology;
   const cluster: RealCluster = await startRealCluster(

@@ -98,6 +98,9 @@ program
   .option('--verbose', 'the default story: print every run in full, not only the one-screen table')
   .option('--html <file>', 'write a self-contained HTML timeline of the run (one per run: -2, -3… for the default story)')
   .option('--real', 'run the real twin instead: the same configuration, workload and faults on real redis-server/Sentinel or Dynomite processes on loopback (needs redis-server; Dynomite needs scripts/build-dynomite.sh)')
+  .addOption(
+    new Option('--peer-links <network>', "with --real on Dynomite: configured — the configuration's latency and replication lag added on every peer link, as simulated; loopback — the links as they are (well under 1 ms) (default configured)").choices(['configured', 'loopback']),
+  )
   .action((scenario: string | undefined, opts) =>
     run(opts.json, async () => (await import('./commands/sim.js')).simCommand(scenario, opts))(),
   );

@@ -3,6 +3,7 @@ import { connect } from '../store/connect.js';
 import type { ConnectionRole, RealCluster } from './cluster.js';
 import { dumpKeys } from './key-dump.js';
 import { startDynomiteCluster, type DynomiteConsistency } from './processes/dynomite-cluster.js';
+import type { LinkDelays } from './processes/link-proxy.js';
 import { zoneIndex } from './zone-index.js';
 
 export interface DynomiteSpec {
@@ -10,6 +11,8 @@ export interface DynomiteSpec {
   readonly zones: readonly string[];
   readonly quorumConsistency: DynomiteConsistency;
   readonly nonQuorumConsistency: DynomiteConsistency;
+  /** Delays on the nodes' peer links (default none: loopback). */
+  readonly peerLinkDelays?: LinkDelays;
 }
 
 /** Every write fsynced before it is answered: a SIGKILL loses nothing acknowledged by that redis. */
@@ -22,7 +25,7 @@ const AOF_ARGS = ['--appendonly', 'yes', '--appendfsync', 'always'];
  */
 export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<RealCluster> {
   const zones = [...spec.zones];
-  const cluster = await startDynomiteCluster({ racks: zones.length, redisArgs: AOF_ARGS });
+  const cluster = await startDynomiteCluster({ racks: zones.length, redisArgs: AOF_ARGS, ...(spec.peerLinkDelays ? { peerLinkDelays: spec.peerLinkDelays } : {}) });
   const clients: Redis[] = [];
   const at = (zone: string) => zoneIndex(zones, zone);
   // Per directed pair `from>to`, how many partitions block it; per partition(from, to) call in

@@ -22,6 +22,12 @@ describe('dynoq sim --real', () => {
     const flags = await dynoq(['sim', '--real', '--configuration', 'primary-replica/atomic/none', '--trace', join(cwd, 't.jsonl')], cwd);
     expect(flags.code).toBe(2);
     expect(flags.stderr).toMatch(/--trace/);
+    const links = await dynoq(['sim', '--configuration', 'dynomite/DC_QUORUM/atomic/none', '--peer-links', 'loopback'], cwd);
+    expect(links.code).toBe(2);
+    expect(links.stderr).toMatch(/--peer-links .*give --real/);
+    const badLinks = await dynoq(['sim', '--real', '--configuration', 'dynomite/DC_QUORUM/atomic/none', '--peer-links', 'lan'], cwd);
+    expect(badLinks.code).toBe(2);
+    expect(badLinks.stderr).toMatch(/--peer-links/);
   }, 60_000);
 
   it.runIf(available)('a real scenario runs on real processes, writes its history, and replay checks what it must keep', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PROPERTY_NAMES } from '../../src/model/properties.js';
-import { agreement, DEFAULT_REAL_RUNS, detectable, FIDELITY_ROWS, hasRealTwin, mcnemarP, mergeFidelity, seedAgreement, verdict, type FidelityMeasurement, type PairTally, type RowFidelity, type Tally } from '../../src/real/twin/fidelity.js';
+import { agreement, DEFAULT_REAL_RUNS, detectable, FIDELITY_ROWS, hasRealTwin, mcnemarP, mergeFidelity, seedAgreement, sumFidelity, verdict, type FidelityMeasurement, type PairTally, type RowFidelity, type Tally } from '../../src/real/twin/fidelity.js';
 import { formatFidelity } from '../../src/real/twin/fidelity-page.js';
 import { FIDELITY_EXPLANATIONS } from '../../src/real/twin/fidelity-explanations.js';
 import { readFileSync } from 'node:fs';
@@ -83,6 +83,18 @@ describe('the fidelity table', () => {
     for (const f of FAULT_FAMILY_NAMES.filter((x) => !REAL_FAULT_FAMILIES.includes(x))) expect(md).toContain(`${f} (`);
     expect(md).not.toContain('another profile');
     expect(md).not.toContain('measured before the twin recorded its liveness restarts');
+  });
+
+  it('the page names the Dynomite rows whose real peer links ran on loopback, not at the configured lag', () => {
+    const [dyn, other] = FIDELITY_ROWS.filter((r) => r.name.startsWith('dynomite/')).map((r) => r.name);
+    const dynRow = (name: string, configured: boolean) => ({ ...row(name!, tally(0, 20)), replicasEqual: { simulated: 0, real: 0 }, ...(configured ? { peerLinksConfigured: true } : {}) });
+    const mixed = formatFidelity(measured([dynRow(dyn!, true), dynRow(other!, false)]));
+    expect(mixed).toContain(`(not on \`${other}\`: measured with the links on loopback)`);
+    expect(mixed).not.toContain(`\`${dyn}\`: measured with the links on loopback`);
+    expect(formatFidelity(measured([dynRow(dyn!, true)]))).not.toContain('measured with the links on loopback');
+    // Shares of one run add up: a row is configured only when every share ran it so.
+    expect(sumFidelity([measured([dynRow(dyn!, true)]), measured([dynRow(dyn!, true)])]).rows[0]!.peerLinksConfigured).toBe(true);
+    expect(sumFidelity([measured([dynRow(dyn!, true)]), measured([dynRow(dyn!, false)])]).rows[0]!.peerLinksConfigured).toBeUndefined();
   });
 
   it('every explanation is keyed to a fidelity row', () => {

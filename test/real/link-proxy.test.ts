@@ -1,6 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startLinkProxy, type LinkProxy } from '../../src/real/processes/link-proxy.js';
+import { startLinkProxy, type LinkDelays, type LinkProxy } from '../../src/real/processes/link-proxy.js';
 import { until } from '../../src/real/processes/until.js';
 
 /** A socket's received bytes as text, growing as they arrive. */
@@ -33,9 +33,9 @@ describe('LinkProxy: a TCP proxy whose two directions block on their own', () =>
   afterEach(async () => {
     for (const c of cleanup.splice(0).reverse()) await c();
   });
-  const open = async () => {
+  const open = async (delays: LinkDelays = {}) => {
     const t = await target();
-    const proxy: LinkProxy = await startLinkProxy(t.port);
+    const proxy: LinkProxy = await startLinkProxy(t.port, delays);
     const client = connect(proxy.port, '127.0.0.1');
     client.on('error', () => undefined);
     const server = await t.accepted();
@@ -91,6 +91,29 @@ describe('LinkProxy: a TCP proxy whose two directions block on their own', () =>
     proxy.unblock('upstream');
     await until('the surviving connection released', 2_000, async () => atLate.text() === 'held', 10);
     expect(atServer.text()).toBe('');
+  });
+
+  it('a delayed direction holds each chunk its drawn delay and never lets one overtake an earlier one; held bytes are delayed at release too', async () => {
+    // Upstream: 300 ms for the first chunk, 0 ms after it (a later, shorter draw must still wait).
+    const draws = [300, 0, 0, 0, 0];
+    const { proxy, client, server, atServer, atClient } = await open({ upstream: () => draws.shift() ?? 0 });
+    const sent = performance.now();
+    let firstAt = 0;
+    server.once('data', () => (firstAt = performance.now()));
+    client.write('a');
+    await settle();
+    client.write('b');
+    server.write('x');
+    await until('the undelayed direction flows at once', 2_000, async () => atClient.text() === 'x', 5);
+    await until('both delayed chunks, in order', 2_000, async () => atServer.text() === 'ab', 5);
+    expect(firstAt - sent).toBeGreaterThanOrEqual(290);
+
+    proxy.block('upstream');
+    client.write('c');
+    await settle();
+    proxy.unblock('upstream');
+    client.write('d');
+    await until('held then new, in order', 2_000, async () => atServer.text() === 'abcd', 5);
   });
 
   it('close() destroys every connection and stops listening', async () => {

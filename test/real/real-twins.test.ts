@@ -234,4 +234,11 @@ describe('what a real twin refuses', () => {
     expect(realTwinProblems(parseSimConfig({ ...row('dynomite/DC_QUORUM/atomic/none'), faults: [partition] }))).toEqual([]);
     expect(realTwinProblems(parseSimConfig({ ...row('primary-replica/atomic/none'), faults: [partition] }))).toEqual([expect.stringMatching(/^fault partition at 100 ms: .*primary-replica/)]);
   });
+
+  it("the wan network's lag spikes run on a Dynomite twin's peer links only", () => {
+    const wan = (name: string) => parseSimConfig({ ...row(name), network: { profile: 'wan' } });
+    expect(realTwinProblems(wan('dynomite/DC_QUORUM/atomic/none'))).toEqual([]);
+    expect(realTwinProblems(wan('dynomite/DC_QUORUM/atomic/none'), 'loopback')).toEqual([expect.stringMatching(/^network.profile wan: .*--peer-links loopback/)]);
+    expect(realTwinProblems(wan('primary-replica/atomic/none'))).toEqual([expect.stringMatching(/^network.profile wan: .*primary's replication/)]);
+  });
 });

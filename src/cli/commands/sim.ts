@@ -31,6 +31,8 @@ interface SimFlags {
   html?: string;
   /** Run on real processes (the real twin) instead of the simulator. */
   real?: boolean;
+  /** With --real on Dynomite: the peer links' network (runReal's peerLinks). */
+  peerLinks?: 'configured' | 'loopback';
 }
 
 /** What to run: a scenario file, a named configuration, or the default story. */
@@ -74,7 +76,7 @@ async function realTwin(title: string, config: SimConfig, scenario: Scenario | u
   if (unsupported.length > 0) throw new CliError(`--real runs on real processes: ${unsupported.map((f) => `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} need a simulated run`);
   const { runReal } = await import('../../real/twin/run-real.js');
   console.log(`seed ${config.seed} (real twin)`);
-  const result = await runReal(config, flags.verbose ? { onLog: (line) => console.error(line) } : {});
+  const result = await runReal(config, { ...(flags.verbose ? { onLog: (line: string) => console.error(line) } : {}), ...(flags.peerLinks ? { peerLinks: flags.peerLinks } : {}) });
   if (!flags.json) console.log(formatRealSummary(result, `${title} (real twin)`));
   if (flags.history) {
     writeOutput(flags.history, formatHistoryFile(result.history, { livenessStart: result.livenessStart, end: result.end }, checkerSettings(config)));
@@ -92,6 +94,7 @@ export async function simCommand(file: string | undefined, flags: SimFlags): Pro
   let exit = 0;
   const results: SimResult[] = [];
   const runs = configsFor(file, flags);
+  if (flags.peerLinks && !flags.real && !runs.some((r) => r.scenario?.real)) throw new CliError('--peer-links chooses the network of a real twin: give --real too');
   const ran = new Map<number, SimResult>();
   let lastSeed: string | undefined;
   for (const [i, { title, config, scenario, notRun }] of runs.entries()) {

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { RealProcessError } from '../real-process-error.js';
 import { requireDynomiteBinary } from './dynomite-binary.js';
 import { freePort } from './free-port.js';
-import { startLinkProxy, type LinkProxy } from './link-proxy.js';
+import { startLinkProxy, type LinkDelays, type LinkProxy } from './link-proxy.js';
 import { hasExited, killOwned, pauseOwned, resumeOwned, spawnOwned } from './owned-children.js';
 import { withProbe } from './probe.js';
 import { answersPing, startRedisServer, type RedisServer } from './redis-server.js';
@@ -47,6 +47,8 @@ interface DynomiteClusterOptions {
   readonly racks: number;
   /** Extra arguments of every rack's redis-server (e.g. an AOF fsynced on every write). */
   readonly redisArgs?: readonly string[];
+  /** Delays on every peer link (default none: loopback): requests upstream, replies downstream. */
+  readonly peerLinkDelays?: LinkDelays;
 }
 
 export interface DynomiteCluster {
@@ -221,7 +223,7 @@ export async function startDynomiteCluster(options: DynomiteClusterOptions): Pro
     const plan: RackPlan[] = [];
     for (let i = 0; i < options.racks; i++) plan.push({ rack: `rack${i + 1}`, peerPort: await freePort(), port: await freePort(), statsPort: await freePort() });
     for (const i of plan.keys()) {
-      for (const [j, peer] of plan.entries()) if (i !== j) links.set(`${i}>${j}`, await startLinkProxy(peer.peerPort));
+      for (const [j, peer] of plan.entries()) if (i !== j) links.set(`${i}>${j}`, await startLinkProxy(peer.peerPort, options.peerLinkDelays));
     }
     for (const [i, p] of plan.entries()) {
       const redisDir = join(dir, `${p.rack}-redis`);

@@ -4,8 +4,16 @@ import { connect, createServer, type Socket } from 'node:net';
 type LinkDirection = 'upstream' | 'downstream';
 
 /**
+ * A network slower than loopback on the link: per direction, the one-way delay (ms) of each chunk of
+ * bytes read, drawn when it is read. A chunk never overtakes the one before it on its connection
+ * (one TCP stream delivers in order): it leaves at the later of its own time and the previous one's.
+ */
+export type LinkDelays = Partial<Record<LinkDirection, () => number>>;
+
+/**
  * A TCP proxy on 127.0.0.1 (a free port) forwarding every connection to one target port, with each
- * direction blockable on its own: a network link that can be cut one way or both.
+ * direction blockable on its own (a network link that can be cut one way or both) and optionally
+ * delayed (LinkDelays).
  */
 export interface LinkProxy {
   /** The port to connect to instead of the target. */
@@ -23,21 +31,38 @@ export interface LinkProxy {
   close(): Promise<void>;
 }
 
-/** One direction of one proxied connection: what it holds while blocked. */
+/** One direction of one proxied connection: what it holds while blocked, and what is on its way under a delay. */
 interface Flow {
   readonly to: Socket;
   readonly held: Buffer[];
+  readonly delayed: { readonly at: number; readonly chunk: Buffer }[];
+  timer?: NodeJS.Timeout;
 }
 
-export async function startLinkProxy(targetPort: number): Promise<LinkProxy> {
+export async function startLinkProxy(targetPort: number, delays: LinkDelays = {}): Promise<LinkProxy> {
   const blocked: Record<LinkDirection, boolean> = { upstream: false, downstream: false };
   const flows: Record<LinkDirection, Set<Flow>> = { upstream: new Set(), downstream: new Set() };
   const sockets = new Set<Socket>();
 
+  // One timer per flow, for its oldest delayed chunk: chunks leave in the order they were read.
+  const drain = (flow: Flow) => {
+    flow.timer = undefined;
+    const now = performance.now();
+    while (flow.delayed.length > 0 && flow.delayed[0]!.at <= now) flow.to.write(flow.delayed.shift()!.chunk);
+    if (flow.delayed.length > 0) flow.timer = setTimeout(() => drain(flow), flow.delayed[0]!.at - now);
+  };
+  const send = (direction: LinkDirection, flow: Flow, chunk: Buffer): boolean => {
+    const delay = delays[direction];
+    if (!delay) return flow.to.write(chunk);
+    const last = flow.delayed.at(-1)?.at ?? 0;
+    flow.delayed.push({ at: Math.max(performance.now() + delay(), last), chunk });
+    if (!flow.timer) flow.timer = setTimeout(() => drain(flow), flow.delayed[0]!.at - performance.now());
+    return true;
+  };
   const forward = (direction: LinkDirection, from: Socket, flow: Flow) => {
     from.on('data', (chunk: Buffer) => {
       if (blocked[direction]) flow.held.push(chunk);
-      else if (!flow.to.write(chunk)) {
+      else if (!send(direction, flow, chunk)) {
         // Back-pressure: stop reading until the slow side drains (the held list stays bounded by blocking only).
         from.pause();
         flow.to.once('drain', () => from.resume());
@@ -48,8 +73,8 @@ export async function startLinkProxy(targetPort: number): Promise<LinkProxy> {
 
   const server = createServer((client) => {
     const target = connect(targetPort, '127.0.0.1');
-    const up: Flow = { to: target, held: [] };
-    const down: Flow = { to: client, held: [] };
+    const up: Flow = { to: target, held: [], delayed: [] };
+    const down: Flow = { to: client, held: [], delayed: [] };
     // Either side closing (or failing, or the target refusing) closes the other and drops what was
     // held: what a peer's timeout does to a real connection. A half-close is treated as a close.
     const end = () => {
@@ -59,8 +84,11 @@ export async function startLinkProxy(targetPort: number): Promise<LinkProxy> {
       }
       flows.upstream.delete(up);
       flows.downstream.delete(down);
-      up.held.length = 0;
-      down.held.length = 0;
+      for (const flow of [up, down]) {
+        clearTimeout(flow.timer);
+        flow.held.length = 0;
+        flow.delayed.length = 0;
+      }
     };
     for (const s of [client, target]) {
       sockets.add(s);
@@ -91,11 +119,12 @@ export async function startLinkProxy(targetPort: number): Promise<LinkProxy> {
     unblock(direction) {
       blocked[direction] = false;
       for (const flow of flows[direction]) {
-        for (const chunk of flow.held.splice(0)) flow.to.write(chunk);
+        for (const chunk of flow.held.splice(0)) send(direction, flow, chunk);
       }
     },
     isBlocked: (direction) => blocked[direction],
     close() {
+      for (const set of Object.values(flows)) for (const flow of set) clearTimeout(flow.timer);
       for (const s of sockets) s.destroy();
       sockets.clear();
       flows.upstream.clear();

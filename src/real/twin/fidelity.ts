@@ -85,6 +85,8 @@ export interface RowFidelity {
   readonly perSeed?: PairTally;
   /** Its re-simulations kept each process down until its liveness restart really answered (absent in older data: restarted at the liveness start). */
   readonly livenessRestartsAsHappened?: boolean;
+  /** Dynomite: its real nodes' peer links carried the configuration's latency and replication lag (absent in older data: loopback). */
+  readonly peerLinksConfigured?: boolean;
   readonly real: Tally;
   readonly realRuns: number;
   /** Seeds skipped because their schedule had a fault with no real means (a node's clock, a partition). */
@@ -208,6 +210,7 @@ function addRows(a: RowFidelity, b: RowFidelity): RowFidelity {
     simulatedTwins: addTallies(completeTally(a.simulatedTwins), completeTally(b.simulatedTwins)),
     ...(perSeed ? { perSeed } : {}),
     ...(a.livenessRestartsAsHappened && b.livenessRestartsAsHappened ? { livenessRestartsAsHappened: true } : {}),
+    ...(a.peerLinksConfigured && b.peerLinksConfigured ? { peerLinksConfigured: true } : {}),
     real: addTallies(completeTally(a.real), completeTally(b.real)),
     realRuns: a.realRuns + b.realRuns,
     skipped: a.skipped + b.skipped,
@@ -299,6 +302,8 @@ export async function measureFidelity(options: FidelityOptions = {}): Promise<Fi
         simulatedTwins: s.simulatedTwins,
         perSeed: s.perSeed,
         livenessRestartsAsHappened: true,
+        // runReal's default: the configured network on every Dynomite peer link.
+        ...(s.row.named.config.topology?.kind === 'dynomite' ? { peerLinksConfigured: true } : {}),
         real: s.real,
         realRuns: s.realRuns,
         skipped: s.skipped,

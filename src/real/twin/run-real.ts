@@ -15,6 +15,7 @@ import { RealFaults, realTwinProblems } from './faults/index.js';
 import { realTime } from './real-time.js';
 import { RealTwinError } from './real-twin-error.js';
 import { startRealCluster } from '../start-cluster.js';
+import { peerLinkDelays } from './peer-link-delays.js';
 
 /** A fault as it struck a real twin: when (ms after the start) and whether its real means worked. */
 interface StruckRealFault {
@@ -101,6 +102,12 @@ export interface RealResult {
 interface RealRunOptions {
   /** Called with each line of the run's log as it happens. */
   readonly onLog?: (line: string) => void;
+  /**
+   * The network of a Dynomite's peer links: `configured` (the default) — the configuration's latency
+   * and replication lag added in the link proxies (peer-link-delays.ts), so the real nodes replicate
+   * as slowly as the simulated ones — or `loopback`, the links as they are (well under 1 ms).
+   */
+  readonly peerLinks?: 'loopback' | 'configured';
 }
 
 /** How long replication in flight may take to land before the replicas are compared. */
@@ -127,12 +134,18 @@ function until(deadline: number, done: () => boolean): Promise<void> {
  * and the fault schedule, not the timing.
  */
 export async function runReal(config: SimConfig, options: RealRunOptions = {}): Promise<RealResult> {
-  const problems = [...configProblems(config), ...realTwinProblems(config)];
+  const problems = [...configProblems(config), ...realTwinProblems(config, options.peerLinks)];
   if (problems.length > 0) throw new RealTwinError(problems);
   const t = config.topology;
   const cluster: RealCluster = await startRealCluster(
     t.kind === 'dynomite'
-      ? { kind: 'dynomite', zones: t.zones, quorumConsistency: t.quorumConsistency, nonQuorumConsistency: t.nonQuorumConsistency }
+      ? {
+          kind: 'dynomite',
+          zones: t.zones,
+          quorumConsistency: t.quorumConsistency,
+          nonQuorumConsistency: t.nonQuorumConsistency,
+          ...(options.peerLinks !== 'loopback' ? { peerLinkDelays: peerLinkDelays(config.seed, config.network) } : {}),
+        }
       : {
           kind: 'primary-replica',
           zones: t.zones,

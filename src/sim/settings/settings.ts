@@ -72,7 +72,7 @@ export const settingsFields = {
           .enum(['lan', 'wan'])
           .default('lan')
           .describe(
-            "which network the replicas share: lan — one region (5 ms mean replication lag, no lag spikes; loopback, where the real Dynomite of DYNOMITE.md was measured and the real twins run, replicates in well under 1 ms); wan — replicas far apart, 1 % of replicated requests delayed by a 200 ms spike (default lan). lagMeanMs, lagSpikeProbability and lagSpikeMs override the profile's values",
+            "which network the replicas share: lan — one region (5 ms mean replication lag, no lag spikes; loopback, where the real Dynomite of DYNOMITE.md was measured, replicates in well under 1 ms, so the real Dynomite twins add this lag on their peer links); wan — replicas far apart, 1 % of replicated requests delayed by a 200 ms spike (default lan). lagMeanMs, lagSpikeProbability and lagSpikeMs override the profile's values",
           ),
         latencyBaseMs: fractionalMs.default(0.5).describe('one-way network latency in ms (default 0.5)'),
         latencyJitterMs: fractionalMs.default(0.5).describe('random extra latency in ms: exponential with this mean (default 0.5)'),

@@ -46,12 +46,13 @@ export const REAL_FAULT_FAMILIES: readonly FaultFamily[] = FAULT_FAMILY_NAMES.fi
 const REAL_FAULT_KINDS: readonly FaultKind[] = REAL_FAULT_FAMILIES.flatMap(kindsOf);
 
 /** Why a configuration cannot run on real processes (none: it can). */
-export function realTwinProblems(config: SimConfig): string[] {
+export function realTwinProblems(config: SimConfig, peerLinks: 'configured' | 'loopback' = 'configured'): string[] {
   const problems: string[] = [];
   const t = config.topology;
   if (t.kind !== 'primary-replica' && t.kind !== 'dynomite') problems.push(`topology ${t.kind as string} has no real twin (primary-replica and dynomite do)`);
   if (config.network.clientFailover && t.kind !== 'dynomite') problems.push('network.clientFailover: a failover client moves between Dynomite nodes; on a primary with replicas the client follows Sentinel');
-  if (config.network.profile === 'wan') problems.push('network.profile wan: real twins run on loopback (lan); the lag spikes would need a proxy per link, not built');
+  // A Dynomite twin's peer-link proxies draw the wan profile's spikes; a primary's replication has no proxy.
+  if (config.network.profile === 'wan' && (t.kind !== 'dynomite' || peerLinks === 'loopback')) problems.push(`network.profile wan: its lag spikes run only on a Dynomite twin's peer links (${t.kind === 'dynomite' ? 'not with --peer-links loopback' : "a primary's replication runs on loopback"})`);
   for (const f of config.faults) {
     const means = meansOf(f.kind);
     const problem = means ? means.problem?.(f, config) : `fault ${f.kind} at ${f.at} ms: no real means built (real faults: ${REAL_FAULT_KINDS.join(', ')})`;

@@ -1,0 +1,23 @@
+import { Rng } from '../../sim/kernel/rng.js';
+import { networkLag, type SimSettings } from '../../sim/settings/settings.js';
+import type { LinkDelays } from '../processes/link-proxy.js';
+
+/**
+ * The configuration's network on a real Dynomite's peer links, drawn as the simulator draws it: a
+ * request a node sends a peer waits one link latency (latencyBaseMs plus an exponential jitter) and
+ * an exponential replication lag of the configured mean (plus a lag spike at its probability); the
+ * peer's reply waits one link latency. Loopback adds its own fraction of a millisecond on top.
+ *
+ * One difference remains: the simulator draws a request's lag once for all its copies (they leave
+ * together), the proxies draw it per link, so two peers may get one request further apart than
+ * simulated. Client connections are not delayed (they reach their node directly).
+ */
+export function peerLinkDelays(seed: string, network: SimSettings['network']): LinkDelays {
+  const rng = new Rng(seed, 'real-twin/peer-links');
+  const lag = networkLag(network);
+  const latency = () => network.latencyBaseMs + rng.exponential(network.latencyJitterMs);
+  return {
+    upstream: () => latency() + rng.exponential(lag.meanMs) + (rng.chance(lag.spikeProbability) ? lag.spikeMs : 0),
+    downstream: latency,
+  };
+}

@@ -1,0 +1,34 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDynomiteCluster, type DynomiteCluster } from '../../src/real/processes/dynomite-cluster.js';
+import { dynomiteBinary, dynomiteRequired } from '../support/dynomite-cluster.js';
+import { redisServerBinary } from '../support/redis-server.js';
+
+const available = dynomiteBinary() !== null && redisServerBinary() !== null;
+if (!available && dynomiteRequired) throw new Error('REQUIRE_DYNOMITE=1 but the Dynomite build (scripts/build-dynomite.sh) or redis-server is missing');
+
+/** A delay far above loopback's, below the cluster's 1 s readiness probe. */
+const REQUEST_DELAY_MS = 400;
+
+describe.runIf(available)("a real Dynomite's peer links carry the delays they are given", () => {
+  let cluster: DynomiteCluster | undefined;
+  afterEach(async () => {
+    await cluster?.stop();
+    cluster = undefined;
+  });
+
+  it('a DC_QUORUM write waits for a peer: its request crosses a delayed link; a DC_ONE write reaches the peers a delay later', async () => {
+    cluster = await startDynomiteCluster({ racks: 3, peerLinkDelays: { upstream: () => REQUEST_DELAY_MS } });
+    const quorum = await cluster.client(0, 'DC_QUORUM');
+    const one = await cluster.client(0, 'DC_ONE');
+    let t = performance.now();
+    expect(await quorum.set('k', 'v')).toBe('OK');
+    // A lower bound only: the vote needs one peer's reply, which cannot come before its request arrives.
+    expect(performance.now() - t).toBeGreaterThanOrEqual(REQUEST_DELAY_MS - 10);
+    expect(await one.set('k2', 'v')).toBe('OK');
+    expect(await cluster.backend(0).get('k2')).toBe('v');
+    // The peers get it too, one delay later (bytes are held, not dropped).
+    await new Promise((r) => setTimeout(r, REQUEST_DELAY_MS * 3));
+    expect(await cluster.backend(1).get('k2')).toBe('v');
+    expect(await cluster.backend(2).get('k2')).toBe('v');
+  }, 90_000);
+});

@@ -66,9 +66,14 @@ const LEGACY_QUORUM_NODE_CRASH = legacyQuorumRoundTrips('with the row\'s drawn c
 const LEGACY_QUORUM_NODE_STALL = legacyQuorumRoundTrips('with the row\'s drawn stalls, at-least-once is broken in 30 of 40 (31 on `lan`, 174 of 200 published; real 11 of 20), a double pop in 9 of 40 (12; 65 of 200 published; real 1 of 20) and delivered promptly in 34 of 40 (199 of 200 published; real 17 of 20) — the row\'s own 40 seeds agree with its real runs already; its published cells, on 200 seeds, part from them');
 const LEGACY_QUORUM_BACKEND_CRASH = legacyQuorumRoundTrips('with the row\'s drawn crashes, a double pop happens in 7 of 40 (17 on `lan`; real 1 of 20)');
 
-/** Legacy primary-replica under client pauses: delivered promptly turns on the network's round trips, as on the legacy Dynomite rows. Measured by re-simulation only. */
-const LEGACY_PAUSE_ROUND_TRIPS =
-  'Measured by re-simulating the row\'s 40 seeds (`dynoq sim --configuration primary-replica/legacy/client-pause --profile full --seed fidelity-primary-replica/legacy/client-pause/full-N`, N = 0–39) with the network changed and the drawn pauses kept, each run judged against the row\'s own delivery bound of 82 ms: on a loopback-like network (network.lagMeanMs 0.3, latencyBaseMs 0.1, latencyJitterMs 0.1 — the real twin runs on loopback) delivered promptly is broken in 28 of 40 (70 %), within the real 12 of 20 (60 %), against 37 of 40 on the simulated `lan` network (5 ms mean replication lag, 0.5 ms plus 0.5 ms mean jitter a hop); with loopback latency but `lan`\'s replication lag, in 31 of 40. A legacy pop is several round trips (a peek, then per id a ZADD NX into the un-ack set and a ZREM from the queue), so how long each takes moves how often a pop that delivers comes after the bound, as on the legacy DC_QUORUM rows. Not traced seed by seed: the counterfactual rate is the evidence, the pauses are not what differs.';
+/** Legacy on a primary with replicas: delivered promptly turns on the network's round trips, as on the legacy Dynomite rows. Measured by re-simulation only. */
+const legacyPrimaryRoundTrips = (configuration: string, figures: string): string =>
+  `Delivered promptly: measured by re-simulating the row's 40 seeds (\`dynoq sim --configuration ${configuration} --profile full --seed fidelity-${configuration}/full-N\`, N = 0–39) with the network changed and the drawn faults kept, each run judged against the row's own delivery bound of 82 ms: on a loopback-like network (network.lagMeanMs 0.3, latencyBaseMs 0.1, latencyJitterMs 0.1 — a primary-replica twin's clients and replication run on loopback) delivered promptly is broken in ${figures} on the simulated \`lan\` network (5 ms mean replication lag, 0.5 ms plus 0.5 ms mean jitter a hop). A legacy pop is several round trips (a peek, then per id a ZADD NX into the un-ack set and a ZREM from the queue), so how long each takes moves how often a pop that delivers comes after the bound, as on the legacy DC_QUORUM rows. Not traced seed by seed: the counterfactual rate is the evidence.`;
+
+const LEGACY_PAUSE_ROUND_TRIPS = legacyPrimaryRoundTrips(
+  'primary-replica/legacy/client-pause',
+  "28 of 40 (70 %), within the real 12 of 20 (60 %), against 37 of 40 (with loopback latency but `lan`'s replication lag, in 31 of 40; the pauses are not what differs)",
+);
 
 /**
  * DC_QUORUM node crashes: the published cells and the real twin run different seeds, and on the twin's
@@ -93,7 +98,10 @@ export const FIDELITY_EXPLANATIONS: Explanations = {
   'dynomite/DC_QUORUM/atomic/partition/full': { properties: ['deliveredPromptly'], text: PARTITION_AT_THE_BOUND },
   'primary-replica/legacy/eviction/full': { properties: ['deliveredPromptly'], text: EVICTION_REFUSES },
   'primary-replica/atomic/eviction/full': { properties: ['deliveredPromptly'], text: EVICTION_REFUSES },
-  'primary-replica/legacy/none/full': { properties: ['atLeastOnce'], text: LEGACY_LOCK_STEP },
+  'primary-replica/legacy/none/full': {
+    properties: ['atLeastOnce', 'deliveredPromptly'],
+    text: `${LEGACY_LOCK_STEP} ${legacyPrimaryRoundTrips('primary-replica/legacy/none', '12 of 40 (30 %), within the real 7 of 20 (35 %), against 23 of 40')}`,
+  },
   'primary-replica/legacy/client-crash/full': { properties: ['atLeastOnce'], text: LEGACY_CLIENT_CRASH },
   'primary-replica/legacy/client-pause/full': { properties: ['deliveredPromptly'], text: LEGACY_PAUSE_ROUND_TRIPS },
   'primary-replica/atomic+server-time+durable/eviction/full': { properties: ['priorityOrder', 'deliveredPromptly'], text: EVICTION_PRIORITY },

@@ -67,12 +67,15 @@ describe('the fidelity table', () => {
     const merged = mergeFidelity(earlier, measured([row(second, tally(6, 6))]));
     expect(merged.rows.map((r) => r.row)).toEqual([first, second]);
     expect(merged.rows[1]!.real.atLeastOnce).toEqual({ violated: 6, exercised: 6 });
-    const md = formatFidelity(merged, { [second]: 'because.' });
+    const md = formatFidelity(merged, { [second]: { properties: PROPERTY_NAMES, text: 'because.' } });
     expect(md).toMatch(new RegExp(`\\| ${first.replace(/[/+]/g, '\\$&')} \\| 6 \\| [^|]+ \\| none \\(agree\\) \\|`));
     expect(md).toMatch(new RegExp(`\\| ${second.replace(/[/+]/g, '\\$&')} \\| 6 \\| [^|]+ \\| at-least-once: simulator gentler`));
-    expect(md).toContain('**Why they differ.** because.');
+    expect(md).toContain('**Why they differ** (at-least-once, un-ack recovery');
+    expect(md).toContain('). because.');
     // Under a row that agrees the explanation is not shown: it explained an earlier run's difference.
-    expect(formatFidelity(merged, { [first]: 'stale.' })).not.toContain('stale.');
+    expect(formatFidelity(merged, { [first]: { properties: PROPERTY_NAMES, text: 'stale.' } })).not.toContain('stale.');
+    // Nor under a row whose differences are on other properties than it explains.
+    expect(formatFidelity(merged, { [second]: { properties: [], text: 'elsewhere.' } })).not.toContain('elsewhere.');
   });
 
   it('the page says what it measured from the data: the budget, the families without real means, and no profile it does not hold', () => {
@@ -177,9 +180,12 @@ describe('the fidelity table', () => {
     expect(section).toContain('| dynomite/DC_QUORUM/atomic/none/full | at-least-once | 0/80 (0 %–5 %) | 12/20 (39 %–78 %) | published gentler, **not explained yet** |');
     expect(section).toContain('1 **not explained yet** (`dynomite/DC_QUORUM/atomic/none/full`)');
     // With the row's difference explained, its published cell says so and the count moves.
-    const explainedSection = formatFidelity(m, { 'dynomite/DC_QUORUM/atomic/none/full': 'because.' }, published);
+    const explainedSection = formatFidelity(m, { 'dynomite/DC_QUORUM/atomic/none/full': { properties: ['atLeastOnce'], text: 'because.' } }, published);
     expect(explainedSection).toContain('| 0/80 (0 %–5 %) | 12/20 (39 %–78 %) | published gentler (explained in its section) |');
-    expect(explainedSection).toContain('cells differ: 1 on rows whose difference is explained, none unexplained.');
+    expect(explainedSection).toContain('cells differ: 1 explained, none unexplained.');
+    // An explanation of another property of the row does not explain this cell.
+    const otherProperty = formatFidelity(m, { 'dynomite/DC_QUORUM/atomic/none/full': { properties: ['deliveredPromptly'], text: 'because.' } }, published);
+    expect(otherProperty).toContain('| 0/80 (0 %–5 %) | 12/20 (39 %–78 %) | published gentler, **not explained yet** |');
     expect(section).toMatch(/\| dynomite\/DC_QUORUM\/atomic\/none\/full \| no double pop \| [^|]+ \| 0\/20 [^|]+ \| agree \|/);
     expect(md).toContain(`**Published:** yes (${twinned.runs} runs): at-least-once published 0/80 (0 %–5 %), real 12/20 (39 %–78 %) (published gentler).`);
     expect(md).toContain('**Published:** no: a twin of the `basic` profile, which the guarantees table no longer measures; the same set-up and faults under the `full` profile (`primary-replica/atomic/none/full`) has no real twin.');
@@ -231,14 +237,17 @@ describe('the fidelity table', () => {
     const [first, second, third] = [FIDELITY_ROWS[0]!.name, FIDELITY_ROWS[1]!.name, FIDELITY_ROWS[2]!.name];
     const pairs = Object.fromEntries(PROPERTY_NAMES.map((p) => [p, { both: 0, simOnly: 0, realOnly: 12, neither: 8 }])) as PairTally;
     const gentler = { ...row(second, tally(12, 20)), realRuns: 20, perSeed: pairs };
-    const m = measured([row(first, tally(0, 6)), gentler, { ...gentler, row: third }]);
-    const md = formatFidelity(m, { [third]: 'because.' });
+    const fourth = FIDELITY_ROWS[3]!.name;
+    const m = measured([row(first, tally(0, 6)), gentler, { ...gentler, row: third }, { ...gentler, row: fourth }]);
+    const md = formatFidelity(m, { [third]: { properties: PROPERTY_NAMES, text: 'because.' }, [fourth]: { properties: ['atLeastOnce'], text: 'partly.' } });
     const summary = md.slice(md.indexOf('## Summary'), md.indexOf('| row |'));
-    expect(summary).toContain('3 rows, 6–20 real runs each (46 in all)');
+    expect(summary).toContain('4 rows, 6–20 real runs each (66 in all)');
     expect(summary).toContain(`**Agree on every property (1 row):** \`${first}\`.`);
-    expect(summary).toContain('**Disagree (2 rows)**');
+    expect(summary).toContain('**Disagree (3 rows)**');
     expect(summary).toContain(`- \`${second}\` (20 real runs; **not explained yet**): at-least-once — simulator gentler: simulated 0 % (0/40), as happened 0 %, real 60 % (12/20), +60 points; seed by seed, only the simulator violated in 0 and only the real run in 12 of 20`);
     expect(summary).toContain(`- \`${third}\` (20 real runs; explained in its section below)`);
+    expect(summary).toContain(`- \`${fourth}\` (20 real runs; at-least-once explained in its section below, un-ack recovery, `);
+    expect(summary).toMatch(/un-ack recovery, [^;]*\*\*not explained yet\*\*\): at-least-once/);
     expect(summary).not.toContain('Replicas equal');
   });
 

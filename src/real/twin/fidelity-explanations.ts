@@ -29,13 +29,6 @@ const TWO_EMPTY_REPLICAS =
   'Measured on this set-up and fault draw under the basic workload (`dynomite/DC_SAFE_QUORUM/atomic/node-crash`, its own seeds). The late findings only the real runs made came from seeds where two of the three nodes restart empty (each crash loses its unreplicated writes): 8 of that row\'s 30 seeds (8, 11, 13, 14, 20, 21, 27, 29) draw that. Their messages are then lost on both sides alike — a DC_SAFE_QUORUM read is answered by the two empty replicas — and at-least-once agrees seed by seed. The checker also calls such a lost message *late* (free and due while pops of its shard kept coming back empty) unless a pop of that shard with an unknown outcome came after the loss: that pop may have leased the message, which is then no longer surely free. Whether one does turns on tens of milliseconds around the restart (a pop in flight while the restarted node\'s peers reconnect ends unknown), so the same seed goes either way: `dynoq sim --real --configuration dynomite/DC_SAFE_QUORUM/atomic/node-crash --seed fidelity-dynomite/DC_SAFE_QUORUM/atomic/node-crash-13`, run 3 times at a 1-minute load of 9–10 on 2 cores, was late in all 3 (4–10 late messages, at-least-once broken in each, as re-simulated); re-simulated with its schedule as it happened and each liveness restart at its real time, late in 1 of the 3 (the run whose nodes answered 190–235 ms after the safety phase, not the two at 280–385 ms), and with every node restarted at the liveness start (as this page\'s measurement re-simulated) late in none; seed 14 went the other way, late re-simulated (either way) and not for real. The row\'s other seeds run for real (0–12 and 20, at a 1-minute load of 7–13) were never late, nor re-simulated. So the difference is a second verdict about messages both sides lose, decided by timing at the restart, not delivered messages arriving late.';
 
 /**
- * Dynomite partitions: a quorum pop of the cut-off zone blocks until the heal, about 1 s, right at the
- * delivery bound. Measured by running seeds the simulator held for real and reading each consumer's pops.
- */
-const PARTITION_AT_THE_BOUND =
-  'Measured on this set-up and fault draw under the basic workload (`dynomite/DC_QUORUM/atomic/partition`, its own seeds). On this row the delivery bound B is 1082 ms: Dynomite\'s 1,000 ms settle time (a message is poppable 1 s after it is due, so that every replica has it) plus 82 ms. A partition that cuts a zone\'s node from both peers (both ways, or its requests one way) blocks every quorum pop of that zone\'s consumers until it heals, often at the liveness start about 1 s later, and the pop then returns at once with what became due meanwhile — on both sides. Whether that is late turns on tens of milliseconds: the blocked pop alone stays under B (`dynoq sim --real --configuration dynomite/DC_QUORUM/atomic/partition --seed fidelity-dynomite/DC_QUORUM/atomic/partition-25`: 1022–1055 ms for real, 955–1031 ms re-simulated as it happened), but the checker counts a consumer\'s back-to-back empty pops as one wait, so a blocked pop that follows one or two empty 100 ms polls crosses B, and one that follows a pop that delivered does not. The consumers\' cycle runs on loopback round trips of about 1 ms for real and on the simulated network\'s 5 ms mean per hop, so the same schedule puts an empty poll before the blocked pop on one side and a delivering pop on the other: that seed, run 4 times for real at a 1-minute load of 8–10 on 2 cores, was late in 3 (up to 368–690 ms beyond B) and re-simulated never; seed 9 was late for real (220 ms beyond B, a both-ways partition) and not simulated; seeds 0, 2, 19 and 20 held on both sides. The real twin\'s liveness also started 2–48 ms after the safety phase in these runs (its wait polls every 20 ms), so a partition healed there lasts that much longer than re-simulated. The mechanism is the same on both sides; the rates part because waits of about 1 s fall on either side of B by chance of timing.';
-
-/**
  * Legacy on a primary with replicas: the same three Dyno v1 behaviours lose messages on both sides,
  * more often for real because the real clients' re-queue passes and polls run in lock-step. Measured by
  * logging every store command of the row's real runs next to the same seeds simulated.
@@ -46,29 +39,14 @@ const LEGACY_LOCK_STEP =
 /** Client crashes on legacy with a primary and replicas: the same behaviours, measured on six of the row's seeds. */
 const LEGACY_CLIENT_CRASH = `${LEGACY_LOCK_STEP} On \`primary-replica/legacy/client-crash/full\` its real seeds 0–5 were run one at a time with every command logged (1-minute load 4.4–6.1): at-least-once broke in 3 of them, seed 0 by (1), seed 5 by (2) and seed 1 by (3); re-scored, in 2, where the same seeds simulated broke it in none — the timing difference above.`;
 
-/**
- * Legacy on DC_QUORUM, full workload: the same races on both sides, in windows a few quorum round trips
- * long, and a quorum round trip on the simulated `lan` network is about six times the loopback one.
- * Measured by tracing the store calls of real runs next to simulated traces of the same seeds, and by
- * re-simulating the row's 40 seeds with a loopback-like network judged against the row's own bound.
- */
-const legacyQuorumRoundTrips = (figures: string, seedBySeed = ''): string =>
-  `Measured on the no-fault row's seeds (\`dynoq sim --real --configuration dynomite/DC_QUORUM/legacy/none/full --seed fidelity-dynomite/DC_QUORUM/legacy/none/full-N --history real.jsonl\`, N = 0–5, a 1-minute load of 3–7 on 2 cores, the store calls of the real queue logged in seeds 1–5, next to \`dynoq sim\` of the same seeds with \`--trace\`). The full workload's bulk-pop consumer prefetches as Dyno does: while its shard holds fewer ids than it asks for, each 10 ms poll appends the same ids again, and the bulk-pop script moves the first copy to the un-ack set and, at the second, finds it gone from the queue and returns nothing — the message is leased to nobody and the reaper re-queues it a lease later. Both sides do this as often: in the logged real runs 18–72 of each run's 23–85 bulk pops carried a repeated id and came back empty (real seed 1: m45 leased to nobody twice, then popped by the shard's pop-ack consumer 3.4 s after its push), in simulated seed 0 89 of 94. What turns it into a lost or twice-leased message is what follows the re-queue: Dyno's reaper is two separate quorum writes (ZADD to the queue, then ZREM from un-ack), both consumers of a zone run one, and the bulk-pop script takes an id out of the queue even when its ZADD NX into un-ack found an entry (the original's always-true \`if (zadd_ret)\`). A script, a pop or a second reaper's step that lands between one reaper's ZADD and a ZREM leaves the id in neither set — never delivered again (simulated seed 0's four lost messages c1-3, m19, m23 and m65 all end so, each after a reaper's ZREM that followed the script) — or in the queue while leased (a double pop); a pop-ack consumer's claim is two writes too (ZADD NX to un-ack, then ZREM from the queue), and a script between them leaves the message leased to nobody again (simulated seed 0 of the client-failover row: the pop-ack consumer's claim of m11, cut in two by a bulk pop's script, found it gone from the queue, and m11 was never delivered). Those windows last a few quorum round trips. On the simulated \`lan\` network a DC_QUORUM write takes about 9 ms (5 ms mean replication lag, 0.5 ms plus 0.5 ms mean jitter a hop): in simulated seed 0 a push, two such writes, took 18.7 ms (median) and an ack 28 ms; on the real twin's loopback a DC_QUORUM ZADD took 0.36 ms (median of 300, 0.62 ms at the 90th percentile, a three-rack cluster at a load of 2.1), and in the real runs a push took 3–4 ms and an ack 3 ms (seeds 0 and 1, load 3–5). Delivered promptly turns on the same round trips: a legacy pop peeks up to three times 10 ms apart and claims each id in three or four quorum steps, and a pop that delivered took 82 ms (median) in simulated seed 0 — the bound itself — against 39–65 ms in the real runs of seeds 0 and 1. Re-simulated on a loopback-like network (the configuration's network.lagMeanMs 0.3, latencyBaseMs 0.1, latencyJitterMs 0.1: a push 2.1 ms, an ack 3.4 ms, a delivering pop 60 ms in seed 0) on the same 40 seeds, each judged against the row's own delivery bound of 82 ms (the bound derives from the network; the real twin is judged against 82 ms too), ${figures} — each interval overlapping the real one${seedBySeed}. The difference is the network, not the queue or Dynomite's replies: every bulk pop that carried a repeated id came back empty on both sides (all 171 such real ones, all 89 simulated), the reaper's re-queue and the pop-ack consumer's claim are the same calls, and the mechanism is the same; the published rows stand for the \`lan\` network's 5 ms mean replication lag, where these windows are that much wider (no real twin runs on such a network here, so that rate is not measured).`;
+/** Legacy on a primary with replicas: delivered promptly turns on the network's round trips, as on the legacy Dynomite rows. Measured by re-simulation only. */
+const legacyPrimaryRoundTrips = (configuration: string, figures: string): string =>
+  `Delivered promptly: measured by re-simulating the row's 40 seeds (\`dynoq sim --configuration ${configuration} --profile full --seed fidelity-${configuration}/full-N\`, N = 0–39) with the network changed and the drawn faults kept, each run judged against the row's own delivery bound of 82 ms: on a loopback-like network (network.lagMeanMs 0.3, latencyBaseMs 0.1, latencyJitterMs 0.1 — a primary-replica twin's clients and replication run on loopback) delivered promptly is broken in ${figures} on the simulated \`lan\` network (5 ms mean replication lag, 0.5 ms plus 0.5 ms mean jitter a hop). A legacy pop is several round trips (a peek, then per id a ZADD NX into the un-ack set and a ZREM from the queue), so how long each takes moves how often a pop that delivers comes after the bound. Not traced seed by seed: the counterfactual rate is the evidence.`;
 
-const LEGACY_QUORUM_NONE = legacyQuorumRoundTrips('at-least-once is broken in 4 of 40 (24 on `lan`; real 4 of 20), a double pop in 7 of 40 (16; real 0 of 20) and delivered promptly in 14 of 40 (37; real 13 of 20)',
-  '; seed by seed on the six real runs above (seeds 0–5), at-least-once and no double pop have the same verdict on both sides in all 6 (on `lan` in 2 and 4), delivered promptly in 4 (on `lan` in 1)',
+const LEGACY_PAUSE_ROUND_TRIPS = legacyPrimaryRoundTrips(
+  'primary-replica/legacy/client-pause',
+  "28 of 40 (70 %), within the real 12 of 20 (60 %), against 37 of 40 (with loopback latency but `lan`'s replication lag, in 31 of 40; the pauses are not what differs)",
 );
-const LEGACY_QUORUM_PARTITION = legacyQuorumRoundTrips('with the row\'s drawn partitions, at-least-once is broken in 6 of 40 (31 on `lan`; real 2 of 20), a double pop in 1 of 40 (20; real 1 of 20) and delivered promptly in 29 of 40 (40; real 15 of 20)');
-const LEGACY_QUORUM_CLIENT_FAILOVER = legacyQuorumRoundTrips('with the row\'s drawn failovers, at-least-once is broken in 6 of 40 (29 on `lan`; real 1 of 20) and delivered promptly in 13 of 40 (38; real 9 of 20)',
-  '; its seed 0, run for real (`--configuration dynomite/DC_QUORUM/legacy/client-failover/full --seed fidelity-dynomite/DC_QUORUM/legacy/client-failover/full-0`, load 5–6) with its store calls logged, had 58 of its 69 bulk pops carry a repeated id and come back empty, as on the no-fault row, and broke only priority order, where the same seed simulated on `lan` as it happened broke at-least-once, no double pop and delivered promptly too',
-);
-const LEGACY_QUORUM_NODE_CRASH = legacyQuorumRoundTrips('with the row\'s drawn crashes, delivered promptly is broken in 32 of 40 (40 on `lan`; real 15 of 20; at-least-once stays broken in all 40, as in every real run)');
-const LEGACY_QUORUM_NODE_STALL = legacyQuorumRoundTrips('with the row\'s drawn stalls, at-least-once is broken in 30 of 40 (31 on `lan`, 174 of 200 published; real 11 of 20), a double pop in 9 of 40 (12; 65 of 200 published; real 1 of 20) and delivered promptly in 34 of 40 (199 of 200 published; real 17 of 20) — the row\'s own 40 seeds agree with its real runs already; its published cells, on 200 seeds, part from them');
-const LEGACY_QUORUM_BACKEND_CRASH = legacyQuorumRoundTrips('with the row\'s drawn crashes, a double pop happens in 7 of 40 (17 on `lan`; real 1 of 20)');
-
-/** Legacy primary-replica under client pauses: delivered promptly turns on the network's round trips, as on the legacy Dynomite rows. Measured by re-simulation only. */
-const LEGACY_PAUSE_ROUND_TRIPS =
-  'Measured by re-simulating the row\'s 40 seeds (`dynoq sim --configuration primary-replica/legacy/client-pause --profile full --seed fidelity-primary-replica/legacy/client-pause/full-N`, N = 0–39) with the network changed and the drawn pauses kept, each run judged against the row\'s own delivery bound of 82 ms: on a loopback-like network (network.lagMeanMs 0.3, latencyBaseMs 0.1, latencyJitterMs 0.1 — the real twin runs on loopback) delivered promptly is broken in 28 of 40 (70 %), within the real 12 of 20 (60 %), against 37 of 40 on the simulated `lan` network (5 ms mean replication lag, 0.5 ms plus 0.5 ms mean jitter a hop); with loopback latency but `lan`\'s replication lag, in 31 of 40. A legacy pop is several round trips (a peek, then per id a ZADD NX into the un-ack set and a ZREM from the queue), so how long each takes moves how often a pop that delivers comes after the bound, as on the legacy DC_QUORUM rows. Not traced seed by seed: the counterfactual rate is the evidence, the pauses are not what differs.';
 
 /**
  * DC_QUORUM node crashes: the published cells and the real twin run different seeds, and on the twin's
@@ -84,23 +62,19 @@ const NODE_CRASH_SEED_DRAW =
  * an entry here says so in docs/FIDELITY.md: a difference nobody has explained yet.
  */
 export const FIDELITY_EXPLANATIONS: Explanations = {
-  'primary-replica/atomic/node-crash/full': LOADED_MACHINE,
-  'primary-replica/atomic+server-time+durable/node-crash/full': LOADED_MACHINE,
-  'primary-replica/atomic/client-crash/full': LOADED_MACHINE,
-  'dynomite/DC_SAFE_QUORUM/atomic/backend-crash/full': LOADED_MACHINE,
-  'dynomite/DC_SAFE_QUORUM/atomic/node-crash/full': TWO_EMPTY_REPLICAS,
-  'dynomite/DC_QUORUM/atomic/node-crash/full': NODE_CRASH_SEED_DRAW,
-  'dynomite/DC_QUORUM/atomic/partition/full': PARTITION_AT_THE_BOUND,
-  'primary-replica/legacy/eviction/full': EVICTION_REFUSES,
-  'primary-replica/atomic/eviction/full': EVICTION_REFUSES,
-  'primary-replica/legacy/none/full': LEGACY_LOCK_STEP,
-  'primary-replica/legacy/client-crash/full': LEGACY_CLIENT_CRASH,
-  'primary-replica/legacy/client-pause/full': LEGACY_PAUSE_ROUND_TRIPS,
-  'primary-replica/atomic+server-time+durable/eviction/full': EVICTION_PRIORITY,
-  'dynomite/DC_QUORUM/legacy/none/full': LEGACY_QUORUM_NONE,
-  'dynomite/DC_QUORUM/legacy/partition/full': LEGACY_QUORUM_PARTITION,
-  'dynomite/DC_QUORUM/legacy/client-failover/full': LEGACY_QUORUM_CLIENT_FAILOVER,
-  'dynomite/DC_QUORUM/legacy/node-crash/full': LEGACY_QUORUM_NODE_CRASH,
-  'dynomite/DC_QUORUM/legacy/backend-crash/full': LEGACY_QUORUM_BACKEND_CRASH,
-  'dynomite/DC_QUORUM/legacy/node-stall/full': LEGACY_QUORUM_NODE_STALL,
+  'primary-replica/atomic/node-crash/full': { properties: ['deliveredPromptly'], text: LOADED_MACHINE },
+  'primary-replica/atomic+server-time+durable/node-crash/full': { properties: ['deliveredPromptly'], text: LOADED_MACHINE },
+  'primary-replica/atomic/client-crash/full': { properties: ['deliveredPromptly'], text: LOADED_MACHINE },
+  'dynomite/DC_SAFE_QUORUM/atomic/backend-crash/full': { properties: ['deliveredPromptly'], text: LOADED_MACHINE },
+  'dynomite/DC_SAFE_QUORUM/atomic/node-crash/full': { properties: ['deliveredPromptly'], text: TWO_EMPTY_REPLICAS },
+  'dynomite/DC_QUORUM/atomic/node-crash/full': { properties: ['deliveredPromptly', 'acksAreFinal'], text: NODE_CRASH_SEED_DRAW },
+  'primary-replica/legacy/eviction/full': { properties: ['deliveredPromptly'], text: EVICTION_REFUSES },
+  'primary-replica/atomic/eviction/full': { properties: ['deliveredPromptly'], text: EVICTION_REFUSES },
+  'primary-replica/legacy/none/full': {
+    properties: ['atLeastOnce', 'deliveredPromptly'],
+    text: `${LEGACY_LOCK_STEP} ${legacyPrimaryRoundTrips('primary-replica/legacy/none', '12 of 40 (30 %), within the real 7 of 20 (35 %), against 23 of 40')}`,
+  },
+  'primary-replica/legacy/client-crash/full': { properties: ['atLeastOnce'], text: LEGACY_CLIENT_CRASH },
+  'primary-replica/legacy/client-pause/full': { properties: ['deliveredPromptly'], text: LEGACY_PAUSE_ROUND_TRIPS },
+  'primary-replica/atomic+server-time+durable/eviction/full': { properties: ['priorityOrder', 'deliveredPromptly'], text: EVICTION_PRIORITY },
 };

@@ -14,8 +14,18 @@ function rate(t: { violated: number; exercised: number }): string {
   return `${t.violated}/${t.exercised} (${pct(w.low)}–${pct(w.high)})`;
 }
 
-/** Why a row's simulated and real rates differ, where that was measured (shown under the row). */
-export type Explanations = Readonly<Record<string, string>>;
+/**
+ * Why a row's simulated and real rates differ, where that was measured (shown under the row), and the
+ * properties whose difference it accounts for: a difference on any other property of the row is not
+ * explained by it.
+ */
+export interface Explanation {
+  readonly properties: readonly PropertyName[];
+  readonly text: string;
+}
+export type Explanations = Readonly<Record<string, Explanation>>;
+
+const explains = (e: Explanations, row: string, property: PropertyName): boolean => e[row]?.properties.includes(property) ?? false;
 
 /** Seed-by-seed cell: runs with the same verdict on both sides / runs both exercised (and who violated alone). */
 function seedCell(p: SeedPairs | undefined): string {
@@ -103,7 +113,11 @@ function summary(m: FidelityMeasurement, explanations: Explanations): string[] {
   if (disagreeing.length === 0) lines.push('', 'none.');
   else lines.push('');
   for (const r of disagreeing) {
-    const why = explanations[r.row] ? 'explained in its section below' : '**not explained yet**';
+    const ds = differences(r);
+    const [explained, unexplained] = [ds.filter((d) => explains(explanations, r.row, d.property)), ds.filter((d) => !explains(explanations, r.row, d.property))];
+    const labels = (list: typeof ds) => list.map((d) => PROPERTIES[d.property].label).join(', ');
+    const why =
+      unexplained.length === 0 ? 'explained in its section below' : explained.length === 0 ? '**not explained yet**' : `${labels(explained)} explained in its section below, ${labels(unexplained)} **not explained yet**`;
     lines.push(`- \`${r.row}\` (${r.realRuns} real runs; ${why}): ${differences(r).map((d) => differenceText(r, d)).join('. ')}.`);
   }
   if (replicas.length > 0) {
@@ -132,16 +146,17 @@ function publishedSection(m: FidelityMeasurement, published: GuaranteesData, exp
   });
   if (checked.length === 0) return [...lines, 'No published cell has a real twin to compare with.'];
   const differing = checked.filter((c) => c.verdict !== 'agree');
-  const unexplained = [...new Set(differing.filter((c) => !explanations[c.row]).map((c) => c.row))];
+  const unexplainedCells = differing.filter((c) => !explains(explanations, c.row, c.property));
+  const unexplained = [...new Set(unexplainedCells.map((c) => c.row))];
   lines.push(
-    `Each published cell (violating runs / runs that exercised the property, over the published row's seeds) next to the real runs of its twin: **agree** when the 95 % intervals overlap, else the side that breaks the property more often (the seeds differ, so there is no seed-by-seed test here), and whether the row's section explains why. ${differing.length} of ${checked.length} cells differ${differing.length === 0 ? '' : `: ${differing.length - differing.filter((c) => !explanations[c.row]).length} on rows whose difference is explained, ${unexplained.length === 0 ? 'none unexplained' : `${differing.filter((c) => !explanations[c.row]).length} **not explained yet** (${names(unexplained)})`}`}.`,
+    `Each published cell (violating runs / runs that exercised the property, over the published row's seeds) next to the real runs of its twin: **agree** when the 95 % intervals overlap, else the side that breaks the property more often (the seeds differ, so there is no seed-by-seed test here), and whether the row's section explains why. ${differing.length} of ${checked.length} cells differ${differing.length === 0 ? '' : `: ${differing.length - unexplainedCells.length} explained, ${unexplained.length === 0 ? 'none unexplained' : `${unexplainedCells.length} **not explained yet** (${names(unexplained)})`}`}.`,
     '',
     '| row | property | published | real | verdict |',
     '|---|---|---|---|---|',
   );
   for (const c of checked) {
     const differs = c.verdict.replace('simulator', 'published');
-    lines.push(`| ${c.row} | ${PROPERTIES[c.property].label} | ${rate(c.published)} | ${rate(c.real)} | ${c.verdict === 'agree' ? 'agree' : `${differs}${explanations[c.row] ? ' (explained in its section)' : ', **not explained yet**'}`} |`);
+    lines.push(`| ${c.row} | ${PROPERTIES[c.property].label} | ${rate(c.published)} | ${rate(c.real)} | ${c.verdict === 'agree' ? 'agree' : `${differs}${explains(explanations, c.row, c.property) ? ' (explained in its section)' : ', **not explained yet**'}`} |`);
   }
   return lines;
 }
@@ -210,9 +225,8 @@ export function formatFidelity(m: FidelityMeasurement, explanations: Explanation
     if (standing) lines.push('', standingLine(standing));
     // An explanation stands under a row only while the row (or its published cells) differs: a mechanism found on one run is no verdict on the next.
     const why = explanations[r.row];
-    const publishedDiffers = standing?.kind === 'published' && standing.cells.some((c) => c.verdict !== 'agree');
-    const differs = differences(r).length > 0 || (replicasVerdict(r) ?? 'agree') !== 'agree' || publishedDiffers;
-    if (why && differs) lines.push('', `**Why they differ.** ${why}`);
+    const differing = new Set([...differences(r).map((d) => d.property), ...(standing?.kind === 'published' ? standing.cells.filter((c) => c.verdict !== 'agree').map((c) => c.property) : [])]);
+    if (why && why.properties.some((p) => differing.has(p))) lines.push('', `**Why they differ** (${why.properties.filter((p) => differing.has(p)).map((p) => PROPERTIES[p].label).join(', ')}). ${why.text}`);
   }
   lines.push('');
   return lines.join('\n');

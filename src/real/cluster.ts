@@ -45,6 +45,11 @@ export interface RealCluster {
   partition(from: string, to: string, oneWay: boolean): void;
   /** Ends one partition(from, to) still in effect (none: nothing happens). */
   heal(from: string, to: string): void;
+  /**
+   * Dynomite only: add `ms` (negative: take it back) to the delay of every request a node sends a
+   * peer, on top of the links' own (a lag spike); primary-replica throws RealProcessError 'not-on-topology'.
+   */
+  addPeerLinkLag(ms: number): void;
   /** The port of the zone's redis-server (Dynomite: its backend's), for admin commands such as CONFIG SET maxmemory. */
   redisPort(zone: string): number;
   /** Every node that is up: the queue's keys (prefix) and their values, per node, for a replica comparison. */

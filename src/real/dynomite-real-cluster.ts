@@ -25,7 +25,11 @@ const AOF_ARGS = ['--appendonly', 'yes', '--appendfsync', 'always'];
  */
 export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<RealCluster> {
   const zones = [...spec.zones];
-  const cluster = await startDynomiteCluster({ racks: zones.length, redisArgs: AOF_ARGS, ...(spec.peerLinkDelays ? { peerLinkDelays: spec.peerLinkDelays } : {}) });
+  // A lag spike's extra delay rides on every request's own (0 on loopback links: sent at once).
+  let extraLagMs = 0;
+  const own = spec.peerLinkDelays ?? {};
+  const peerLinkDelays = { ...own, upstream: () => (own.upstream?.() ?? 0) + extraLagMs };
+  const cluster = await startDynomiteCluster({ racks: zones.length, redisArgs: AOF_ARGS, peerLinkDelays });
   const clients: Redis[] = [];
   const at = (zone: string) => zoneIndex(zones, zone);
   // Per directed pair `from>to`, how many partitions block it; per partition(from, to) call in
@@ -100,6 +104,9 @@ export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<Real
       if (!pairs) return;
       if (partitions.get(key)!.length === 0) partitions.delete(key);
       for (const [a, b] of pairs) unblock(a, b);
+    },
+    addPeerLinkLag(ms) {
+      extraLagMs = Math.max(0, extraLagMs + ms);
     },
     redisPort: (zone) => cluster.racks[at(zone)]!.redis.port,
     // Each node's redis read directly (Dynomite would coordinate the read); a node counts as up

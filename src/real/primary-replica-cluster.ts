@@ -185,6 +185,9 @@ export async function startPrimaryReplicaCluster(spec: PrimaryReplicaSpec): Prom
     heal() {
       throw new RealProcessError('not-on-topology', 'heal: primary-replica has no partitions');
     },
+    addPeerLinkLag() {
+      throw new RealProcessError('not-on-topology', "addPeerLinkLag: primary-replica has no proxied links (a primary's replication runs on loopback)");
+    },
     pause(zone, which) {
       onlyNode(which, 'pause');
       pauseOwned(server(zone).process);

@@ -216,6 +216,18 @@ describe.runIf(dynomiteAvailable)('real twins on Dynomite (3 racks, DC_QUORUM)',
     const r = await twin(withFaults('dynomite/DC_QUORUM/atomic/node-stall', [{ at: 1_000, kind: 'stall-node', zone: 'b', durationMs: 2_000 }]));
     expect(r.broken, r.log).toEqual([]);
   }, 120_000);
+
+  it('a lag spike on Dynomite: every peer request held its extra lag in the proxies for its duration, recorded as it happened', async () => {
+    const config = parseSimConfig(withFaults('dynomite/DC_QUORUM/atomic/lag-spike', [{ at: 1_000, kind: 'lag-spike', extraMs: 300, durationMs: 1_500 }]));
+    expect(realTwinProblems(config)).toEqual([]);
+    const real = await runReal(config);
+    expect(real.faults.filter((f) => f.error), 'every fault struck the real processes').toEqual([]);
+    expect(real.log.some((l) => /lag spike: every peer request \+300 ms for 1500 ms/.test(l)), real.log.join('\n')).toBe(true);
+    expect(real.log.some((l) => /lag spike \+300 ms ends/.test(l))).toBe(true);
+    const spike = real.happened.find((f) => f.kind === 'lag-spike');
+    expect(spike && 'durationMs' in spike ? spike.durationMs : 0).toBeGreaterThanOrEqual(1_490);
+    expect(real.report.pushed, 'the real run pushed messages').toBeGreaterThan(0);
+  }, 120_000);
 });
 
 describe('what a real twin refuses', () => {
@@ -227,6 +239,13 @@ describe('what a real twin refuses', () => {
     );
     expect(error).toBeInstanceOf(RealTwinError);
     expect((error as RealTwinError).problems.join('\n')).toMatch(/partition/);
+  });
+
+  it('a lag spike has real means on Dynomite only (its peer links go through proxies)', () => {
+    const spike = { at: 100, kind: 'lag-spike', extraMs: 200, durationMs: 500 } as const;
+    expect(realTwinProblems(parseSimConfig({ ...row('dynomite/DC_QUORUM/atomic/none'), faults: [spike] }))).toEqual([]);
+    expect(realTwinProblems(parseSimConfig({ ...row('dynomite/DC_QUORUM/atomic/none'), faults: [spike] }), 'loopback')).toEqual([]);
+    expect(realTwinProblems(parseSimConfig({ ...row('primary-replica/atomic/none'), faults: [spike] }))).toEqual([expect.stringMatching(/^fault lag-spike at 100 ms: .*replication runs on loopback/)]);
   });
 
   it('a partition has real means on Dynomite only', () => {

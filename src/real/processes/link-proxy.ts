@@ -52,10 +52,11 @@ export async function startLinkProxy(targetPort: number, delays: LinkDelays = {}
     if (flow.delayed.length > 0) flow.timer = setTimeout(() => drain(flow), flow.delayed[0]!.at - now);
   };
   const send = (direction: LinkDirection, flow: Flow, chunk: Buffer): boolean => {
-    const delay = delays[direction];
-    if (!delay) return flow.to.write(chunk);
+    const delay = delays[direction]?.() ?? 0;
+    // Nothing delayed on its way and no delay now: straight through (a link at loopback speed).
+    if (delay <= 0 && flow.delayed.length === 0) return flow.to.write(chunk);
     const last = flow.delayed.at(-1)?.at ?? 0;
-    flow.delayed.push({ at: Math.max(performance.now() + delay(), last), chunk });
+    flow.delayed.push({ at: Math.max(performance.now() + delay, last), chunk });
     if (!flow.timer) flow.timer = setTimeout(() => drain(flow), flow.delayed[0]!.at - performance.now());
     return true;
   };

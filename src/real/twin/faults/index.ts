@@ -7,6 +7,7 @@ import { clientPause } from './client-pause.js';
 import { clock } from './clock.js';
 import { consumerClocks } from './consumer-clocks.js';
 import { HappenedSchedule } from './happened-schedule.js';
+import { lagSpike } from './lag-spike.js';
 import { nodeCrash } from './node-crash.js';
 import { nodeStall } from './node-stall.js';
 import { partition } from './partition.js';
@@ -21,6 +22,7 @@ import { supervisedCrash } from './supervised-crash.js';
  */
 const REAL_MEANS: { readonly [F in FaultFamily]?: RealMeans<FaultOfFamily<F>> } = {
   partition,
+  'lag-spike': lagSpike,
   'node-stall': nodeStall,
   'memory-pressure': redisMemory,
   eviction: redisMemory,

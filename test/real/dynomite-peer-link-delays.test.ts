@@ -31,4 +31,15 @@ describe.runIf(available)("a real Dynomite's peer links carry the delays they ar
     expect(await cluster.backend(1).get('k2')).toBe('v');
     expect(await cluster.backend(2).get('k2')).toBe('v');
   }, 90_000);
+
+  it("a node killed right after a DC_ONE write: its copies, on their way under the delay, still reach both peers", async () => {
+    cluster = await startDynomiteCluster({ racks: 3, peerLinkDelays: { upstream: () => REQUEST_DELAY_MS } });
+    const one = await cluster.client(0, 'DC_ONE');
+    expect(await one.set('last', 'v')).toBe('OK');
+    await cluster.killNode(0);
+    // The copies were in the proxies when the node died; the kernel had them, so they arrive.
+    await new Promise((r) => setTimeout(r, REQUEST_DELAY_MS * 3));
+    expect(await cluster.backend(1).get('last')).toBe('v');
+    expect(await cluster.backend(2).get('last')).toBe('v');
+  }, 90_000);
 });

@@ -27,7 +27,9 @@ export const PEER_RETRY_MS = 1_000;
  * no two replies agree the first good one is returned, so this is the share of such ties the local
  * replica wins (DYNOMITE.md "Who wins a tie"): a busy coordinator handles a peer's reply first. Measured
  * on the real build with three different values: 940 of 1,000 GETs pooled over loads (598/600 on a quiet
- * machine, 146/200 issued 20 at a time on a loaded one; test/conformance/dynomite-real.test.ts).
+ * machine, 146/200 issued 20 at a time on a loaded one; test/conformance/dynomite-real.test.ts). On
+ * loopback; with the lan latency and lag on the peer links the local reply won every tie (DYNOMITE.md),
+ * so on lan this share gives stale peers more ties than a real cluster there would: not modelled yet.
  */
 export const LOCAL_REPLY_FIRST_SHARE = 0.94;
 

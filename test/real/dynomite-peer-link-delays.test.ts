@@ -52,4 +52,15 @@ describe.runIf(available)("a real Dynomite's peer links carry the delays they ar
     expect(await quorum.set('k3', 'v')).toBe('OK');
     await until('k3 on every node', SPIKE_MS * 0.7, async () => (await c.dumps('k3')).filter((d) => d.k3 === 'v').length === 3, 10);
   }, 90_000);
+
+  it("a node killed right after a DC_ONE write: its copies, on their way under the delay, still reach both peers", async () => {
+    cluster = await startDynomiteCluster({ racks: 3, peerLinkDelays: { upstream: () => REQUEST_DELAY_MS } });
+    const one = await cluster.client(0, 'DC_ONE');
+    expect(await one.set('last', 'v')).toBe('OK');
+    await cluster.killNode(0);
+    // The copies were in the proxies when the node died; the kernel had them, so they arrive.
+    await new Promise((r) => setTimeout(r, REQUEST_DELAY_MS * 3));
+    expect(await cluster.backend(1).get('last')).toBe('v');
+    expect(await cluster.backend(2).get('last')).toBe('v');
+  }, 90_000);
 });

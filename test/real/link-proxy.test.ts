@@ -116,6 +116,29 @@ describe('LinkProxy: a TCP proxy whose two directions block on their own', () =>
     await until('held then new, in order', 2_000, async () => atServer.text() === 'abcd', 5);
   });
 
+  it("bytes on their way under a delay still arrive when their sender closes (a killed node's last requests), then the other side closes", async () => {
+    const { client, server, atServer, atClient } = await open({ upstream: () => 300, downstream: () => 300 });
+    client.write('request');
+    client.end();
+    await closed(server);
+    expect(atServer.text()).toBe('request');
+
+    const second = await open({ upstream: () => 300, downstream: () => 300 });
+    second.server.write('reply');
+    second.server.end();
+    await closed(second.client);
+    expect(second.atClient.text()).toBe('reply');
+    expect(atClient.text()).toBe('');
+
+    // A reset (a killed process with unread bytes in its socket) too: what it had sent was read already.
+    const third = await open({ upstream: () => 300 });
+    third.client.write('last');
+    await settle();
+    third.client.resetAndDestroy();
+    await closed(third.server);
+    expect(third.atServer.text()).toBe('last');
+  });
+
   it('close() destroys every connection and stops listening', async () => {
     const { proxy, client, server } = await open();
     await proxy.close();

@@ -7,6 +7,7 @@ type LinkDirection = 'upstream' | 'downstream';
  * A network slower than loopback on the link: per direction, the one-way delay (ms) of each chunk of
  * bytes read, drawn when it is read. A chunk never overtakes the one before it on its connection
  * (one TCP stream delivers in order): it leaves at the later of its own time and the previous one's.
+ * Chunks on their way when their sender closes or dies still arrive (its kernel had sent them).
  */
 export type LinkDelays = Partial<Record<LinkDirection, () => number>>;
 
@@ -37,6 +38,8 @@ interface Flow {
   readonly held: Buffer[];
   readonly delayed: { readonly at: number; readonly chunk: Buffer }[];
   timer?: NodeJS.Timeout;
+  /** Its sender is gone: what to do once its last delayed chunk has left. */
+  onDrained?: () => void;
 }
 
 export async function startLinkProxy(targetPort: number, delays: LinkDelays = {}): Promise<LinkProxy> {
@@ -48,8 +51,13 @@ export async function startLinkProxy(targetPort: number, delays: LinkDelays = {}
   const drain = (flow: Flow) => {
     flow.timer = undefined;
     const now = performance.now();
-    while (flow.delayed.length > 0 && flow.delayed[0]!.at <= now) flow.to.write(flow.delayed.shift()!.chunk);
+    while (flow.delayed.length > 0 && flow.delayed[0]!.at <= now) {
+      const { chunk } = flow.delayed.shift()!;
+      // Towards a side that is gone: nowhere to go.
+      if (flow.to.writable) flow.to.write(chunk);
+    }
     if (flow.delayed.length > 0) flow.timer = setTimeout(() => drain(flow), flow.delayed[0]!.at - now);
+    else flow.onDrained?.();
   };
   const send = (direction: LinkDirection, flow: Flow, chunk: Buffer): boolean => {
     const delay = delays[direction]?.() ?? 0;
@@ -76,9 +84,12 @@ export async function startLinkProxy(targetPort: number, delays: LinkDelays = {}
     const target = connect(targetPort, '127.0.0.1');
     const up: Flow = { to: target, held: [], delayed: [] };
     const down: Flow = { to: client, held: [], delayed: [] };
-    // Either side closing (or failing, or the target refusing) closes the other and drops what was
+    // Either side closing (or failing, or the target refusing) closes the other and drops what a block
     // held: what a peer's timeout does to a real connection. A half-close is treated as a close.
+    let ended = false;
     const end = () => {
+      if (ended) return;
+      ended = true;
       for (const s of [client, target]) {
         s.destroy();
         sockets.delete(s);
@@ -91,12 +102,18 @@ export async function startLinkProxy(targetPort: number, delays: LinkDelays = {}
         flow.delayed.length = 0;
       }
     };
-    for (const s of [client, target]) {
+    // Bytes a side had sent that are still on their way under a delay arrive after it is gone, as a
+    // killed process's sent bytes do (the kernel had them): a Dynomite node's last requests reach its
+    // peers. Then the other side is closed, gracefully, so that nothing written to it is lost.
+    const gone = (from: Flow) => () => {
+      if (ended || from.onDrained) return;
+      if (from.delayed.length === 0) return end();
+      from.onDrained = () => (from.to.writable ? from.to.end() : end());
+    };
+    for (const [s, from] of [[client, up], [target, down]] as const) {
       sockets.add(s);
       s.setNoDelay(true);
-      s.on('error', end);
-      s.on('end', end);
-      s.on('close', end);
+      for (const event of ['error', 'end', 'close']) s.on(event, gone(from));
     }
     // Bytes written before the target connects are queued by the socket, in order.
     forward('upstream', client, up);

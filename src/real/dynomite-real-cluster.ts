@@ -4,6 +4,7 @@ import type { ConnectionRole, RealCluster } from './cluster.js';
 import { dumpKeys } from './key-dump.js';
 import { startDynomiteCluster, type DynomiteConsistency } from './processes/dynomite-cluster.js';
 import type { LinkDelays } from './processes/link-proxy.js';
+import { carriesReplicatedRequest } from './processes/dynomite-peer-message.js';
 import { zoneIndex } from './zone-index.js';
 
 export interface DynomiteSpec {
@@ -25,10 +26,11 @@ const AOF_ARGS = ['--appendonly', 'yes', '--appendfsync', 'always'];
  */
 export async function startDynomiteRealCluster(spec: DynomiteSpec): Promise<RealCluster> {
   const zones = [...spec.zones];
-  // A lag spike's extra delay rides on every request's own (0 on loopback links: sent at once).
+  // A lag spike's extra delay rides on every replicated request's own, as simulated (reads sent for
+  // a vote are not replicated); 0 on loopback links: sent at once.
   let extraLagMs = 0;
   const own = spec.peerLinkDelays ?? {};
-  const peerLinkDelays = { ...own, upstream: () => (own.upstream?.() ?? 0) + extraLagMs };
+  const peerLinkDelays = { ...own, upstream: (chunk: Buffer) => (own.upstream?.(chunk) ?? 0) + (extraLagMs > 0 && carriesReplicatedRequest(chunk) ? extraLagMs : 0) };
   const cluster = await startDynomiteCluster({ racks: zones.length, redisArgs: AOF_ARGS, peerLinkDelays });
   const clients: Redis[] = [];
   const at = (zone: string) => zoneIndex(zones, zone);

@@ -174,7 +174,7 @@ describe.runIf(available)('Dynomite as measured, on the real build', () => {
     expect(wins[0]!).toBeGreaterThanOrEqual(100);
   }, 60_000);
 
-  it('who wins a DC_QUORUM tie with the lan latency and lag on the peer links: the local reply, every time (the share above is loopback\'s)', async () => {
+  it('who wins a DC_QUORUM tie with the lan network on the peer links: the local reply, every time (the share above is loopback\'s)', async () => {
     const { network } = parseSimConfig({ seed: 'tie', topology: { kind: 'dynomite', zones: ['a', 'b', 'c'] } });
     cluster = await startCluster({ racks: 3, peerLinkDelays: peerLinkDelays('tie', network) });
     for (let i = 0; i < 3; i++) await cluster.backend(i).set('k', `v${i}`);

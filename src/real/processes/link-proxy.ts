@@ -5,11 +5,11 @@ type LinkDirection = 'upstream' | 'downstream';
 
 /**
  * A network slower than loopback on the link: per direction, the one-way delay (ms) of each chunk of
- * bytes read, drawn when it is read. A chunk never overtakes the one before it on its connection
+ * bytes read, drawn when it is read (from what it carries). A chunk never overtakes the one before it on its connection
  * (one TCP stream delivers in order): it leaves at the later of its own time and the previous one's.
  * Chunks on their way when their sender closes or dies still arrive (its kernel had sent them).
  */
-export type LinkDelays = Partial<Record<LinkDirection, () => number>>;
+export type LinkDelays = Partial<Record<LinkDirection, (chunk: Buffer) => number>>;
 
 /**
  * A TCP proxy on 127.0.0.1 (a free port) forwarding every connection to one target port, with each
@@ -60,7 +60,7 @@ export async function startLinkProxy(targetPort: number, delays: LinkDelays = {}
     else flow.onDrained?.();
   };
   const send = (direction: LinkDirection, flow: Flow, chunk: Buffer): boolean => {
-    const delay = delays[direction]?.() ?? 0;
+    const delay = delays[direction]?.(chunk) ?? 0;
     // Nothing delayed on its way and no delay now: straight through (a link at loopback speed).
     if (delay <= 0 && flow.delayed.length === 0) return flow.to.write(chunk);
     const last = flow.delayed.at(-1)?.at ?? 0;

@@ -1,5 +1,6 @@
 import { Rng } from '../../sim/kernel/rng.js';
 import { networkLag, type SimSettings } from '../../sim/settings/settings.js';
+import { carriesReplicatedRequest } from '../processes/dynomite-peer-message.js';
 import type { LinkDelays } from '../processes/link-proxy.js';
 
 /**
@@ -17,7 +18,7 @@ export function peerLinkDelays(seed: string, network: SimSettings['network']): L
   const lag = networkLag(network);
   const latency = () => network.latencyBaseMs + rng.exponential(network.latencyJitterMs);
   return {
-    upstream: () => latency() + rng.exponential(lag.meanMs) + (rng.chance(lag.spikeProbability) ? lag.spikeMs : 0),
-    downstream: latency,
+    upstream: (chunk) => latency() + (carriesReplicatedRequest(chunk) ? rng.exponential(lag.meanMs) + (rng.chance(lag.spikeProbability) ? lag.spikeMs : 0) : 0),
+    downstream: () => latency(),
   };
 }

@@ -10,10 +10,10 @@ interface RealSpike {
 }
 
 /**
- * Every request a Dynomite node sends a peer waits `extraMs` more in the peer-link proxies for the
- * fault's duration, as the simulator adds it to every replicated request's lag; overlapping spikes add
- * up and end one at a time. Replies are not delayed. The proxies cannot tell a replicated write from a
- * quorum read, so reads sent to peers wait too (the simulator delays only writes and scripts).
+ * Every replicated request a Dynomite node sends a peer (a write or a script, not a read sent for a
+ * quorum vote) waits `extraMs` more in the peer-link proxies for the fault's duration, as the simulator
+ * adds it to every replicated request's lag; overlapping spikes add up and end one at a time. Replies
+ * are not delayed.
  */
 export const lagSpike: RealMeans<FaultOfFamily<'lag-spike'>> = {
   // Spikes add up: none waits for another.

@@ -24,6 +24,7 @@ export function formatRealSummary(r: RealResult, title: string): string {
   const lines = verdictLines(r, title, r.history[0]?.invokedAt ?? 0);
   for (const f of r.faults) lines.push(`  fault ${f.fault.kind} at +${f.at} ms${f.error ? ` FAILED to strike: ${f.error}` : ''}`);
   if (r.replicas) lines.push(replicaLine(r.replicas));
+  if (r.peerLinks) lines.push(`peer links: ${r.peerLinks === 'configured' ? "the configuration's latency and replication lag held in the link proxies" : 'loopback, as they are'}`);
   lines.push(`real twin: ${(r.realMs / 1_000).toFixed(1)} s on real processes (the seed fixes the workload's choices and the faults, not the timing: no trace hash)`);
   return lines.join('\n');
 }

@@ -25,6 +25,9 @@ describe('dynoq sim --real', () => {
     const links = await dynoq(['sim', '--configuration', 'dynomite/DC_QUORUM/atomic/none', '--peer-links', 'loopback'], cwd);
     expect(links.code).toBe(2);
     expect(links.stderr).toMatch(/--peer-links .*give --real/);
+    const primaryLinks = await dynoq(['sim', '--real', '--configuration', 'primary-replica/atomic/none', '--peer-links', 'loopback'], cwd);
+    expect(primaryLinks.code).toBe(2);
+    expect(primaryLinks.stderr).toMatch(/--peer-links: only a Dynomite twin has peer links/);
     const badLinks = await dynoq(['sim', '--real', '--configuration', 'dynomite/DC_QUORUM/atomic/none', '--peer-links', 'lan'], cwd);
     expect(badLinks.code).toBe(2);
     expect(badLinks.stderr).toMatch(/--peer-links/);

@@ -74,6 +74,7 @@ function configsFor(file: string | undefined, flags: SimFlags): { title: string;
 async function realTwin(title: string, config: SimConfig, scenario: Scenario | undefined, flags: SimFlags): Promise<boolean> {
   const unsupported = (['checkDeterminism', 'trace', 'html'] as const).filter((f) => flags[f]);
   if (unsupported.length > 0) throw new CliError(`--real runs on real processes: ${unsupported.map((f) => `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} need a simulated run`);
+  if (flags.peerLinks && config.topology.kind !== 'dynomite') throw new CliError(`--peer-links: only a Dynomite twin has peer links (${title} runs on ${config.topology.kind})`);
   const { runReal } = await import('../../real/twin/run-real.js');
   console.log(`seed ${config.seed} (real twin)`);
   const result = await runReal(config, { ...(flags.verbose ? { onLog: (line: string) => console.error(line) } : {}), ...(flags.peerLinks ? { peerLinks: flags.peerLinks } : {}) });
@@ -82,7 +83,7 @@ async function realTwin(title: string, config: SimConfig, scenario: Scenario | u
     writeOutput(flags.history, formatHistoryFile(result.history, { livenessStart: result.livenessStart, end: result.end }, checkerSettings(config)));
     console.log(`history written to ${flags.history}`);
   }
-  if (flags.json) emitJson({ seed: config.seed, real: true, realMs: result.realMs, faults: result.faults, replicas: result.replicas, report: { ...result.report, violations: result.report.violations.slice(0, 50) } });
+  if (flags.json) emitJson({ seed: config.seed, real: true, realMs: result.realMs, peerLinks: result.peerLinks, faults: result.faults, replicas: result.replicas, report: { ...result.report, violations: result.report.violations.slice(0, 50) } });
   const required = scenario ? scenario.expect.hold : (flags.require ?? PROPERTY_NAMES);
   const broken = required.filter((p) => !result.report.properties[p]);
   if (broken.length > 0 && !flags.json) console.log(`expected to hold but violated: ${broken.join(', ')}`);

@@ -97,6 +97,8 @@ export interface RealResult {
   readonly realMs: number;
   /** What was done to the processes, in order (`+ms action`). */
   readonly log: readonly string[];
+  /** Dynomite only: the network its peer links ran (RealRunOptions.peerLinks); null on primary-replica. */
+  readonly peerLinks: 'configured' | 'loopback' | null;
 }
 
 interface RealRunOptions {
@@ -220,7 +222,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
     }
     const calls: Record<string, number> = {};
     for (const a of actors.values()) for (const [m, n] of a.calls) calls[m] = (calls[m] ?? 0) + n;
-    return { config, report, history: recorder.history, faults: struck, happened: realFaults.happened.list(), replicas, calls, livenessStart, end, realMs: end - start, log };
+    return { config, report, history: recorder.history, faults: struck, happened: realFaults.happened.list(), replicas, calls, livenessStart, end, realMs: end - start, log, peerLinks: t.kind === 'dynomite' ? (options.peerLinks ?? 'configured') : null };
   } finally {
     stopWatching();
     for (const a of actors.values()) a.crash();

@@ -191,6 +191,15 @@ describe('the fidelity table', () => {
     expect(md).toContain('**Published:** no: a twin of the `basic` profile, which the guarantees table no longer measures; the same set-up and faults under the `full` profile (`primary-replica/atomic/none/full`) has no real twin.');
     // Without the published data the page is what it was.
     expect(formatFidelity(m, {})).not.toContain('Published');
+    // A cell apart from its twin while the row's own simulator agrees with the published rate and with
+    // the real runs is set apart by the seeds the twin ran: explained so, without a text.
+    const sampled = measured([{ ...realRow('dynomite/DC_QUORUM/atomic/none/full', { ...tally(0, 20), atLeastOnce: { violated: 4, exercised: 20 } }), simulated: { ...tally(0, 40), atLeastOnce: { violated: 2, exercised: 40 } } }]);
+    const bySeeds = formatFidelity(sampled, {}, published);
+    expect(bySeeds).toContain("| 0/80 (0 %–5 %) | 4/20 (8 %–42 %) | published gentler (the seeds drawn: on this page's seeds the simulator agrees with both) |");
+    expect(bySeeds).toContain('1 explained (1 by the seeds drawn');
+    expect(bySeeds).toContain('none unexplained');
+    // Not when the row's simulator is itself apart from the real runs (the first measurement above).
+    expect(section).not.toContain('the seeds drawn');
   });
 
   it('seed by seed: McNemar\'s exact test on the seeds one side alone violated', () => {

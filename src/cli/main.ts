@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { PEER_LINKS } from '../real/twin/peer-links.js';
 import { CliError } from './cli-error.js';
 import { EXIT, describeError } from './exit-codes.js';
 import { emitJsonError, enableJsonMode, isJsonMode } from './output.js';
@@ -99,7 +100,7 @@ program
   .option('--html <file>', 'write a self-contained HTML timeline of the run (one per run: -2, -3… for the default story)')
   .option('--real', 'run the real twin instead: the same configuration, workload and faults on real redis-server/Sentinel or Dynomite processes on loopback (needs redis-server; Dynomite needs scripts/build-dynomite.sh)')
   .addOption(
-    new Option('--peer-links <network>', "with --real on Dynomite: configured — the configuration's latency and replication lag added on every peer link, as simulated; loopback — the links as they are (well under 1 ms) (default configured)").choices(['configured', 'loopback']),
+    new Option('--peer-links <network>', "with --real on Dynomite: configured — the configuration's latency and replication lag added on every peer link, as simulated; loopback — the links as they are (well under 1 ms) (default configured)").choices([...PEER_LINKS]),
   )
   .action((scenario: string | undefined, opts) =>
     run(opts.json, async () => (await import('./commands/sim.js')).simCommand(scenario, opts))(),

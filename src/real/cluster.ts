@@ -46,8 +46,9 @@ export interface RealCluster {
   /** Ends one partition(from, to) still in effect (none: nothing happens). */
   heal(from: string, to: string): void;
   /**
-   * Dynomite only: add `ms` (negative: take it back) to the delay of every request a node sends a
-   * peer, on top of the links' own (a lag spike); primary-replica throws RealProcessError 'not-on-topology'.
+   * Dynomite only: add `ms` (negative: take it back) to the delay of every replicated request (a write
+   * or a script) a node sends a peer, on top of the links' own (a lag spike); primary-replica throws
+   * RealProcessError 'not-on-topology'.
    */
   addPeerLinkLag(ms: number): void;
   /** The port of the zone's redis-server (Dynomite: its backend's), for admin commands such as CONFIG SET maxmemory. */

@@ -93,7 +93,7 @@ describe('LinkProxy: a TCP proxy whose two directions block on their own', () =>
     expect(atServer.text()).toBe('');
   });
 
-  it('a delayed direction holds each chunk its drawn delay and never lets one overtake an earlier one; held bytes are delayed at release too', async () => {
+  it('a delayed direction holds each chunk its drawn delay and never lets one overtake an earlier one; held bytes keep their order at release', async () => {
     // Upstream: 300 ms for the first chunk, 0 ms after it (a later, shorter draw must still wait).
     const draws = [300, 0, 0, 0, 0];
     const { proxy, client, server, atServer, atClient } = await open({ upstream: () => draws.shift() ?? 0 });

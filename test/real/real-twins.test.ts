@@ -222,7 +222,7 @@ describe.runIf(dynomiteAvailable)('real twins on Dynomite (3 racks, DC_QUORUM)',
     expect(realTwinProblems(config)).toEqual([]);
     const real = await runReal(config);
     expect(real.faults.filter((f) => f.error), 'every fault struck the real processes').toEqual([]);
-    expect(real.log.some((l) => /lag spike: every peer request \+300 ms for 1500 ms/.test(l)), real.log.join('\n')).toBe(true);
+    expect(real.log.some((l) => /lag spike: every replicated peer request \+300 ms for 1500 ms/.test(l)), real.log.join('\n')).toBe(true);
     expect(real.log.some((l) => /lag spike \+300 ms ends/.test(l))).toBe(true);
     const spike = real.happened.find((f) => f.kind === 'lag-spike');
     expect(spike && 'durationMs' in spike ? spike.durationMs : 0).toBeGreaterThanOrEqual(1_490);

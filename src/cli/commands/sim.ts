@@ -13,6 +13,7 @@ import { writeRunReport } from './report.js';
 import type { ProfileName } from '../../sim/settings/workload-profile.js';
 import { PROPERTY_NAMES, type PropertyName } from '../../model/properties.js';
 import { regularFileOrThrow } from '../regular-file.js';
+import type { PeerLinks } from '../../real/twin/peer-links.js';
 
 interface SimFlags {
   seed?: string;
@@ -32,7 +33,7 @@ interface SimFlags {
   /** Run on real processes (the real twin) instead of the simulator. */
   real?: boolean;
   /** With --real on Dynomite: the peer links' network (runReal's peerLinks). */
-  peerLinks?: 'configured' | 'loopback';
+  peerLinks?: PeerLinks;
 }
 
 /** What to run: a scenario file, a named configuration, or the default story. */

@@ -118,7 +118,7 @@ function summary(m: FidelityMeasurement, explanations: Explanations): string[] {
     const labels = (list: typeof ds) => list.map((d) => PROPERTIES[d.property].label).join(', ');
     const why =
       unexplained.length === 0 ? 'explained in its section below' : explained.length === 0 ? '**not explained yet**' : `${labels(explained)} explained in its section below, ${labels(unexplained)} **not explained yet**`;
-    lines.push(`- \`${r.row}\` (${r.realRuns} real runs; ${why}): ${differences(r).map((d) => differenceText(r, d)).join('. ')}.`);
+    lines.push(`- \`${r.row}\` (${r.realRuns} real runs; ${why}): ${ds.map((d) => differenceText(r, d)).join('. ')}.`);
   }
   if (replicas.length > 0) {
     lines.push('', `**Replicas equal at the end** (Dynomite rows, the same seeds on both sides) differ beyond the intervals on ${rowsWord(replicas.length)}: ${replicas.map((r) => `\`${r.row}\` simulated ${r.replicasEqual!.simulated}/${r.realRuns}, real ${r.replicasEqual!.real}/${r.realRuns} (${replicasVerdict(r)})`).join('; ')}.`);

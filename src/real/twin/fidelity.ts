@@ -289,6 +289,8 @@ export async function measureFidelity(options: FidelityOptions = {}): Promise<Fi
     replicas: { simulated: 0, real: 0 },
     faultErrors: [] as string[],
     realMs: 0,
+    /** Every real run of the row had its peer links at the configured network (as each reported). */
+    peerLinksConfigured: true,
   }));
   const measurement = (): FidelityMeasurement => ({
     options: { realRuns, simSeeds, budgetMs },
@@ -302,8 +304,7 @@ export async function measureFidelity(options: FidelityOptions = {}): Promise<Fi
         simulatedTwins: s.simulatedTwins,
         perSeed: s.perSeed,
         livenessRestartsAsHappened: true,
-        // runReal's default: the configured network on every Dynomite peer link.
-        ...(s.row.named.config.topology?.kind === 'dynomite' ? { peerLinksConfigured: true } : {}),
+        ...(s.row.named.config.topology?.kind === 'dynomite' && s.peerLinksConfigured ? { peerLinksConfigured: true } : {}),
         real: s.real,
         realRuns: s.realRuns,
         skipped: s.skipped,
@@ -345,6 +346,7 @@ export async function measureFidelity(options: FidelityOptions = {}): Promise<Fi
         continue;
       }
       s.realMs += Date.now() - t0;
+      if (real.peerLinks !== 'configured') s.peerLinksConfigured = false;
       // The simulator on the same seed and the schedule as it really happened (late restarts, real durations).
       const sim = await runSimulation(asHappened(real), { traceHash: false });
       count(s.simulatedTwins, sim.report);

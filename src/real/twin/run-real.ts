@@ -16,6 +16,7 @@ import { realTime } from './real-time.js';
 import { RealTwinError } from './real-twin-error.js';
 import { startRealCluster } from '../start-cluster.js';
 import { peerLinkDelays } from './peer-link-delays.js';
+import type { PeerLinks } from './peer-links.js';
 
 /** A fault as it struck a real twin: when (ms after the start) and whether its real means worked. */
 interface StruckRealFault {
@@ -98,7 +99,7 @@ export interface RealResult {
   /** What was done to the processes, in order (`+ms action`). */
   readonly log: readonly string[];
   /** Dynomite only: the network its peer links ran (RealRunOptions.peerLinks); null on primary-replica. */
-  readonly peerLinks: 'configured' | 'loopback' | null;
+  readonly peerLinks: PeerLinks | null;
 }
 
 interface RealRunOptions {
@@ -109,7 +110,7 @@ interface RealRunOptions {
    * and replication lag added in the link proxies (peer-link-delays.ts), so the real nodes replicate
    * as slowly as the simulated ones — or `loopback`, the links as they are (well under 1 ms).
    */
-  readonly peerLinks?: 'loopback' | 'configured';
+  readonly peerLinks?: PeerLinks;
 }
 
 /** How long replication in flight may take to land before the replicas are compared. */
@@ -136,7 +137,8 @@ function until(deadline: number, done: () => boolean): Promise<void> {
  * and the fault schedule, not the timing.
  */
 export async function runReal(config: SimConfig, options: RealRunOptions = {}): Promise<RealResult> {
-  const problems = [...configProblems(config), ...realTwinProblems(config, options.peerLinks)];
+  const peerLinks = options.peerLinks ?? 'configured';
+  const problems = [...configProblems(config), ...realTwinProblems(config, peerLinks)];
   if (problems.length > 0) throw new RealTwinError(problems);
   const t = config.topology;
   const cluster: RealCluster = await startRealCluster(
@@ -146,7 +148,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
           zones: t.zones,
           quorumConsistency: t.quorumConsistency,
           nonQuorumConsistency: t.nonQuorumConsistency,
-          ...(options.peerLinks !== 'loopback' ? { peerLinkDelays: peerLinkDelays(config.seed, config.network) } : {}),
+          ...(peerLinks === 'configured' ? { peerLinkDelays: peerLinkDelays(config.seed, config.network) } : {}),
         }
       : {
           kind: 'primary-replica',
@@ -222,7 +224,7 @@ export async function runReal(config: SimConfig, options: RealRunOptions = {}): 
     }
     const calls: Record<string, number> = {};
     for (const a of actors.values()) for (const [m, n] of a.calls) calls[m] = (calls[m] ?? 0) + n;
-    return { config, report, history: recorder.history, faults: struck, happened: realFaults.happened.list(), replicas, calls, livenessStart, end, realMs: end - start, log, peerLinks: t.kind === 'dynomite' ? (options.peerLinks ?? 'configured') : null };
+    return { config, report, history: recorder.history, faults: struck, happened: realFaults.happened.list(), replicas, calls, livenessStart, end, realMs: end - start, log, peerLinks: t.kind === 'dynomite' ? peerLinks : null };
   } finally {
     stopWatching();
     for (const a of actors.values()) a.crash();

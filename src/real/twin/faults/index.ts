@@ -8,6 +8,7 @@ import { clock } from './clock.js';
 import { consumerClocks } from './consumer-clocks.js';
 import { HappenedSchedule } from './happened-schedule.js';
 import { lagSpike } from './lag-spike.js';
+import type { PeerLinks } from '../peer-links.js';
 import { nodeCrash } from './node-crash.js';
 import { nodeStall } from './node-stall.js';
 import { partition } from './partition.js';
@@ -48,7 +49,7 @@ export const REAL_FAULT_FAMILIES: readonly FaultFamily[] = FAULT_FAMILY_NAMES.fi
 const REAL_FAULT_KINDS: readonly FaultKind[] = REAL_FAULT_FAMILIES.flatMap(kindsOf);
 
 /** Why a configuration cannot run on real processes (none: it can). */
-export function realTwinProblems(config: SimConfig, peerLinks: 'configured' | 'loopback' = 'configured'): string[] {
+export function realTwinProblems(config: SimConfig, peerLinks: PeerLinks = 'configured'): string[] {
   const problems: string[] = [];
   const t = config.topology;
   if (t.kind !== 'primary-replica' && t.kind !== 'dynomite') problems.push(`topology ${t.kind as string} has no real twin (primary-replica and dynomite do)`);

@@ -35,7 +35,7 @@ export const lagSpike: RealMeans<FaultOfFamily<'lag-spike'>> = {
         w.cluster.addPeerLinkLag(f.extraMs);
         const since = w.now();
         const healed = w.struck(f, since);
-        w.log(`lag spike: every peer request +${f.extraMs} ms for ${f.durationMs} ms`);
+        w.log(`lag spike: every replicated peer request +${f.extraMs} ms for ${f.durationMs} ms`);
         const spike: RealSpike = { extraMs: f.extraMs, since, healed, timer: setTimeout(() => end(spike, ''), f.durationMs) };
         spikes.add(spike);
       },
